@@ -1,6 +1,12 @@
 package sparse
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+)
 
 // CSR is a compressed-sparse-row matrix of float64 values.
 //
@@ -64,4 +70,153 @@ func (m *CSR) Validate() error {
 		}
 	}
 	return nil
+}
+
+// RowSquaredNorms returns ‖a_i‖², the squared Euclidean norm of every row.
+func (m *CSR) RowSquaredNorms() []float64 {
+	norms := make([]float64, m.Rows)
+	for i := range norms {
+		val, _ := m.Row(i)
+		var s float64
+		for _, v := range val {
+			s += v * v
+		}
+		norms[i] = s
+	}
+	return norms
+}
+
+// ScaleRows multiplies row i by s[i] in place. It panics if len(s) != m.Rows.
+func (m *CSR) ScaleRows(s []float64) {
+	if len(s) != m.Rows {
+		panic(fmt.Sprintf("sparse: ScaleRows: len(s)=%d, want Rows=%d", len(s), m.Rows))
+	}
+	for i, f := range s {
+		val, _ := m.Row(i)
+		for k := range val {
+			val[k] *= f
+		}
+	}
+}
+
+// NormalizeRowsByMax divides every entry by R = max_i ‖a_i‖ in place, so that
+// the largest row norm becomes 1 while the ratios between rows are kept, and
+// returns R. A matrix whose rows all have norm 0 is left unchanged and 0 is
+// returned.
+func (m *CSR) NormalizeRowsByMax() float64 {
+	var maxSq float64
+	for _, sq := range m.RowSquaredNorms() {
+		maxSq = max(maxSq, sq)
+	}
+	if maxSq == 0 {
+		return 0
+	}
+	r := math.Sqrt(maxSq)
+	inv := 1 / r
+	for k := range m.Values {
+		m.Values[k] *= inv
+	}
+	return r
+}
+
+// NormalizeRowsUnit scales every row with a nonzero norm to unit Euclidean
+// norm in place. Rows whose norm is 0 are left unchanged.
+func (m *CSR) NormalizeRowsUnit() {
+	for i, sq := range m.RowSquaredNorms() {
+		if sq == 0 {
+			continue
+		}
+		inv := 1 / math.Sqrt(sq)
+		val, _ := m.Row(i)
+		for k := range val {
+			val[k] *= inv
+		}
+	}
+}
+
+// WithBias returns a new matrix with one more column, index m.Cols, that holds
+// value in every row: the usual way to fit an intercept with a solver that
+// only knows weights. The receiver is not modified. It panics if m.Cols does
+// not fit a column index (int32).
+func (m *CSR) WithBias(value float64) *CSR {
+	if m.Cols > math.MaxInt32 {
+		panic(fmt.Sprintf("sparse: WithBias: bias column %d does not fit an int32 index", m.Cols))
+	}
+	nnz := m.NNZ()
+	out := &CSR{
+		Rows:    m.Rows,
+		Cols:    m.Cols + 1,
+		Indptr:  make([]int64, m.Rows+1),
+		Indices: make([]int32, nnz+int64(m.Rows)),
+		Values:  make([]float64, nnz+int64(m.Rows)),
+	}
+	bias := int32(m.Cols)
+	var dst int64
+	for i := 0; i < m.Rows; i++ {
+		val, idx := m.Row(i)
+		dst += int64(copy(out.Values[dst:], val))
+		copy(out.Indices[dst-int64(len(idx)):], idx)
+		out.Values[dst] = value
+		out.Indices[dst] = bias
+		dst++
+		out.Indptr[i+1] = dst
+	}
+	return out
+}
+
+// Dense returns a dense copy of the matrix. It is meant for tests and small
+// problems. Because a gonum matrix cannot have a zero dimension, a matrix
+// with no rows or no columns yields an empty mat.Dense (IsEmpty reports true).
+func (m *CSR) Dense() *mat.Dense {
+	if m.Rows == 0 || m.Cols == 0 {
+		return &mat.Dense{}
+	}
+	d := mat.NewDense(m.Rows, m.Cols, nil)
+	for i := 0; i < m.Rows; i++ {
+		val, idx := m.Row(i)
+		for k, j := range idx {
+			d.Set(i, int(j), val[k])
+		}
+	}
+	return d
+}
+
+// SelectRows returns a new matrix made of the given rows of m, in the given
+// order; a row may be selected more than once. The result has m.Cols columns
+// and shares no storage with m. It panics if an index is out of range.
+func (m *CSR) SelectRows(rows []int) *CSR {
+	var nnz int64
+	for _, i := range rows {
+		if i < 0 || i >= m.Rows {
+			panic(fmt.Sprintf("sparse: SelectRows: row %d out of range [0,%d)", i, m.Rows))
+		}
+		nnz += int64(m.RowNNZ(i))
+	}
+	out := &CSR{
+		Rows:    len(rows),
+		Cols:    m.Cols,
+		Indptr:  make([]int64, len(rows)+1),
+		Indices: make([]int32, nnz),
+		Values:  make([]float64, nnz),
+	}
+	var dst int64
+	for k, i := range rows {
+		val, idx := m.Row(i)
+		copy(out.Values[dst:], val)
+		copy(out.Indices[dst:], idx)
+		dst += int64(len(idx))
+		out.Indptr[k+1] = dst
+	}
+	return out
+}
+
+// Clone returns a deep copy of the matrix.
+func (m *CSR) Clone() *CSR {
+	return &CSR{
+		Rows:    m.Rows,
+		Cols:    m.Cols,
+		Indptr:  slices.Clone(m.Indptr),
+		Indices: slices.Clone(m.Indices),
+		Values:  slices.Clone(m.Values),
+	}
 }

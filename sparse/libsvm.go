@@ -1,0 +1,575 @@
+package sparse
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// ReadOptions controls ReadLIBSVM and ReadFile. The zero value infers the
+// number of features, fails on the first malformed line and uses one parser
+// goroutine per available CPU.
+type ReadOptions struct {
+	// NumFeatures fixes the number of columns. Zero infers it from the
+	// largest index present. A positive value makes an index beyond it an
+	// error; a file whose largest index is smaller is fine (a9a.t never
+	// uses feature 123 of its 123).
+	NumFeatures int
+	// SkipInvalid drops malformed lines instead of failing; ReadStats
+	// reports how many were dropped and the first reason.
+	SkipInvalid bool
+	// Threads is the number of parser goroutines; 0 means
+	// runtime.GOMAXPROCS(0).
+	Threads int
+
+	// chunkSize overrides the chunk size so that tests can put many chunk
+	// boundaries in a small input.
+	chunkSize int
+}
+
+// ReadStats describes a completed read.
+type ReadStats struct {
+	// Lines is the number of lines in the input, counting blank and comment
+	// lines and a final line without a newline.
+	Lines int
+	// Skipped is the number of malformed lines dropped under
+	// ReadOptions.SkipInvalid.
+	Skipped int
+	// FirstSkipped is the error of the first dropped line, nil if none.
+	FirstSkipped *ParseError
+}
+
+// ParseError names file, line (1-based), column (1-based byte column of the
+// offending token) and cause. Line and Column are 0 for an error that
+// concerns the whole input, such as an input without data.
+type ParseError struct {
+	File         string
+	Line, Column int
+	Msg          string
+}
+
+// Error formats the error as "file:line:column: msg", the form compilers use,
+// so that editors can jump to the spot: "a9a:17:23: index 0: feature indices
+// are 1-based".
+func (e *ParseError) Error() string {
+	if e.Line == 0 {
+		return e.File + ": " + e.Msg
+	}
+	return e.File + ":" + strconv.Itoa(e.Line) + ":" + strconv.Itoa(e.Column) + ": " + e.Msg
+}
+
+const (
+	// maxIndex is the largest 1-based feature index accepted: stored
+	// 0-based it must fit an int32.
+	maxIndex = math.MaxInt32
+	// defaultChunkSize is the chunk size when the input size is unknown.
+	defaultChunkSize = 1 << 20
+	// minChunkSize and maxChunkSize bound the chunk size chosen from a known
+	// input size: large enough that the per-chunk cost (a goroutine, a few
+	// allocations, one copy into the final matrix) is noise, small enough
+	// that every thread gets several chunks to balance the load.
+	minChunkSize = 64 << 10
+	maxChunkSize = 4 << 20
+)
+
+// ReadFile reads a dataset from a file: a binary cache written by WriteCache,
+// recognised by its magic number, or else LIBSVM/SVMlight text as read by
+// ReadLIBSVM. Errors name the path as given; the dataset's Name is the
+// file's base name. For a cache, opt.NumFeatures may widen the matrix; the
+// other options do not apply.
+func ReadFile(path string, opt ReadOptions) (*Dataset, error) {
+	d, _, err := ReadFileStats(path, opt)
+	return d, err
+}
+
+// ReadFileStats is ReadFile that also reports ReadStats (all zero for a
+// cache).
+func ReadFileStats(path string, opt ReadOptions) (*Dataset, ReadStats, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, ReadStats{}, err
+	}
+	defer f.Close()
+	head := make([]byte, len(cacheMagic))
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, ReadStats{}, fmt.Errorf("%s: %w", path, err)
+	}
+	head = head[:n]
+	var d *Dataset
+	var stats ReadStats
+	if bytes.Equal(head, cacheMagic[:]) {
+		d, err = readCacheFile(f, path)
+		if err == nil {
+			err = d.X.applyNumFeatures(opt.NumFeatures, path)
+		}
+	} else {
+		var size int64
+		if fi, statErr := f.Stat(); statErr == nil && fi.Mode().IsRegular() {
+			size = fi.Size()
+		}
+		d, stats, err = readLIBSVM(io.MultiReader(bytes.NewReader(head), f), size, path, opt)
+	}
+	if err != nil {
+		return nil, stats, err
+	}
+	d.Name = baseName(path)
+	return d, stats, nil
+}
+
+// ReadLIBSVM reads LIBSVM/SVMlight text ("label idx:val idx:val ..." per
+// line, 1-based ascending indices) from r and returns the dataset with
+// 0-based column indices. Name is used in errors and as the dataset's Name.
+// See the package documentation for the accepted syntax and for how the
+// input is parsed in parallel. Every syntax error is a *ParseError; errors
+// from r are returned wrapped.
+func ReadLIBSVM(r io.Reader, name string, opt ReadOptions) (*Dataset, error) {
+	d, _, err := ReadLIBSVMStats(r, name, opt)
+	return d, err
+}
+
+// ReadLIBSVMStats is ReadLIBSVM that also reports ReadStats.
+func ReadLIBSVMStats(r io.Reader, name string, opt ReadOptions) (*Dataset, ReadStats, error) {
+	var size int64
+	switch r := r.(type) {
+	case interface{ Len() int }: // bytes.Reader, strings.Reader, bytes.Buffer
+		size = int64(r.Len())
+	case *os.File:
+		if fi, err := r.Stat(); err == nil && fi.Mode().IsRegular() {
+			size = fi.Size()
+		}
+	}
+	return readLIBSVM(r, size, name, opt)
+}
+
+// chunkResult is what one parser goroutine produces from one chunk: the rows
+// of the chunk with chunk-local row ends, the line count, and the first
+// error in the chunk, whose line is chunk-local.
+type chunkResult struct {
+	labels   []float64
+	rowEnds  []int64 // rowEnds[i] is the local nnz after row i
+	indices  []int32
+	values   []float64
+	maxIndex int32 // largest 0-based column index, −1 if none
+	lines    int
+	skipped  int
+	err      *ParseError // first error (SkipInvalid: first skipped line)
+}
+
+// readLIBSVM is the parallel reader. The calling goroutine cuts the input
+// into chunks that end at a newline and hands each to an errgroup goroutine;
+// SetLimit bounds the chunks in flight, so memory stays at a few chunks
+// beyond the result however large the input. After all chunks are parsed,
+// prefix sums over their row and nonzero counts place each chunk in the final
+// matrix, and the chunks are copied there concurrently.
+func readLIBSVM(r io.Reader, size int64, name string, opt ReadOptions) (*Dataset, ReadStats, error) {
+	if opt.NumFeatures < 0 || opt.NumFeatures > maxIndex {
+		return nil, ReadStats{}, fmt.Errorf("%s: NumFeatures %d out of range [0, %d]", name, opt.NumFeatures, maxIndex)
+	}
+	if opt.Threads < 0 {
+		return nil, ReadStats{}, fmt.Errorf("%s: Threads %d is negative", name, opt.Threads)
+	}
+	threads := opt.Threads
+	if threads == 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	chunkSize := opt.chunkSize
+	if chunkSize <= 0 {
+		chunkSize = defaultChunkSize
+		if size > 0 {
+			chunkSize = int(min(max(size/int64(4*threads), minChunkSize), maxChunkSize))
+		}
+	}
+
+	var (
+		results []*chunkResult
+		// firstBad is the index of the earliest chunk known to hold an
+		// error. Chunks after it cannot change the outcome, so they are
+		// neither read nor parsed.
+		firstBad atomic.Int64
+		g        errgroup.Group
+		readErr  error
+	)
+	firstBad.Store(math.MaxInt64)
+	g.SetLimit(threads)
+	// free recycles chunk buffers: at most threads+1 are in use at a time.
+	free := make(chan []byte, min(threads, 64)+1)
+	var carry []byte // the unterminated last line of the previous read
+	for k := 0; firstBad.Load() > int64(k); k++ {
+		var buf []byte
+		select {
+		case buf = <-free:
+		default:
+			buf = make([]byte, chunkSize)
+		}
+		if len(carry) >= len(buf) {
+			buf = make([]byte, 2*len(carry))
+		}
+		n := copy(buf, carry)
+		carry = carry[:0]
+		eof := false
+		for {
+			m, err := io.ReadFull(r, buf[n:])
+			n += m
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				eof = true
+			} else if err != nil {
+				readErr = fmt.Errorf("%s: %w", name, err)
+			}
+			if eof || readErr != nil || bytes.LastIndexByte(buf[:n], '\n') >= 0 {
+				break
+			}
+			// A single line longer than the buffer: grow and read on.
+			buf = slices.Grow(buf[:n], len(buf))
+			buf = buf[:cap(buf)]
+		}
+		if readErr != nil {
+			break
+		}
+		cut := n
+		if !eof {
+			cut = bytes.LastIndexByte(buf[:n], '\n') + 1
+			carry = append(carry, buf[cut:n]...)
+		}
+		if cut == 0 {
+			break
+		}
+		res := &chunkResult{}
+		results = append(results, res)
+		chunk, index := buf[:cut], int64(k)
+		g.Go(func() error {
+			if firstBad.Load() > index {
+				parseChunk(res, chunk, opt.NumFeatures, opt.SkipInvalid)
+				if res.err != nil && !opt.SkipInvalid {
+					for old := firstBad.Load(); index < old && !firstBad.CompareAndSwap(old, index); old = firstBad.Load() {
+					}
+				}
+			}
+			select {
+			case free <- chunk[:cap(chunk)]:
+			default:
+			}
+			return nil
+		})
+		if eof {
+			break
+		}
+	}
+	g.Wait()
+	if readErr != nil {
+		return nil, ReadStats{}, readErr
+	}
+	return assemble(results, name, opt, threads)
+}
+
+// assemble reports the first error in file order or concatenates the chunks.
+func assemble(results []*chunkResult, name string, opt ReadOptions, threads int) (*Dataset, ReadStats, error) {
+	var stats ReadStats
+	rowOff := make([]int, len(results)+1)
+	nnzOff := make([]int64, len(results)+1)
+	maxIdx := int32(-1)
+	for k, res := range results {
+		if res.err != nil {
+			res.err.File = name
+			res.err.Line += stats.Lines
+			if !opt.SkipInvalid {
+				return nil, stats, res.err
+			}
+			if stats.FirstSkipped == nil {
+				stats.FirstSkipped = res.err
+			}
+		}
+		stats.Lines += res.lines
+		stats.Skipped += res.skipped
+		rowOff[k+1] = rowOff[k] + len(res.labels)
+		nnzOff[k+1] = nnzOff[k] + int64(len(res.indices))
+		maxIdx = max(maxIdx, res.maxIndex)
+	}
+	rows, nnz := rowOff[len(results)], nnzOff[len(results)]
+	if rows == 0 {
+		msg := "no data lines"
+		if stats.Skipped > 0 {
+			msg = fmt.Sprintf("no valid data lines (%d malformed lines skipped)", stats.Skipped)
+		}
+		return nil, stats, &ParseError{File: name, Msg: msg}
+	}
+	cols := int(maxIdx) + 1
+	if opt.NumFeatures > 0 {
+		cols = opt.NumFeatures
+	}
+	m := &CSR{
+		Rows:    rows,
+		Cols:    cols,
+		Indptr:  make([]int64, rows+1),
+		Indices: make([]int32, nnz),
+		Values:  make([]float64, nnz),
+	}
+	y := make([]float64, rows)
+	var g errgroup.Group
+	g.SetLimit(threads)
+	for k, res := range results {
+		g.Go(func() error {
+			copy(y[rowOff[k]:], res.labels)
+			copy(m.Indices[nnzOff[k]:], res.indices)
+			copy(m.Values[nnzOff[k]:], res.values)
+			ptr := m.Indptr[rowOff[k]+1:]
+			for i, end := range res.rowEnds {
+				ptr[i] = nnzOff[k] + end
+			}
+			return nil
+		})
+	}
+	g.Wait()
+	return &Dataset{Name: name, X: m, Y: y}, stats, nil
+}
+
+// parseChunk parses complete lines. It keeps no reference to chunk, whose
+// buffer is recycled once it returns.
+func parseChunk(res *chunkResult, chunk []byte, numFeatures int, skipInvalid bool) {
+	// Counting newlines and colons first bounds the rows and nonzeros, so the
+	// output slices are allocated once at their final size; bytes.Count is
+	// vectorised and costs little next to the parse.
+	maxRows := bytes.Count(chunk, []byte{'\n'}) + 1
+	maxNNZ := bytes.Count(chunk, []byte{':'})
+	res.labels = make([]float64, 0, maxRows)
+	res.rowEnds = make([]int64, 0, maxRows)
+	res.indices = make([]int32, 0, maxNNZ)
+	res.values = make([]float64, 0, maxNNZ)
+	res.maxIndex = -1
+	limit := int64(maxIndex)
+	if numFeatures > 0 {
+		limit = int64(numFeatures)
+	}
+	for len(chunk) > 0 {
+		res.lines++
+		line := chunk
+		if nl := bytes.IndexByte(chunk, '\n'); nl >= 0 {
+			line, chunk = chunk[:nl], chunk[nl+1:]
+		} else {
+			chunk = nil
+		}
+		col, msg := res.parseLine(line, limit)
+		if msg == "" {
+			continue
+		}
+		// The line's partial row was not recorded: parseLine appends the
+		// label and row end only on success, so dropping its entries undoes
+		// it.
+		res.indices = res.indices[:lastEnd(res.rowEnds)]
+		res.values = res.values[:lastEnd(res.rowEnds)]
+		if res.err == nil {
+			res.err = &ParseError{Line: res.lines, Column: col, Msg: msg}
+		}
+		if !skipInvalid {
+			return
+		}
+		res.skipped++
+	}
+}
+
+func lastEnd(ends []int64) int64 {
+	if len(ends) == 0 {
+		return 0
+	}
+	return ends[len(ends)-1]
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' }
+
+// parseLine parses one line without its newline and appends its row. On a
+// syntax error it returns the 1-based column of the offending token and the
+// cause, leaving any entries it appended for the caller to drop.
+func (res *chunkResult) parseLine(line []byte, limit int64) (col int, msg string) {
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	if h := bytes.IndexByte(line, '#'); h >= 0 {
+		line = line[:h]
+	}
+	p := 0
+	for p < len(line) && isSpace(line[p]) {
+		p++
+	}
+	if p == len(line) {
+		return 0, "" // blank or comment-only line
+	}
+
+	start := p
+	for p < len(line) && !isSpace(line[p]) {
+		p++
+	}
+	tok := line[start:p]
+	if bytes.IndexByte(tok, ':') >= 0 {
+		return start + 1, fmt.Sprintf("missing label: the line starts with %s", quote(tok))
+	}
+	label, err := parseFloat(tok)
+	if err != nil {
+		if errors.Is(err, strconv.ErrRange) {
+			return start + 1, fmt.Sprintf("label %s overflows float64", quote(tok))
+		}
+		return start + 1, fmt.Sprintf("label %s is not a number", quote(tok))
+	}
+	if math.IsNaN(label) || math.IsInf(label, 0) {
+		return start + 1, fmt.Sprintf("label %s is not finite", quote(tok))
+	}
+
+	prev := int64(0) // previous 1-based index; 0 before the first feature
+	for {
+		for p < len(line) && isSpace(line[p]) {
+			p++
+		}
+		if p == len(line) {
+			break
+		}
+		start = p
+		// Index: digits up to the colon. The common case is handled
+		// inline; anything else is diagnosed by badIndex.
+		var idx int64
+		for p < len(line) && line[p]-'0' <= 9 {
+			if idx <= maxIndex {
+				idx = idx*10 + int64(line[p]-'0')
+			}
+			p++
+		}
+		if p == start || p == len(line) || line[p] != ':' {
+			if isQID(line[start:], prev) {
+				for p < len(line) && !isSpace(line[p]) {
+					p++
+				}
+				if msg := checkQID(line[start+4 : p]); msg != "" {
+					return start + 5, msg
+				}
+				continue
+			}
+			return badIndex(line, start)
+		}
+		if idx == 0 {
+			return start + 1, "index 0: feature indices are 1-based"
+		}
+		if idx > limit {
+			if limit == maxIndex {
+				return start + 1, fmt.Sprintf("index %s exceeds the limit %d", line[start:p], maxIndex)
+			}
+			return start + 1, fmt.Sprintf("index %s exceeds NumFeatures=%d", line[start:p], limit)
+		}
+		if idx <= prev {
+			if idx == prev {
+				return start + 1, fmt.Sprintf("duplicate index %d", idx)
+			}
+			return start + 1, fmt.Sprintf("index %d after %d: indices must be strictly ascending", idx, prev)
+		}
+		prev = idx
+		p++ // the colon
+		vstart := p
+		for p < len(line) && !isSpace(line[p]) {
+			p++
+		}
+		vtok := line[vstart:p]
+		if len(vtok) == 0 {
+			return vstart + 1, fmt.Sprintf("index %d has no value after ':'", idx)
+		}
+		v, err := parseFloat(vtok)
+		if err != nil {
+			if errors.Is(err, strconv.ErrRange) {
+				return vstart + 1, fmt.Sprintf("value %s overflows float64", quote(vtok))
+			}
+			return vstart + 1, fmt.Sprintf("value %s is not a number", quote(vtok))
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return vstart + 1, fmt.Sprintf("value %s is not finite", quote(vtok))
+		}
+		res.indices = append(res.indices, int32(idx-1))
+		res.values = append(res.values, v)
+	}
+	res.maxIndex = max(res.maxIndex, int32(prev-1))
+	res.labels = append(res.labels, label)
+	res.rowEnds = append(res.rowEnds, int64(len(res.indices)))
+	return 0, ""
+}
+
+// isQID reports whether the token at the start of rest is an SVMlight query
+// id, which may only come before the first feature.
+func isQID(rest []byte, prev int64) bool {
+	return prev == 0 && bytes.HasPrefix(rest, []byte("qid:"))
+}
+
+// checkQID validates the digits of a qid token, which is otherwise ignored.
+func checkQID(digits []byte) string {
+	if len(digits) == 0 {
+		return "qid has no value"
+	}
+	for _, c := range digits {
+		if c-'0' > 9 {
+			return fmt.Sprintf("qid %s is not a non-negative integer", quote(digits))
+		}
+	}
+	return ""
+}
+
+// badIndex explains why the feature token starting at line[start] is not
+// "index:value".
+func badIndex(line []byte, start int) (int, string) {
+	end := start
+	for end < len(line) && !isSpace(line[end]) {
+		end++
+	}
+	tok := line[start:end]
+	colon := bytes.IndexByte(tok, ':')
+	if colon < 0 {
+		return start + 1, fmt.Sprintf("feature %s has no ':' (want index:value)", quote(tok))
+	}
+	idx := tok[:colon]
+	switch {
+	case len(idx) == 0:
+		return start + 1, fmt.Sprintf("feature %s has no index before ':'", quote(tok))
+	case bytes.Equal(idx, []byte("qid")):
+		return start + 1, "qid must come before the features"
+	}
+	if n, err := strconv.ParseInt(string(idx), 10, 64); err == nil && n <= 0 {
+		return start + 1, fmt.Sprintf("index %d: feature indices are 1-based", n)
+	}
+	if len(idx) > 1 && idx[0] == '-' && allDigits(idx[1:]) {
+		return start + 1, fmt.Sprintf("index %s: feature indices are 1-based", quote(idx))
+	}
+	return start + 1, fmt.Sprintf("index %s is not a positive integer", quote(idx))
+}
+
+func allDigits(b []byte) bool {
+	for _, c := range b {
+		if c-'0' > 9 {
+			return false
+		}
+	}
+	return true
+}
+
+// quote returns b as a Go string literal, shortened if it is long, so that a
+// runaway token does not make a runaway message.
+func quote(b []byte) string {
+	const maxShown = 32
+	if len(b) > maxShown {
+		return strconv.Quote(string(b[:maxShown])) + "…"
+	}
+	return strconv.Quote(string(b))
+}
+
+func baseName(path string) string {
+	for i := len(path) - 1; i >= 0; i-- {
+		if os.IsPathSeparator(path[i]) {
+			if i == len(path)-1 {
+				return path
+			}
+			return path[i+1:]
+		}
+	}
+	return path
+}
