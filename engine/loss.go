@@ -1,0 +1,456 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+)
+
+// Loss is a convex loss φ(z, b) of a margin z = aᵀx and a label or target b.
+//
+// Besides φ itself, a primal-dual coordinate method needs the Fenchel
+// conjugate φ*(y, b) = sup_z (y·z − φ(z, b)), the modulus γ of strong
+// convexity of φ* (γ = 1/L where L is the smoothness of φ), and the dual
+// proximal step. All methods are allocation-free and safe for concurrent use.
+//
+// For the classification losses (Classification reports true) the label b
+// must be −1 or +1; the methods do not check it because they sit in the inner
+// loop, so callers validate labels once, when the data are loaded. For the
+// squared loss b is any real target.
+type Loss interface {
+	// Name returns the loss's name as LossByName accepts it.
+	Name() string
+	// Value returns φ(z, b).
+	Value(z, b float64) float64
+	// Deriv returns the derivative ∂φ(z, b)/∂z.
+	Deriv(z, b float64) float64
+	// Conj returns the conjugate φ*(y, b), which is +Inf outside its domain.
+	Conj(y, b float64) float64
+	// Gamma returns the modulus of strong convexity of φ*(·, b).
+	Gamma() float64
+	// DualProx returns argmin_y φ*(y, b) − y·z + (y − y0)²/(2σ) for a step
+	// σ in (0, +Inf]; σ = +Inf gives the maximiser of y·z − φ*(y, b), which
+	// is φ'(z, b). For finite inputs the result is finite and lies in the
+	// domain of φ*(·, b), whatever y0 is.
+	DualProx(y0, z, sigma, b float64) float64
+	// Classification reports whether b is a ±1 class label rather than a
+	// real target.
+	Classification() bool
+	// DualFeasible projects y onto the domain of φ*(·, b), for
+	// initialisation and warm starts. It returns NaN for a NaN y.
+	DualFeasible(y, b float64) float64
+	// DualStart returns a good feasible initial dual value for label b.
+	DualStart(b float64) float64
+}
+
+// LossByName returns the loss called name: "squared", "logistic",
+// "smoothhinge" or "sqhinge". The smoothing is the smoothed hinge's parameter
+// s; 0 selects the default s = 1. The other losses have no parameter and
+// ignore smoothing, but a negative or non-finite smoothing is an error for
+// every loss.
+func LossByName(name string, smoothing float64) (Loss, error) {
+	if math.IsNaN(smoothing) || math.IsInf(smoothing, 0) || smoothing < 0 {
+		return nil, fmt.Errorf("engine: smoothing %g must be a finite number > 0 (or 0 for the default 1)", smoothing)
+	}
+	switch name {
+	case "squared":
+		return Squared{}, nil
+	case "logistic":
+		return Logistic{}, nil
+	case "smoothhinge":
+		if smoothing == 0 {
+			smoothing = 1
+		}
+		return SmoothHinge{S: smoothing}, nil
+	case "sqhinge":
+		return SquaredHinge{}, nil
+	}
+	return nil, fmt.Errorf("engine: unknown loss %q (valid: squared, logistic, smoothhinge, sqhinge)", name)
+}
+
+// Squared is the squared loss φ(z, b) = ½(z − b)² of ridge regression, for
+// any real target b. Its conjugate is φ*(y, b) = ½y² + b·y on all of ℝ, so
+// γ = 1. LIBLINEAR's L2-loss regression (-s 11 with ε = 0) has no ½, so its
+// C corresponds to 1/(2nλ) rather than 1/(nλ).
+type Squared struct{}
+
+// Name returns "squared".
+func (Squared) Name() string { return "squared" }
+
+// Value returns ½(z − b)².
+func (Squared) Value(z, b float64) float64 {
+	d := z - b
+	return 0.5 * d * d
+}
+
+// Deriv returns z − b.
+func (Squared) Deriv(z, b float64) float64 { return z - b }
+
+// Conj returns ½y² + b·y.
+func (Squared) Conj(y, b float64) float64 { return y * (0.5*y + b) }
+
+// Gamma returns 1.
+func (Squared) Gamma() float64 { return 1 }
+
+// DualProx returns (y0 + σ(z − b))/(1 + σ), the stationary point of the
+// unconstrained quadratic.
+func (Squared) DualProx(y0, z, sigma, b float64) float64 {
+	if math.IsInf(sigma, 1) {
+		return z - b
+	}
+	return (y0 + sigma*(z-b)) / (1 + sigma)
+}
+
+// Classification returns false.
+func (Squared) Classification() bool { return false }
+
+// DualFeasible returns y: the conjugate is finite everywhere.
+func (Squared) DualFeasible(y, b float64) float64 { return y }
+
+// DualStart returns 0.
+func (Squared) DualStart(b float64) float64 { return 0 }
+
+// SmoothHinge is the smoothed hinge loss with smoothing parameter S > 0
+// (Shalev-Shwartz and Zhang): with m = b·z,
+//
+//	φ(z, b) = 0                 if m ≥ 1,
+//	          1 − m − S/2       if m ≤ 1 − S,
+//	          (1 − m)²/(2S)     otherwise.
+//
+// Its conjugate is φ*(y, b) = b·y + (S/2)y² for b·y ∈ [−1, 0] and +Inf
+// elsewhere, so γ = S. As S → 0 it tends to the hinge loss. The zero value
+// SmoothHinge{} means S = 1; a negative or non-finite S is invalid (LossByName
+// rejects it).
+type SmoothHinge struct{ S float64 }
+
+// smoothing returns S, with 0 meaning the default 1.
+func (h SmoothHinge) smoothing() float64 {
+	if h.S == 0 {
+		return 1
+	}
+	return h.S
+}
+
+// Name returns "smoothhinge".
+func (SmoothHinge) Name() string { return "smoothhinge" }
+
+// Value returns φ(z, b).
+func (h SmoothHinge) Value(z, b float64) float64 {
+	s := h.smoothing()
+	m := b * z
+	switch {
+	case m >= 1:
+		return 0
+	case m <= 1-s:
+		return 1 - m - 0.5*s
+	}
+	d := 1 - m
+	return d * d / (2 * s)
+}
+
+// Deriv returns φ'(z, b): 0, −b, or −b(1 − b·z)/S on the three pieces.
+func (h SmoothHinge) Deriv(z, b float64) float64 {
+	s := h.smoothing()
+	m := b * z
+	switch {
+	case m >= 1:
+		return 0
+	case m <= 1-s:
+		return -b
+	}
+	return -b * (1 - m) / s
+}
+
+// Conj returns b·y + (S/2)y² if b·y ∈ [−1, 0] and +Inf otherwise.
+func (h SmoothHinge) Conj(y, b float64) float64 {
+	by := b * y
+	if !(by >= -1 && by <= 0) {
+		return math.Inf(1)
+	}
+	return by + 0.5*h.smoothing()*y*y
+}
+
+// Gamma returns S.
+func (h SmoothHinge) Gamma() float64 { return h.smoothing() }
+
+// DualProx returns the stationary point (y0 + σ(z − b))/(1 + Sσ) of the
+// quadratic with b·y projected onto [−1, 0]. Projection is exact here because
+// the objective is a one-dimensional convex quadratic on an interval.
+func (h SmoothHinge) DualProx(y0, z, sigma, b float64) float64 {
+	s := h.smoothing()
+	var y float64
+	if math.IsInf(sigma, 1) {
+		y = (z - b) / s
+	} else {
+		y = (y0 + sigma*(z-b)) / (1 + s*sigma)
+	}
+	return b * min(max(b*y, -1), 0)
+}
+
+// Classification returns true.
+func (SmoothHinge) Classification() bool { return true }
+
+// DualFeasible projects b·y onto [−1, 0].
+func (SmoothHinge) DualFeasible(y, b float64) float64 { return b * min(max(b*y, -1), 0) }
+
+// DualStart returns 0.
+func (SmoothHinge) DualStart(b float64) float64 { return 0 }
+
+// SquaredHinge is the squared hinge loss φ(z, b) = max(0, 1 − b·z)² of
+// LIBLINEAR's L2-loss SVM (-s 1 and -s 2), with labels b = ±1. Its conjugate
+// is φ*(y, b) = b·y + y²/4 for b·y ≤ 0 and +Inf elsewhere, so γ = 1/2.
+type SquaredHinge struct{}
+
+// Name returns "sqhinge".
+func (SquaredHinge) Name() string { return "sqhinge" }
+
+// Value returns max(0, 1 − b·z)².
+func (SquaredHinge) Value(z, b float64) float64 {
+	d := 1 - b*z
+	if d <= 0 {
+		return 0
+	}
+	return d * d
+}
+
+// Deriv returns −2b·max(0, 1 − b·z).
+func (SquaredHinge) Deriv(z, b float64) float64 {
+	d := 1 - b*z
+	if d <= 0 {
+		return 0
+	}
+	return -2 * b * d
+}
+
+// Conj returns b·y + y²/4 if b·y ≤ 0 and +Inf otherwise.
+func (SquaredHinge) Conj(y, b float64) float64 {
+	by := b * y
+	if !(by <= 0) {
+		return math.Inf(1)
+	}
+	return by + 0.25*y*y
+}
+
+// Gamma returns 1/2.
+func (SquaredHinge) Gamma() float64 { return 0.5 }
+
+// DualProx returns the stationary point (y0 + σ(z − b))/(1 + σ/2) of the
+// quadratic with b·y projected onto (−∞, 0].
+func (SquaredHinge) DualProx(y0, z, sigma, b float64) float64 {
+	var y float64
+	if math.IsInf(sigma, 1) {
+		y = 2 * (z - b)
+	} else {
+		y = (y0 + sigma*(z-b)) / (1 + 0.5*sigma)
+	}
+	return b * min(b*y, 0)
+}
+
+// Classification returns true.
+func (SquaredHinge) Classification() bool { return true }
+
+// DualFeasible projects b·y onto (−∞, 0].
+func (SquaredHinge) DualFeasible(y, b float64) float64 { return b * min(b*y, 0) }
+
+// DualStart returns 0.
+func (SquaredHinge) DualStart(b float64) float64 { return 0 }
+
+// Logistic is the logistic loss φ(z, b) = log(1 + exp(−b·z)) of LIBLINEAR's
+// logistic regression (-s 0 and -s 7), with labels b = ±1. With u = −b·y its
+// conjugate is the negative binary entropy φ*(y, b) = u·log u + (1 − u)·log(1 − u)
+// for u ∈ [0, 1] (0·log 0 = 0) and +Inf elsewhere; its second derivative
+// 1/(u(1 − u)) is at least 4, so γ = 4.
+type Logistic struct{}
+
+// Name returns "logistic".
+func (Logistic) Name() string { return "logistic" }
+
+// Value returns log(1 + exp(−b·z)), written so that exp never overflows and
+// no precision is lost for large |z|.
+func (Logistic) Value(z, b float64) float64 {
+	t := -b * z
+	if t > 0 {
+		return t + math.Log1p(math.Exp(-t))
+	}
+	return math.Log1p(math.Exp(t))
+}
+
+// Deriv returns −b/(1 + exp(b·z)).
+func (Logistic) Deriv(z, b float64) float64 { return -b * logisticSigmoid(-b*z) }
+
+// Conj returns the negative binary entropy of u = −b·y, or +Inf when u is
+// outside [0, 1].
+func (Logistic) Conj(y, b float64) float64 {
+	u := -b * y
+	if !(u >= 0 && u <= 1) {
+		return math.Inf(1)
+	}
+	var v float64
+	if u > 0 {
+		v = u * math.Log(u)
+	}
+	if u < 1 {
+		// log1p keeps full precision when u is tiny, where log(1 − u) would
+		// round 1 − u first.
+		v += (1 - u) * math.Log1p(-u)
+	}
+	return v
+}
+
+// Gamma returns 4.
+func (Logistic) Gamma() float64 { return 4 }
+
+// Classification returns true.
+func (Logistic) Classification() bool { return true }
+
+// DualFeasible projects b·y onto [−1, 0].
+func (Logistic) DualFeasible(y, b float64) float64 { return b * min(max(b*y, -1), 0) }
+
+// DualStart returns −b/2, the centre of the domain, where the entropy's
+// curvature is smallest and the first prox steps are best conditioned.
+func (Logistic) DualStart(b float64) float64 { return -0.5 * b }
+
+// Constants of the logistic dual prox.
+const (
+	// logisticLogitBound bounds the search in the logit t: exp(−750)
+	// underflows to 0 and 1/(1 + exp(−750)) rounds to 1, so a root beyond
+	// ±logisticLogitBound rounds to an end of the domain.
+	logisticLogitBound = 750
+	// logisticProxMaxIter caps the safeguarded Newton iteration. Bisection
+	// alone would shrink the widest bracket, 2·logisticLogitBound, to the
+	// resolution of float64 in about 60 steps, so the cap is never reached
+	// for finite inputs.
+	logisticProxMaxIter = 100
+	// logisticNewtonTol ends the iteration once a Newton step is this small.
+	// The Newton error after a step δ is at most about δ²/2 (see DualProx), so
+	// the returned u is accurate to rounding.
+	logisticNewtonTol = 1e-9
+)
+
+// DualProx returns argmin_y φ*(y, b) − y·z + (y − y0)²/(2σ).
+//
+// With u = −b·y, u0 = −b·y0 and c = b·z this is the minimiser over u ∈ [0, 1]
+// of u·log u + (1 − u)·log(1 − u) + c·u + (u − u0)²/(2σ), which has no closed
+// form. Its derivative is logit(u) + c + (u − u0)/σ, and the minimiser lies
+// strictly inside (0, 1), but it can be as close as exp(−1000) to an end. So
+// the root is sought in the logit t = log(u/(1 − u)) instead, where u is the
+// sigmoid of t and the stationarity condition reads
+//
+//	F(t) = t + c + (sigmoid(t) − u0)/σ = 0.
+//
+// F is increasing with F'(t) = 1 + u(1 − u)/σ ≥ 1, so Newton's method never
+// meets a flat derivative, the root is resolved with full relative precision
+// near either end of the domain, and no log of 0 is ever taken. Since
+// 0 < sigmoid < 1, the root lies in the bracket [−c − (1 − u0)/σ, −c + u0/σ],
+// of width 1/σ. The iteration is a safeguarded Newton method: the bracket is
+// updated from the sign of F at every iterate, and a bisection step replaces
+// the Newton step whenever it would leave the bracket or fails to halve the
+// step before last. The second derivative of F is at most u(1 − u)/σ < F' in
+// magnitude, so once a Newton step δ is small the next error is at most about
+// δ²/2; the iteration stops when δ ≤ logisticNewtonTol and applies that last
+// step to u to first order.
+// The starting point is logit(u0), which is close to the root when σ is small
+// or y0 is a warm start; it is clamped into the bracket.
+func (Logistic) DualProx(y0, z, sigma, b float64) float64 {
+	c := b * z
+	if math.IsInf(sigma, 1) {
+		return -b * logisticSigmoid(-c)
+	}
+	return -b * logisticProxU(-b*y0, c, sigma)
+}
+
+// logisticProxU solves F(t) = t + c + (sigmoid(t) − u0)/σ = 0 and returns
+// u = sigmoid(t) ∈ [0, 1]; see Logistic.DualProx.
+func logisticProxU(u0, c, sigma float64) float64 {
+	lo := -c - (1-u0)/sigma
+	hi := -c + u0/sigma
+	// Roots beyond ±logisticLogitBound round to u = 0 or u = 1.
+	if hi <= -logisticLogitBound {
+		return 0
+	}
+	if lo >= logisticLogitBound {
+		return 1
+	}
+	if lo < -logisticLogitBound {
+		lo = -logisticLogitBound
+		// sigmoid(lo) = 0 exactly here.
+		if lo+c-u0/sigma >= 0 {
+			return 0
+		}
+	}
+	if hi > logisticLogitBound {
+		hi = logisticLogitBound
+		// sigmoid(hi) = 1 exactly here.
+		if hi+c+(1-u0)/sigma <= 0 {
+			return 1
+		}
+	}
+
+	t := math.Inf(-1)
+	switch {
+	case u0 >= 1:
+		t = math.Inf(1)
+	case u0 > 0:
+		t = math.Log(u0) - math.Log1p(-u0)
+	}
+	t = min(max(t, lo), hi)
+
+	stepOld := hi - lo
+	step := stepOld
+	for range logisticProxMaxIter {
+		s, sd := logisticSigmoidDeriv(t)
+		f := t + c + (s-u0)/sigma
+		if f == 0 {
+			return s
+		}
+		if f < 0 {
+			lo = t
+		} else {
+			hi = t
+		}
+		newton := f / (1 + sd/sigma)
+		next := t - newton
+		if !(next > lo && next < hi) || math.Abs(2*newton) > math.Abs(stepOld) {
+			stepOld = step
+			step = 0.5 * (hi - lo)
+			next = lo + step
+			// A bisection step ends the search only once the bracket is at
+			// the resolution of float64.
+			if step <= 0x1p-52*max(1, math.Abs(next)) {
+				s, _ = logisticSigmoidDeriv(next)
+				return s
+			}
+		} else {
+			stepOld = step
+			step = newton
+			if math.Abs(newton) <= logisticNewtonTol {
+				// First-order update of u = sigmoid(t): its error is of
+				// order sd·newton², far below rounding.
+				return min(max(s-sd*newton, 0), 1)
+			}
+		}
+		t = next
+	}
+	s, _ := logisticSigmoidDeriv(t)
+	return s
+}
+
+// logisticSigmoid returns 1/(1 + exp(−t)) without overflow.
+func logisticSigmoid(t float64) float64 {
+	if t >= 0 {
+		return 1 / (1 + math.Exp(-t))
+	}
+	e := math.Exp(t)
+	return e / (1 + e)
+}
+
+// logisticSigmoidDeriv returns s = sigmoid(t) and its derivative s(1 − s),
+// from one exponential and without cancellation in 1 − s.
+func logisticSigmoidDeriv(t float64) (s, sd float64) {
+	e := math.Exp(-math.Abs(t))
+	r := 1 / (1 + e)
+	sd = e * r * r
+	if t >= 0 {
+		return r, sd
+	}
+	return e * r, sd
+}
