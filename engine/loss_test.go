@@ -1,0 +1,692 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// lossTestCase is a loss with the labels or targets it is tested on.
+type lossTestCase struct {
+	loss   Loss
+	labels []float64
+}
+
+func lossTestCases() []lossTestCase {
+	binary := []float64{-1, 1}
+	return []lossTestCase{
+		{Squared{}, []float64{-1, 1, 0, 0.3, -2.7, 41}},
+		{Logistic{}, binary},
+		{SmoothHinge{S: 1}, binary},
+		{SmoothHinge{S: 0.1}, binary},
+		{SmoothHinge{S: 2.5}, binary},
+		{SmoothHinge{}, binary},
+		{SquaredHinge{}, binary},
+	}
+}
+
+// lossTestName names a test case, including the smoothing of a smoothed hinge.
+func lossTestName(l Loss) string {
+	if h, ok := l.(SmoothHinge); ok {
+		return fmt.Sprintf("%s(S=%g)", l.Name(), h.S)
+	}
+	return l.Name()
+}
+
+// lossTestDomain returns the closure of the domain of φ*(·, b) in y, with
+// hi = +Inf or lo = −Inf where it is unbounded.
+func lossTestDomain(l Loss, b float64) (lo, hi float64) {
+	switch l.(type) {
+	case Squared:
+		return math.Inf(-1), math.Inf(1)
+	case SquaredHinge:
+		if b > 0 {
+			return math.Inf(-1), 0
+		}
+		return 0, math.Inf(1)
+	}
+	if b > 0 {
+		return -1, 0
+	}
+	return 0, 1
+}
+
+// lossTestConjDeriv returns dφ*(y, b)/dy from the textbook formulas, written
+// independently of the implementation under test.
+func lossTestConjDeriv(l Loss, y, b float64) float64 {
+	switch l := l.(type) {
+	case Squared:
+		return y + b
+	case SmoothHinge:
+		return b + l.Gamma()*y
+	case SquaredHinge:
+		return b + y/2
+	case Logistic:
+		u := -b * y
+		return -b * (math.Log(u) - math.Log1p(-u))
+	}
+	panic("unknown loss " + l.Name())
+}
+
+// lossTestGoldenMin minimises a unimodal f on [lo, hi] by golden-section
+// search and returns the best point seen and its value.
+func lossTestGoldenMin(f func(float64) float64, lo, hi float64) (x, fx float64) {
+	const invPhi = 0.6180339887498949
+	a, b := lo, hi
+	c := b - invPhi*(b-a)
+	d := a + invPhi*(b-a)
+	fc, fd := f(c), f(d)
+	for range 400 {
+		if fc < fd {
+			b, d, fd = d, c, fc
+			c = b - invPhi*(b-a)
+			fc = f(c)
+		} else {
+			a, c, fc = c, d, fd
+			d = a + invPhi*(b-a)
+			fd = f(d)
+		}
+		if !(d-c > 0) {
+			break
+		}
+	}
+	x, fx = c, fc
+	for _, p := range []float64{d, lo, hi} {
+		if fp := f(p); fp < fx {
+			x, fx = p, fp
+		}
+	}
+	return x, fx
+}
+
+// lossTestBisectMin returns the minimiser on [lo, hi] of a convex function
+// with non-decreasing derivative df, by bisection on the sign of df. It
+// converges to an end of the interval when df has one sign throughout.
+func lossTestBisectMin(df func(float64) float64, lo, hi float64) float64 {
+	for range 2000 {
+		mid := lo + (hi-lo)/2
+		if mid <= lo || mid >= hi {
+			break
+		}
+		if df(mid) > 0 {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	if df(lo) > 0 {
+		return lo
+	}
+	if df(hi) < 0 {
+		return hi
+	}
+	if math.Abs(df(lo)) < math.Abs(df(hi)) {
+		return lo
+	}
+	return hi
+}
+
+func TestLossByName(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		smoothing float64
+		want      Loss
+	}{
+		{"squared", 0, Squared{}},
+		{"squared", 1, Squared{}},
+		{"logistic", 1, Logistic{}},
+		{"smoothhinge", 0, SmoothHinge{S: 1}},
+		{"smoothhinge", 0.25, SmoothHinge{S: 0.25}},
+		{"sqhinge", 3, SquaredHinge{}},
+	} {
+		got, err := LossByName(tc.name, tc.smoothing)
+		if err != nil {
+			t.Errorf("LossByName(%q, %g): %v", tc.name, tc.smoothing, err)
+			continue
+		}
+		if got != tc.want {
+			t.Errorf("LossByName(%q, %g) = %#v, want %#v", tc.name, tc.smoothing, got, tc.want)
+		}
+		if got.Name() != tc.name {
+			t.Errorf("LossByName(%q, %g).Name() = %q", tc.name, tc.smoothing, got.Name())
+		}
+	}
+
+	for _, name := range []string{"", "hinge", "Logistic", "squared ", "l2"} {
+		_, err := LossByName(name, 1)
+		if err == nil {
+			t.Errorf("LossByName(%q) succeeded, want an error", name)
+			continue
+		}
+		for _, valid := range []string{"squared", "logistic", "smoothhinge", "sqhinge"} {
+			if !strings.Contains(err.Error(), valid) {
+				t.Errorf("LossByName(%q) error %q does not list %q", name, err, valid)
+			}
+		}
+	}
+
+	for _, s := range []float64{-1, math.NaN(), math.Inf(1), math.Inf(-1)} {
+		for _, name := range []string{"smoothhinge", "logistic"} {
+			if _, err := LossByName(name, s); err == nil {
+				t.Errorf("LossByName(%q, %g) succeeded, want an error", name, s)
+			}
+		}
+	}
+}
+
+func TestLossProperties(t *testing.T) {
+	for _, tc := range []struct {
+		loss           Loss
+		gamma          float64
+		classification bool
+	}{
+		{Squared{}, 1, false},
+		{Logistic{}, 4, true},
+		{SmoothHinge{S: 0.5}, 0.5, true},
+		{SmoothHinge{}, 1, true},
+		{SquaredHinge{}, 0.5, true},
+	} {
+		if g := tc.loss.Gamma(); g != tc.gamma {
+			t.Errorf("%s: Gamma() = %g, want %g", lossTestName(tc.loss), g, tc.gamma)
+		}
+		if c := tc.loss.Classification(); c != tc.classification {
+			t.Errorf("%s: Classification() = %v, want %v", lossTestName(tc.loss), c, tc.classification)
+		}
+	}
+}
+
+// TestLossValueReference checks φ at points computed by hand, including the
+// LIBLINEAR conventions (no ½ in the squared hinge) and the large-|z| regime
+// of the logistic loss.
+func TestLossValueReference(t *testing.T) {
+	for _, tc := range []struct {
+		loss       Loss
+		z, b, want float64
+	}{
+		{Squared{}, 3, 1, 2},
+		{Squared{}, -1.5, 0.5, 2},
+		{SquaredHinge{}, 0.25, 1, 0.5625},
+		{SquaredHinge{}, -0.25, -1, 0.5625},
+		{SquaredHinge{}, 2, 1, 0},
+		{SquaredHinge{}, -3, 1, 16},
+		{SmoothHinge{S: 1}, 0.5, 1, 0.125},
+		{SmoothHinge{S: 1}, -2, 1, 2.5},
+		{SmoothHinge{S: 1}, -2, -1, 0},
+		{SmoothHinge{S: 0.5}, 0.75, 1, 0.0625},
+		{SmoothHinge{S: 0.5}, 0.25, -1, 1.25 - 0.25},
+		{Logistic{}, 0, 1, math.Ln2},
+		{Logistic{}, 1e3, 1, 0},
+		{Logistic{}, -1e3, 1, 1e3},
+		{Logistic{}, 1e3, -1, 1e3},
+		{Logistic{}, 40, 1, 4.248354255291589e-18},
+		{Logistic{}, -40, 1, 40},
+		{Logistic{}, 2, -1, 2.1269280110429727},
+	} {
+		got := tc.loss.Value(tc.z, tc.b)
+		if math.Abs(got-tc.want) > 1e-15*math.Max(1e-300, math.Abs(tc.want)) && got != tc.want {
+			t.Errorf("%s.Value(%g, %g) = %.17g, want %.17g", lossTestName(tc.loss), tc.z, tc.b, got, tc.want)
+		}
+	}
+	// Away from overflow the stable form agrees with the naive one.
+	for z := -30.0; z <= 30; z += 0.37 {
+		for _, b := range []float64{-1, 1} {
+			got, want := Logistic{}.Value(z, b), math.Log(1+math.Exp(-b*z))
+			if math.Abs(got-want) > 1e-14*(1+want) {
+				t.Errorf("logistic.Value(%g, %g) = %.17g, want %.17g", z, b, got, want)
+			}
+		}
+	}
+}
+
+// TestLossDeriv checks φ' against central differences of φ.
+func TestLossDeriv(t *testing.T) {
+	const h = 1e-6
+	for _, tc := range lossTestCases() {
+		for _, b := range tc.labels {
+			for z := -6.0; z <= 6; z += 0.0173 {
+				got := tc.loss.Deriv(z, b)
+				fd := (tc.loss.Value(z+h, b) - tc.loss.Value(z-h, b)) / (2 * h)
+				if math.Abs(got-fd) > 1e-5*(1+math.Abs(fd)) {
+					t.Errorf("%s: Deriv(%g, %g) = %g, finite difference %g", lossTestName(tc.loss), z, b, got, fd)
+				}
+			}
+		}
+	}
+	for _, z := range []float64{-1e3, 1e3, -1e300, 1e300} {
+		for _, b := range []float64{-1, 1} {
+			got := Logistic{}.Deriv(z, b)
+			want := 0.0
+			if b*z < 0 {
+				want = -b
+			}
+			if got != want {
+				t.Errorf("logistic.Deriv(%g, %g) = %g, want %g", z, b, got, want)
+			}
+		}
+	}
+}
+
+// TestLossFenchelYoung checks φ(z) + φ*(y) ≥ y·z on a grid, with equality at
+// y = φ'(z).
+func TestLossFenchelYoung(t *testing.T) {
+	for _, tc := range lossTestCases() {
+		name := lossTestName(tc.loss)
+		for _, b := range tc.labels {
+			dlo, dhi := lossTestDomain(tc.loss, b)
+			for z := -8.0; z <= 8; z += 0.093 {
+				fz := tc.loss.Value(z, b)
+				for y := -6.0; y <= 6; y += 0.0517 {
+					fy := tc.loss.Conj(y, b)
+					if y < dlo || y > dhi {
+						if !math.IsInf(fy, 1) {
+							t.Fatalf("%s: Conj(%g, %g) = %g outside the domain, want +Inf", name, y, b, fy)
+						}
+						continue
+					}
+					if gap := fz + fy - y*z; gap < -1e-12*(1+math.Abs(y*z)) {
+						t.Fatalf("%s, b=%g: φ(%g) + φ*(%g) − yz = %g < 0", name, b, z, y, gap)
+					}
+				}
+				y := tc.loss.Deriv(z, b)
+				if gap := fz + tc.loss.Conj(y, b) - y*z; math.Abs(gap) > 1e-10*(1+math.Abs(y*z)+fz) {
+					t.Errorf("%s, b=%g: at y = φ'(%g) = %g the Fenchel–Young gap is %g, want 0", name, b, z, y, gap)
+				}
+			}
+		}
+	}
+	// The equality holds far out on the logistic curve too.
+	for _, z := range []float64{-700, -50, 50, 700} {
+		y := Logistic{}.Deriv(z, 1)
+		gap := Logistic{}.Value(z, 1) + Logistic{}.Conj(y, 1) - y*z
+		if math.IsNaN(gap) || math.Abs(gap) > 1e-12*(1+math.Abs(z)) {
+			t.Errorf("logistic at z=%g: Fenchel–Young gap %g, want 0", z, gap)
+		}
+	}
+}
+
+// TestLossConjugateNumerical checks φ*(y) = sup_z (y·z − φ(z)) by golden-section
+// maximisation, and that the sup is unbounded outside the domain.
+func TestLossConjugateNumerical(t *testing.T) {
+	for _, tc := range lossTestCases() {
+		name := lossTestName(tc.loss)
+		for _, b := range tc.labels {
+			dlo, dhi := lossTestDomain(tc.loss, b)
+			negGain := func(y float64) func(float64) float64 {
+				return func(z float64) float64 { return tc.loss.Value(z, b) - y*z }
+			}
+			ys := []float64{dlo, dhi}
+			for i := 0; i <= 40; i++ {
+				ys = append(ys, -5+float64(i)/4)
+			}
+			for _, y := range ys {
+				if math.IsInf(y, 0) || y < dlo || y > dhi {
+					continue
+				}
+				_, m := lossTestGoldenMin(negGain(y), -60, 60)
+				want := -m
+				if got := tc.loss.Conj(y, b); math.Abs(got-want) > 1e-9*(1+math.Abs(want)) {
+					t.Errorf("%s: Conj(%g, %g) = %.15g, numerical sup %.15g", name, y, b, got, want)
+				}
+			}
+			for _, dist := range []float64{0.05, 1} {
+				for _, y := range []float64{dlo - dist, dhi + dist} {
+					if math.IsInf(y, 0) {
+						continue
+					}
+					if got := tc.loss.Conj(y, b); !math.IsInf(got, 1) {
+						t.Errorf("%s: Conj(%g, %g) = %g outside the domain, want +Inf", name, y, b, got)
+					}
+					const zmax = 1e4
+					if _, m := lossTestGoldenMin(negGain(y), -zmax, zmax); -m < 0.5*dist*zmax {
+						t.Errorf("%s: sup_z over |z| ≤ %g of yz − φ(z) at y=%g, b=%g is only %g; the conjugate should be +Inf",
+							name, zmax, y, b, -m)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestLossGamma checks that φ* is γ-strongly convex, in the midpoint form
+// φ*((y1+y2)/2) ≤ (φ*(y1) + φ*(y2))/2 − (γ/8)(y1 − y2)², and that γ is tight.
+func TestLossGamma(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for _, tc := range lossTestCases() {
+		name := lossTestName(tc.loss)
+		gamma := tc.loss.Gamma()
+		for _, b := range tc.labels {
+			dlo, dhi := lossTestDomain(tc.loss, b)
+			dlo, dhi = max(dlo, -20), min(dhi, 20)
+			minRatio := math.Inf(1)
+			for i := range 4000 {
+				y1 := dlo + (dhi-dlo)*rng.Float64()
+				y2 := dlo + (dhi-dlo)*rng.Float64()
+				if i%2 == 0 {
+					// Close pairs around the centre of the domain, where the
+					// logistic conjugate is flattest.
+					c := (dlo + dhi) / 2
+					w := 0.02 * (dhi - dlo)
+					y1, y2 = c-w*rng.Float64(), c+w*rng.Float64()
+				}
+				d := y1 - y2
+				if math.Abs(d) < 1e-3 {
+					continue
+				}
+				f1, f2, fm := tc.loss.Conj(y1, b), tc.loss.Conj(y2, b), tc.loss.Conj((y1+y2)/2, b)
+				excess := (f1+f2)/2 - fm
+				ratio := 8 * excess / (d * d)
+				minRatio = min(minRatio, ratio)
+				if ratio < gamma*(1-1e-6) {
+					t.Fatalf("%s, b=%g: φ* is not %g-strongly convex between %g and %g (ratio %g)", name, b, gamma, y1, y2, ratio)
+				}
+			}
+			if minRatio > gamma*1.01 {
+				t.Errorf("%s, b=%g: γ = %g is not tight: φ* is at least %g-strongly convex", name, b, gamma, minRatio)
+			}
+		}
+	}
+}
+
+func TestLossDualFeasible(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	for _, tc := range lossTestCases() {
+		name := lossTestName(tc.loss)
+		for _, b := range tc.labels {
+			dlo, dhi := lossTestDomain(tc.loss, b)
+			start := tc.loss.DualStart(b)
+			if math.IsInf(tc.loss.Conj(start, b), 0) {
+				t.Errorf("%s: DualStart(%g) = %g is not feasible", name, b, start)
+			}
+			for range 1000 {
+				y := 10 * (2*rng.Float64() - 1)
+				p := tc.loss.DualFeasible(y, b)
+				want := min(max(y, dlo), dhi)
+				if p != want {
+					t.Fatalf("%s: DualFeasible(%g, %g) = %g, want the projection %g", name, y, b, p, want)
+				}
+				if math.IsInf(tc.loss.Conj(p, b), 0) {
+					t.Fatalf("%s: DualFeasible(%g, %g) = %g is not feasible", name, y, b, p)
+				}
+				if q := tc.loss.DualFeasible(p, b); q != p {
+					t.Fatalf("%s: DualFeasible is not idempotent at %g: %g then %g", name, y, p, q)
+				}
+			}
+			if p := tc.loss.DualFeasible(math.NaN(), b); !math.IsNaN(p) {
+				t.Errorf("%s: DualFeasible(NaN) = %g, want NaN", name, p)
+			}
+		}
+	}
+	for _, b := range []float64{-1, 1} {
+		if got := (Logistic{}).DualStart(b); got != -b/2 {
+			t.Errorf("logistic.DualStart(%g) = %g, want %g", b, got, -b/2)
+		}
+	}
+}
+
+// lossTestProxBracket returns an interval of y that contains the dual prox
+// minimiser, derived from the problem without using the closed forms.
+func lossTestProxBracket(l Loss, y0, z, sigma, b float64) (lo, hi float64) {
+	switch l.(type) {
+	case Squared:
+		// The derivative (y − (z − b)) + (y − y0)/σ is ≤ 0 at the smaller
+		// and ≥ 0 at the larger of y0 and z − b.
+		return min(y0, z-b), max(y0, z-b)
+	case SquaredHinge:
+		// With u = −b·y ≥ 0 and c = b·z the derivative −1 + u/2 + c + (u − u0)/σ
+		// is positive beyond u0 + σ(1 − c).
+		umax := max(0, -b*y0+sigma*(1-b*z))
+		if b > 0 {
+			return -umax, 0
+		}
+		return 0, umax
+	}
+	return lossTestDomain(l, b)
+}
+
+// lossTestProxInput draws a random dual prox problem: σ log-uniform over
+// [1e-8, 1e8] with extra weight on the extremes, |z| up to 1e3, and y0 mostly
+// feasible but sometimes far outside the domain.
+func lossTestProxInput(rng *rand.Rand, l Loss, labels []float64) (y0, z, sigma, b float64) {
+	b = labels[rng.IntN(len(labels))]
+	switch r := rng.IntN(10); {
+	case r == 0:
+		sigma = 1e-8
+	case r == 1:
+		sigma = 1e8
+	default:
+		sigma = math.Pow(10, -8+16*rng.Float64())
+	}
+	z = math.Copysign(math.Pow(10, -3+6*rng.Float64()), rng.Float64()-0.5)
+	if rng.IntN(10) == 0 {
+		z = 0
+	}
+	y0 = math.Copysign(math.Pow(10, -3+4*rng.Float64()), rng.Float64()-0.5)
+	if rng.IntN(5) != 0 {
+		y0 = l.DualFeasible(y0, b)
+	}
+	return y0, z, sigma, b
+}
+
+// TestLossDualProx compares DualProx with brute-force minimisation of
+// φ*(y) − y·z + (y − y0)²/(2σ): bisection on its derivative gives the
+// minimiser to full precision, and golden-section search on the objective
+// itself must not find a better point. (Golden section alone resolves the
+// minimiser only to about the square root of the machine precision, so it
+// cannot check y to 1e-9 on its own.)
+func TestLossDualProx(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range lossTestCases() {
+		name := lossTestName(tc.loss)
+		for i := range 3000 {
+			y0, z, sigma, b := lossTestProxInput(rng, tc.loss, tc.labels)
+			y := tc.loss.DualProx(y0, z, sigma, b)
+			if math.IsNaN(y) || math.IsInf(y, 0) || math.IsInf(tc.loss.Conj(y, b), 0) {
+				t.Fatalf("%s: DualProx(y0=%g, z=%g, σ=%g, b=%g) = %g is not feasible", name, y0, z, sigma, b, y)
+			}
+			obj := func(v float64) float64 {
+				d := v - y0
+				return tc.loss.Conj(v, b) - v*z + d*d/(2*sigma)
+			}
+			dobj := func(v float64) float64 { return lossTestConjDeriv(tc.loss, v, b) - z + (v-y0)/sigma }
+			lo, hi := lossTestProxBracket(tc.loss, y0, z, sigma, b)
+			ref := lossTestBisectMin(dobj, lo, hi)
+			if math.Abs(y-ref) > 1e-9*max(1, math.Abs(ref)) {
+				t.Errorf("%s #%d: DualProx(y0=%g, z=%g, σ=%g, b=%g) = %.17g, bisection on the derivative gives %.17g",
+					name, i, y0, z, sigma, b, y, ref)
+			}
+			gs, fgs := lossTestGoldenMin(obj, lo, hi)
+			scale := 1 + math.Abs(tc.loss.Conj(gs, b)) + math.Abs(gs*z) + (gs-y0)*(gs-y0)/(2*sigma)
+			if fy := obj(y); fy > fgs+1e-12*scale {
+				t.Errorf("%s #%d: DualProx(y0=%g, z=%g, σ=%g, b=%g) = %.17g has objective %.17g, golden section finds %.17g at %.17g",
+					name, i, y0, z, sigma, b, y, fy, fgs, gs)
+			}
+		}
+	}
+}
+
+// TestLossDualProxInfiniteStep checks that σ = +Inf gives the maximiser of
+// y·z − φ*(y), which is φ'(z).
+func TestLossDualProxInfiniteStep(t *testing.T) {
+	for _, tc := range lossTestCases() {
+		for _, b := range tc.labels {
+			for z := -5.0; z <= 5; z += 0.31 {
+				got := tc.loss.DualProx(0.1, z, math.Inf(1), b)
+				want := tc.loss.Deriv(z, b)
+				if math.Abs(got-want) > 1e-15*(1+math.Abs(want)) {
+					t.Errorf("%s: DualProx(σ=+Inf, z=%g, b=%g) = %g, want φ'(z) = %g", lossTestName(tc.loss), z, b, got, want)
+				}
+				// A huge finite step must be close to that limit.
+				near := tc.loss.DualProx(0.1, z, 1e12, b)
+				if math.Abs(near-want) > 1e-10*(1+math.Abs(want)) {
+					t.Errorf("%s: DualProx(σ=1e12, z=%g, b=%g) = %g, want ≈ φ'(z) = %g", lossTestName(tc.loss), z, b, near, want)
+				}
+			}
+		}
+	}
+}
+
+// lossTestLogisticResidual returns the derivative of the logistic prox
+// objective in u = −b·y, logit(u) + c + (u − u0)/σ, and the size of the
+// rounding error its evaluation and the float64 representation of u allow:
+// a relative 1e-10 of its terms plus four ulps of u times the curvature.
+func lossTestLogisticResidual(u, u0, c, sigma float64) (res, tol float64) {
+	logit := math.Log(u) - math.Log1p(-u)
+	res = logit + c + (u-u0)/sigma
+	curvature := 1/(u*(1-u)) + 1/sigma
+	ulp := math.Nextafter(u, 2) - u
+	tol = 1e-10*(1+math.Abs(logit)+math.Abs(c)+(math.Abs(u)+math.Abs(u0))/sigma) + 4*curvature*ulp
+	return res, tol
+}
+
+// TestLossLogisticProxStationarity checks the first-order condition of the
+// logistic dual prox inside the domain, and the sign of the derivative next to
+// an end when the solution rounds to that end.
+func TestLossLogisticProxStationarity(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 17))
+	var interior, atEnd int
+	for i := range 20000 {
+		y0, z, sigma, b := lossTestProxInput(rng, Logistic{}, []float64{-1, 1})
+		y := Logistic{}.DualProx(y0, z, sigma, b)
+		u, u0, c := -b*y, -b*y0, b*z
+		switch {
+		case u > 0 && u < 1:
+			interior++
+			if res, tol := lossTestLogisticResidual(u, u0, c, sigma); !(math.Abs(res) <= tol) {
+				t.Errorf("#%d: DualProx(y0=%g, z=%g, σ=%g, b=%g) = %.17g: derivative %g, tolerance %g",
+					i, y0, z, sigma, b, y, res, tol)
+			}
+		case u == 0:
+			atEnd++
+			// The minimiser is below the smallest positive float64, so the
+			// derivative is already positive there.
+			if res, tol := lossTestLogisticResidual(math.SmallestNonzeroFloat64, u0, c, sigma); !(res >= -tol) {
+				t.Errorf("#%d: DualProx(y0=%g, z=%g, σ=%g, b=%g) = 0 but the derivative at the smallest float is %g",
+					i, y0, z, sigma, b, res)
+			}
+		case u == 1:
+			atEnd++
+			if res, tol := lossTestLogisticResidual(math.Nextafter(1, 0), u0, c, sigma); !(res <= tol) {
+				t.Errorf("#%d: DualProx(y0=%g, z=%g, σ=%g, b=%g) = −b but the derivative just below 1 is %g",
+					i, y0, z, sigma, b, res)
+			}
+		default:
+			t.Fatalf("#%d: DualProx(y0=%g, z=%g, σ=%g, b=%g) = %g is outside the domain", i, y0, z, sigma, b, y)
+		}
+	}
+	if interior < 1000 || atEnd < 100 {
+		t.Errorf("the random problems cover the interior %d times and the ends %d times; want both well covered", interior, atEnd)
+	}
+}
+
+// TestLossLogisticProxExtremes feeds the logistic dual prox inputs at the
+// limits of float64 and checks the result is a finite feasible point, and
+// accurate where a reference can be computed.
+func TestLossLogisticProxExtremes(t *testing.T) {
+	sigmas := []float64{math.SmallestNonzeroFloat64, 1e-300, 1e-8, 1, 1e8, 1e300, math.MaxFloat64}
+	values := []float64{-math.MaxFloat64, -1e300, -1e3, -37, -1, -1e-300, 0, 1e-300, 0.5, 1, 37, 1e3, 1e300, math.MaxFloat64}
+	for _, sigma := range sigmas {
+		for _, z := range values {
+			for _, y0 := range values {
+				for _, b := range []float64{-1, 1} {
+					y := Logistic{}.DualProx(y0, z, sigma, b)
+					if math.IsNaN(y) || math.IsInf(Logistic{}.Conj(y, b), 0) {
+						t.Fatalf("DualProx(y0=%g, z=%g, σ=%g, b=%g) = %g is not feasible", y0, z, sigma, b, y)
+					}
+				}
+			}
+		}
+	}
+	// Solutions within exp(−1000) of an end of the domain, and their mirror images.
+	for _, tc := range []struct{ y0, z, sigma, b, want float64 }{
+		{-0.5, 1e3, 1, 1, 0},
+		{-0.5, -1e3, 1, 1, -1},
+		{0.5, -1e3, 1, -1, 0},
+		{0.5, 1e3, 1, -1, 1},
+		{0, 700, 1e-8, 1, 0},
+		{-1, -700, 1e-8, 1, -1},
+	} {
+		y := Logistic{}.DualProx(tc.y0, tc.z, tc.sigma, tc.b)
+		if math.Abs(y-tc.want) > 1e-300 {
+			t.Errorf("DualProx(y0=%g, z=%g, σ=%g, b=%g) = %g, want %g", tc.y0, tc.z, tc.sigma, tc.b, y, tc.want)
+		}
+	}
+	// A minimiser near exp(−700) must be found with full relative precision:
+	// logit(u) = −700 − (u − u0)/σ with u0 = 0 and σ = 1 gives log(u) ≈ −700.
+	u := -Logistic{}.DualProx(0, 700, 1, 1)
+	if res, tol := lossTestLogisticResidual(u, 0, 700, 1); !(u > 0) || !(math.Abs(res) <= tol) {
+		t.Errorf("DualProx(y0=0, z=700, σ=1, b=1) = %g: derivative %g, tolerance %g", -u, res, tol)
+	}
+}
+
+func TestLossNoAllocations(t *testing.T) {
+	for _, tc := range lossTestCases() {
+		l := tc.loss
+		var sink float64
+		allocs := testing.AllocsPerRun(100, func() {
+			sink += l.DualProx(0.3, 1.7, 0.25, 1) + l.Value(0.2, 1) + l.Deriv(0.2, 1) + l.Conj(-0.4, 1) +
+				l.DualFeasible(0.7, 1) + l.DualStart(-1) + l.Gamma()
+		})
+		if allocs != 0 {
+			t.Errorf("%s: %g allocations per call, want 0", lossTestName(l), allocs)
+		}
+		if math.IsNaN(sink) {
+			t.Errorf("%s: NaN from feasible inputs", lossTestName(l))
+		}
+	}
+}
+
+// lossBenchSink keeps the benchmarked calls from being optimised away.
+var lossBenchSink float64
+
+// BenchmarkLossDualProx measures one dual prox step. For the logistic loss,
+// whose prox is iterative, "warm" starts from the previous solution with a
+// slightly moved margin (the regime of a converging solver), "cold" starts
+// from DualStart with a random margin, and the σ suffixes span the step sizes
+// AdaSPDC uses.
+func BenchmarkLossDualProx(b *testing.B) {
+	type input struct{ y0, z, sigma, label float64 }
+	const size = 1024
+	makeInputs := func(l Loss, sigma float64, warm bool) []input {
+		rng := rand.New(rand.NewPCG(5, 8))
+		in := make([]input, size)
+		for i := range in {
+			label := float64(2*rng.IntN(2) - 1)
+			z := 3 * rng.NormFloat64()
+			y0 := l.DualStart(label)
+			if warm {
+				y0 = l.DualProx(y0, z, sigma, label)
+				z += 0.01 * rng.NormFloat64()
+			}
+			in[i] = input{y0, z, sigma, label}
+		}
+		return in
+	}
+	for _, tc := range []struct {
+		name  string
+		loss  Loss
+		sigma float64
+		warm  bool
+	}{
+		{"squared", Squared{}, 0.25, false},
+		{"smoothhinge", SmoothHinge{S: 1}, 0.25, false},
+		{"sqhinge", SquaredHinge{}, 0.25, false},
+		{"logistic/warm/σ=0.25", Logistic{}, 0.25, true},
+		{"logistic/cold/σ=0.25", Logistic{}, 0.25, false},
+		{"logistic/warm/σ=0.001", Logistic{}, 0.001, true},
+		{"logistic/cold/σ=0.001", Logistic{}, 0.001, false},
+		{"logistic/cold/σ=100", Logistic{}, 100, false},
+	} {
+		in := makeInputs(tc.loss, tc.sigma, tc.warm)
+		l := tc.loss
+		b.Run(tc.name, func(b *testing.B) {
+			var sum float64
+			for i := 0; b.Loop(); i++ {
+				p := &in[i&(size-1)]
+				sum += l.DualProx(p.y0, p.z, p.sigma, p.label)
+			}
+			lossBenchSink = sum
+		})
+	}
+}
