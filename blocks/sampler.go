@@ -1,0 +1,189 @@
+package blocks
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Sampler draws the blocks of one iteration.
+//
+// Sample fills dst[:m] with the drawn block indices and returns it, m being
+// fixed when the sampler is made. It does not allocate when cap(dst) ≥ m;
+// otherwise it allocates a new slice, as append would. A Sampler is not safe
+// for concurrent use: give each goroutine its own.
+type Sampler interface {
+	Sample(dst []int32) []int32
+}
+
+// maxBlocks is the largest number of blocks a sampler accepts: block indices
+// are int32.
+const maxBlocks = math.MaxInt32 + 1
+
+// uniform draws m distinct blocks by a partial Fisher–Yates shuffle of a
+// permutation it keeps between draws. Whatever order the permutation is in,
+// swapping position i with a uniform position in [i, n) for i < m puts a
+// uniformly random ordered m-subset in the first m positions, so the
+// permutation never needs resetting and a draw costs O(m).
+type uniform struct {
+	perm []int32
+	m    int
+	rng  *rand.Rand
+}
+
+// NewUniform returns a Sampler that draws m distinct blocks out of nBlocks
+// uniformly without replacement, so each block is in a draw with probability
+// m/nBlocks, as Algorithm 1 of the paper requires. Draws cost O(m) and come
+// from a PCG generator seeded with seed. It returns an error unless
+// 1 ≤ m ≤ nBlocks.
+func NewUniform(nBlocks, m int, seed uint64) (Sampler, error) {
+	if nBlocks < 1 || nBlocks > maxBlocks {
+		return nil, fmt.Errorf("blocks: %d blocks, want between 1 and %d", nBlocks, maxBlocks)
+	}
+	if m < 1 || m > nBlocks {
+		return nil, fmt.Errorf("blocks: cannot draw %d distinct blocks out of %d", m, nBlocks)
+	}
+	perm := make([]int32, nBlocks)
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	return &uniform{perm: perm, m: m, rng: newRand(seed)}, nil
+}
+
+// Sample implements Sampler.
+func (s *uniform) Sample(dst []int32) []int32 {
+	dst = grow(dst, s.m)
+	n := len(s.perm)
+	for i := range s.m {
+		j := i + s.rng.IntN(n-i)
+		s.perm[i], s.perm[j] = s.perm[j], s.perm[i]
+		dst[i] = s.perm[i]
+	}
+	return dst
+}
+
+// Importance draws m blocks independently, with replacement, block b with
+// probability Prob(b) ∝ weights[b], by Walker's alias method: O(1) per block
+// drawn after an O(nBlocks) setup. SPDC's non-uniform baseline uses
+// weights[b] = R_b. A draw may repeat a block; a caller forming an unbiased
+// estimate divides block b's contribution by nBlocks·Prob(b).
+type Importance struct {
+	prob []float64 // prob[b] = w_b/Σw
+	// Alias table: slot b yields b with probability keep[b], else alias[b].
+	keep  []float64
+	alias []int32
+	m     int
+	rng   *rand.Rand
+}
+
+// NewImportance returns an Importance sampler of m blocks per draw over
+// len(weights) blocks, seeded with seed. It returns an error if weights is
+// empty, holds a negative, NaN or infinite value, or sums to zero, or if m < 1.
+// Blocks of weight zero are never drawn.
+func NewImportance(weights []float64, m int, seed uint64) (*Importance, error) {
+	n := len(weights)
+	if n < 1 || n > maxBlocks {
+		return nil, fmt.Errorf("blocks: %d weights, want between 1 and %d", n, maxBlocks)
+	}
+	if m < 1 {
+		return nil, fmt.Errorf("blocks: cannot draw %d blocks, want at least 1", m)
+	}
+	maxWeight := 0.0
+	for b, w := range weights {
+		if !(w >= 0) || math.IsInf(w, 1) {
+			return nil, fmt.Errorf("blocks: weight of block %d is %v, want a finite value ≥ 0", b, w)
+		}
+		maxWeight = math.Max(maxWeight, w)
+	}
+	if maxWeight == 0 {
+		return nil, fmt.Errorf("blocks: all %d weights are zero", n)
+	}
+	// Dividing by the largest weight first keeps the sum finite for any
+	// finite weights.
+	sum := 0.0
+	for _, w := range weights {
+		sum += w / maxWeight
+	}
+	s := &Importance{
+		prob:  make([]float64, n),
+		keep:  make([]float64, n),
+		alias: make([]int32, n),
+		m:     m,
+		rng:   newRand(seed),
+	}
+	heaviest := int32(0)
+	for b, w := range weights {
+		s.prob[b] = w / maxWeight / sum
+		if w == maxWeight {
+			heaviest = int32(b)
+		}
+	}
+	s.buildAlias(heaviest)
+	return s, nil
+}
+
+// buildAlias fills the alias table by Vose's method: slots with scaled mass
+// n·p_b < 1 are topped up from a slot with mass ≥ 1. The unpaired slots
+// always carry a total mass equal to their number, so while a zero-weight
+// slot is unpaired some other slot has mass > 1 and it gets paired. Slots
+// that rounding leaves unpaired at the end have mass ≈ 1: they keep
+// themselves if they have weight, and otherwise point at the heaviest block,
+// so a zero-weight block can never be drawn.
+func (s *Importance) buildAlias(heaviest int32) {
+	n := len(s.prob)
+	mass := make([]float64, n)
+	var light, heavy []int32
+	for b, p := range s.prob {
+		mass[b] = p * float64(n)
+		if mass[b] < 1 {
+			light = append(light, int32(b))
+		} else {
+			heavy = append(heavy, int32(b))
+		}
+	}
+	for len(light) > 0 && len(heavy) > 0 {
+		l := light[len(light)-1]
+		light = light[:len(light)-1]
+		h := heavy[len(heavy)-1]
+		s.keep[l] = mass[l]
+		s.alias[l] = h
+		mass[h] -= 1 - mass[l]
+		if mass[h] < 1 {
+			heavy = heavy[:len(heavy)-1]
+			light = append(light, h)
+		}
+	}
+	for _, b := range append(light, heavy...) {
+		if s.prob[b] > 0 {
+			s.keep[b], s.alias[b] = 1, b
+		} else {
+			s.keep[b], s.alias[b] = 0, heaviest
+		}
+	}
+}
+
+// Sample implements Sampler: it fills dst[:m] with m independent draws.
+func (s *Importance) Sample(dst []int32) []int32 {
+	dst = grow(dst, s.m)
+	n := len(s.keep)
+	for i := range s.m {
+		b := s.rng.IntN(n)
+		if s.rng.Float64() >= s.keep[b] {
+			b = int(s.alias[b])
+		}
+		dst[i] = int32(b)
+	}
+	return dst
+}
+
+// Prob returns the probability that one draw yields block b, w_b/Σw. It
+// panics if b is out of range, like a slice index.
+func (s *Importance) Prob(b int) float64 { return s.prob[b] }
+
+// grow returns dst with length m, allocating only if its capacity is short.
+func grow(dst []int32, m int) []int32 {
+	if cap(dst) < m {
+		return make([]int32, m)
+	}
+	return dst[:m]
+}

@@ -1,0 +1,458 @@
+package blocks
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/lapack"
+	"gonum.org/v1/gonum/lapack/gonum"
+
+	"github.com/adaspdc/adaspdc/sparse"
+)
+
+// DefaultTolerance is the relative accuracy of SpectralNorms that the engine
+// uses: far below the factor-of-two slack in the AdaSPDC step sizes, and
+// reached in a few dozen Lanczos steps.
+const DefaultTolerance = 1e-6
+
+const (
+	// denseLimit is the largest Gram matrix order solved directly. Up to
+	// this order, forming the Gram matrix and reducing it with LAPACK's
+	// Dsyev costs about as much as a handful of Lanczos steps and is exact
+	// to rounding error whatever the spectrum; see BenchmarkBlockMethods.
+	denseLimit = 32
+
+	// maxLanczosSteps caps the Lanczos iteration. The basis is kept for full
+	// reorthogonalisation, so the cap also bounds the workspace at
+	// maxLanczosSteps vectors per worker.
+	maxLanczosSteps = 300
+
+	// minTolerance is the smallest relative residual the Lanczos test asks
+	// for: below it the residual is made of rounding error and cannot shrink.
+	minTolerance = 1e-13
+
+	// safeMin and safeMax bound the largest magnitude of a block that is
+	// processed unscaled: within them, sums of squares of up to 2²²⁴ entries
+	// neither overflow nor underflow. Blocks outside are scaled by a power of
+	// two, which is exact.
+	safeMin = 0x1p-400
+	safeMax = 0x1p400
+)
+
+// SpectralNorms returns R_b = ‖A_b‖₂, the largest singular value of the rows
+// of x in block b of p, for every block, to relative accuracy tol.
+//
+// A block of one row gets exactly its Euclidean norm (the square root of the
+// sum of squares). Otherwise the largest eigenvalue μ of the smaller Gram
+// matrix, A_bᵀA_b (q×q) or A_bA_bᵀ restricted to the columns the block
+// touches, gives R_b = √μ: directly (Dsyev) when that order is at most 32,
+// else by Lanczos with full reorthogonalisation, stopped when the residual
+// bound of the top Ritz value falls below tol·μ. See the package
+// documentation for why Lanczos and not the power method.
+//
+// The blocks are shared out dynamically among threads goroutines (threads ≤ 0
+// means GOMAXPROCS); the result does not depend on threads. tol must lie in
+// (0, 1); DefaultTolerance is the usual choice. It returns an error if x or p
+// is nil or malformed, p does not partition the rows of x, tol is out of
+// range, x holds a NaN or infinite value, or a norm exceeds the float64 range.
+func SpectralNorms(x *sparse.CSR, p *Partition, tol float64, threads int) ([]float64, error) {
+	if x == nil {
+		return nil, fmt.Errorf("blocks: nil matrix")
+	}
+	if err := x.Validate(); err != nil {
+		return nil, fmt.Errorf("blocks: invalid matrix: %w", err)
+	}
+	if err := p.Validate(x.Rows); err != nil {
+		return nil, fmt.Errorf("blocks: partition does not fit the %d×%d matrix: %w", x.Rows, x.Cols, err)
+	}
+	if !(tol > 0 && tol < 1) {
+		return nil, fmt.Errorf("blocks: tolerance %v, want a value in (0, 1)", tol)
+	}
+	numBlocks := p.NumBlocks()
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	threads = min(threads, numBlocks)
+
+	norms := make([]float64, numBlocks)
+	var next atomic.Int64
+	g, ctx := errgroup.WithContext(context.Background())
+	for range threads {
+		g.Go(func() error {
+			ws := newWorkspace(x.Cols)
+			for ctx.Err() == nil {
+				b := int(next.Add(1) - 1)
+				if b >= numBlocks {
+					return nil
+				}
+				r, err := ws.blockNorm(x, p.Block(b), tol, methodAuto)
+				if err != nil {
+					return fmt.Errorf("blocks: block %d: %w", b, err)
+				}
+				if math.IsInf(r, 1) {
+					return fmt.Errorf("blocks: block %d: spectral norm exceeds the float64 range", b)
+				}
+				norms[b] = r
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return norms, nil
+}
+
+// method selects how blockNorm finds the top eigenvalue of a block with more
+// than one row. Tests force each method on every block shape.
+type method int
+
+const (
+	methodAuto    method = iota // dense up to denseLimit, else Lanczos
+	methodDense                 // always form the Gram matrix
+	methodLanczos               // always iterate
+)
+
+// workspace is one worker's scratch memory, reused from block to block so
+// that the steady state does not allocate.
+type workspace struct {
+	// colLocal maps a column of x to its index among the columns the
+	// current block touches, or −1. It is restored to all −1 after each block.
+	colLocal []int32
+	// touched lists the touched columns of x in order of first appearance:
+	// touched[l] is the column whose local index is l.
+	touched []int32
+
+	// The current block as a CSR matrix over local column indices, scaled
+	// by a power of two if its magnitude requires it.
+	rowStart []int
+	cols     []int32
+	vals     []float64
+
+	gram, eig, work []float64 // dense path
+
+	basis        []float64 // Lanczos vectors, k×dim, row-major
+	w, tmp       []float64 // Lanczos iterate and operator intermediate
+	alpha, beta  []float64 // the tridiagonal matrix T_k
+	coeffs       []float64 // reorthogonalisation coefficients
+	tridiag      tridiagScratch
+	lanczosSteps int // steps taken by the last Lanczos run, for tests
+}
+
+func newWorkspace(cols int) *workspace {
+	colLocal := make([]int32, cols)
+	for i := range colLocal {
+		colLocal[i] = -1
+	}
+	return &workspace{colLocal: colLocal}
+}
+
+// blockNorm returns the spectral norm of the rows of x listed in rows.
+func (ws *workspace) blockNorm(x *sparse.CSR, rows []int32, tol float64, how method) (float64, error) {
+	if len(rows) == 1 {
+		return rowNorm(x, int(rows[0]))
+	}
+	maxAbs, err := ws.gather(x, rows)
+	if err != nil {
+		return 0, err
+	}
+	if maxAbs == 0 {
+		return 0, nil
+	}
+	// Scale by 2^−exp when the magnitudes are extreme; powers of two
+	// commute exactly with every rounding below, barring underflow of
+	// entries ~2⁴⁰⁰ times smaller than the largest, which cannot matter.
+	exp := 0
+	if maxAbs > safeMax || maxAbs < safeMin {
+		_, exp = math.Frexp(maxAbs)
+		for i := range ws.vals {
+			ws.vals[i] = math.Ldexp(ws.vals[i], -exp)
+		}
+	}
+	q, c := len(rows), len(ws.touched)
+	dim := min(q, c)
+	if how == methodAuto {
+		how = methodLanczos
+		if dim <= denseLimit {
+			how = methodDense
+		}
+	}
+	var mu float64
+	if how == methodDense {
+		mu = ws.denseTop(q <= c)
+	} else {
+		mu = ws.lanczosTop(q <= c, tol)
+	}
+	return math.Ldexp(math.Sqrt(math.Max(mu, 0)), exp), nil
+}
+
+// rowNorm returns the Euclidean norm of row i of x, computed as the square
+// root of the plain sum of squares unless that would overflow or lose
+// precision to underflow, in which case the row is first scaled by a power
+// of two (which gives the same bits whenever the plain sum is safe).
+func rowNorm(x *sparse.CSR, i int) (float64, error) {
+	vals, _ := x.Row(i)
+	sum, maxAbs := 0.0, 0.0
+	for k, v := range vals {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0, fmt.Errorf("sample %d: entry %d is %v", i, k, v)
+		}
+		sum += v * v
+		maxAbs = math.Max(maxAbs, math.Abs(v))
+	}
+	if maxAbs == 0 || (maxAbs <= safeMax && maxAbs >= safeMin) {
+		return math.Sqrt(sum), nil
+	}
+	_, exp := math.Frexp(maxAbs)
+	sum = 0
+	for _, v := range vals {
+		s := math.Ldexp(v, -exp)
+		sum += s * s
+	}
+	return math.Ldexp(math.Sqrt(sum), exp), nil
+}
+
+// gather copies the rows of x listed in rows into the workspace's local CSR
+// matrix, numbering the touched columns in order of first appearance, and
+// returns the largest magnitude among the entries.
+func (ws *workspace) gather(x *sparse.CSR, rows []int32) (maxAbs float64, err error) {
+	ws.touched = ws.touched[:0]
+	ws.rowStart = append(ws.rowStart[:0], 0)
+	ws.cols = ws.cols[:0]
+	ws.vals = ws.vals[:0]
+	defer func() {
+		for _, j := range ws.touched {
+			ws.colLocal[j] = -1
+		}
+	}()
+	for _, r := range rows {
+		vals, idx := x.Row(int(r))
+		for k, v := range vals {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return 0, fmt.Errorf("sample %d: entry %d is %v", r, k, v)
+			}
+			if v == 0 {
+				// Stored zeros change no product; dropping them keeps
+				// untouched columns out of the local numbering.
+				continue
+			}
+			j := idx[k]
+			l := ws.colLocal[j]
+			if l < 0 {
+				l = int32(len(ws.touched))
+				ws.colLocal[j] = l
+				ws.touched = append(ws.touched, j)
+			}
+			ws.cols = append(ws.cols, l)
+			ws.vals = append(ws.vals, v)
+			maxAbs = math.Max(maxAbs, math.Abs(v))
+		}
+		ws.rowStart = append(ws.rowStart, len(ws.vals))
+	}
+	return maxAbs, nil
+}
+
+// denseTop returns the largest eigenvalue of the block's Gram matrix formed
+// explicitly: A_bᵀA_b (pairwise row products) if rowSide, else A_bA_bᵀ over
+// the touched columns (a sum of row outer products).
+func (ws *workspace) denseTop(rowSide bool) float64 {
+	q := len(ws.rowStart) - 1
+	dim := len(ws.touched)
+	if rowSide {
+		dim = q
+	}
+	ws.gram = resize(ws.gram, dim*dim)
+	clear(ws.gram)
+	if rowSide {
+		// Scatter row i into a dense vector over the touched columns and
+		// take its products with rows i..q−1 (the upper triangle).
+		ws.tmp = resize(ws.tmp, len(ws.touched))
+		clear(ws.tmp)
+		for i := range q {
+			lo, hi := ws.rowStart[i], ws.rowStart[i+1]
+			for k := lo; k < hi; k++ {
+				ws.tmp[ws.cols[k]] = ws.vals[k]
+			}
+			for j := i; j < q; j++ {
+				dot := 0.0
+				for k := ws.rowStart[j]; k < ws.rowStart[j+1]; k++ {
+					dot += ws.vals[k] * ws.tmp[ws.cols[k]]
+				}
+				ws.gram[i*dim+j] = dot
+			}
+			for k := lo; k < hi; k++ {
+				ws.tmp[ws.cols[k]] = 0
+			}
+		}
+	} else {
+		for i := range q {
+			lo, hi := ws.rowStart[i], ws.rowStart[i+1]
+			for a := lo; a < hi; a++ {
+				for b := a; b < hi; b++ {
+					r, c := ws.cols[a], ws.cols[b]
+					if r > c {
+						r, c = c, r
+					}
+					ws.gram[int(r)*dim+int(c)] += ws.vals[a] * ws.vals[b]
+				}
+			}
+		}
+	}
+	var impl gonum.Implementation
+	ws.eig = resize(ws.eig, dim)
+	ws.work = resize(ws.work, 1)
+	impl.Dsyev(lapack.EVNone, blas.Upper, dim, ws.gram, dim, ws.eig, ws.work, -1)
+	lwork := int(ws.work[0])
+	ws.work = resize(ws.work, lwork)
+	if !impl.Dsyev(lapack.EVNone, blas.Upper, dim, ws.gram, dim, ws.eig, ws.work, lwork) {
+		// Dsyev reports failure only if the QR iteration does not converge,
+		// which does not happen for finite input; fall back to Lanczos
+		// rather than return a wrong value.
+		return ws.lanczosTop(rowSide, minTolerance)
+	}
+	return ws.eig[dim-1]
+}
+
+// applyGram sets y = A_bᵀA_b v if rowSide (v, y over the block's rows), else
+// y = A_bA_bᵀ v (v, y over its touched columns). Both cost two passes over
+// the block's entries; ws.tmp holds the intermediate product.
+func (ws *workspace) applyGram(rowSide bool, v, y []float64) {
+	q := len(ws.rowStart) - 1
+	if rowSide {
+		ws.tmp = resize(ws.tmp, len(ws.touched))
+		clear(ws.tmp)
+		for i := range q {
+			vi := v[i]
+			for k := ws.rowStart[i]; k < ws.rowStart[i+1]; k++ {
+				ws.tmp[ws.cols[k]] += ws.vals[k] * vi
+			}
+		}
+		for i := range q {
+			dot := 0.0
+			for k := ws.rowStart[i]; k < ws.rowStart[i+1]; k++ {
+				dot += ws.vals[k] * ws.tmp[ws.cols[k]]
+			}
+			y[i] = dot
+		}
+		return
+	}
+	clear(y)
+	for i := range q {
+		dot := 0.0
+		lo, hi := ws.rowStart[i], ws.rowStart[i+1]
+		for k := lo; k < hi; k++ {
+			dot += ws.vals[k] * v[ws.cols[k]]
+		}
+		for k := lo; k < hi; k++ {
+			y[ws.cols[k]] += ws.vals[k] * dot
+		}
+	}
+}
+
+// lanczosTop returns the largest eigenvalue of the block's smaller Gram
+// matrix B (see applyGram) by the Lanczos method with full
+// reorthogonalisation.
+//
+// Step k extends the orthonormal basis v_1..v_k of the Krylov space with
+// B v_k − α_k v_k − β_{k−1} v_{k−1}, orthogonalised twice against the whole
+// basis (classical Gram–Schmidt twice), so the tridiagonal T_k stays the
+// exact projection of B to rounding error. The largest eigenvalue θ of T_k
+// is a lower bound on μ that increases with k, and B has an eigenvalue within
+// β_k·|s_k| of θ, s_k being the last component of θ's unit eigenvector in
+// T_k. The iteration stops when that bound is at most tol·θ (so √θ is within
+// about tol/2 of R_b), at an invariant subspace (β_k = 0), after dim steps
+// (where T_k is similar to B), or after maxLanczosSteps.
+//
+// The start vector is 1 plus a deterministic hash perturbation in ±¼: close
+// to the Perron vector of the non-negative data common in practice, and not
+// orthogonal to the top eigenvector of a signed block except by design.
+func (ws *workspace) lanczosTop(rowSide bool, tol float64) float64 {
+	dim := len(ws.touched)
+	if rowSide {
+		dim = len(ws.rowStart) - 1
+	}
+	tol = math.Max(tol, minTolerance)
+	maxSteps := min(dim, maxLanczosSteps)
+
+	ws.basis = resize(ws.basis, dim)
+	v := ws.basis[:dim]
+	for i := range v {
+		v[i] = 1 + (float64(splitmix64(uint64(i))>>11)*0x1p-53-0.5)/2
+	}
+	scaleTo(v, 1/norm2(v))
+	ws.w = resize(ws.w, dim)
+	ws.alpha = ws.alpha[:0]
+	ws.beta = ws.beta[:0]
+	theta := 0.0
+	for k := 1; ; k++ {
+		ws.lanczosSteps = k
+		v := ws.basis[(k-1)*dim : k*dim]
+		w := ws.w
+		ws.applyGram(rowSide, v, w)
+		if k > 1 {
+			axpy(-ws.beta[k-2], ws.basis[(k-2)*dim:(k-1)*dim], w)
+		}
+		alpha := dot(v, w)
+		axpy(-alpha, v, w)
+		for range 2 {
+			ws.coeffs = resize(ws.coeffs, k)
+			for j := range k {
+				ws.coeffs[j] = dot(ws.basis[j*dim:(j+1)*dim], w)
+			}
+			for j := range k {
+				axpy(-ws.coeffs[j], ws.basis[j*dim:(j+1)*dim], w)
+			}
+			alpha += ws.coeffs[k-1]
+		}
+		ws.alpha = append(ws.alpha, alpha)
+		beta := norm2(w)
+
+		var last float64
+		theta, last = ws.tridiag.topEigenpair(ws.alpha, ws.beta)
+		if beta*last <= tol*theta || k == maxSteps {
+			return theta
+		}
+		ws.beta = append(ws.beta, beta)
+		if len(ws.basis) < (k+1)*dim {
+			ws.basis = append(ws.basis, make([]float64, dim)...)
+		}
+		next := ws.basis[k*dim : (k+1)*dim]
+		copy(next, w)
+		scaleTo(next, 1/beta)
+	}
+}
+
+// splitmix64 is the SplitMix64 finaliser, used as a stateless hash so that
+// the Lanczos start vector depends only on the coordinate.
+func splitmix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+func dot(a, b []float64) float64 {
+	sum := 0.0
+	for i, x := range a {
+		sum += x * b[i]
+	}
+	return sum
+}
+
+// axpy sets y += alpha·x.
+func axpy(alpha float64, x, y []float64) {
+	for i, v := range x {
+		y[i] += alpha * v
+	}
+}
+
+func scaleTo(v []float64, s float64) {
+	for i := range v {
+		v[i] *= s
+	}
+}
