@@ -349,13 +349,10 @@ const (
 // δ²/2; the iteration stops when δ ≤ logisticNewtonTol and applies that last
 // step to u to first order.
 // The starting point is logit(u0), which is close to the root when σ is small
-// or y0 is a warm start; it is clamped into the bracket.
+// or y0 is a warm start; it is clamped into the bracket. For σ = +Inf the
+// bracket collapses to the single point −c, which is the root.
 func (Logistic) DualProx(y0, z, sigma, b float64) float64 {
-	c := b * z
-	if math.IsInf(sigma, 1) {
-		return -b * logisticSigmoid(-c)
-	}
-	return -b * logisticProxU(-b*y0, c, sigma)
+	return -b * logisticProxU(-b*y0, b*z, sigma)
 }
 
 // logisticProxU solves F(t) = t + c + (sigmoid(t) − u0)/σ = 0 and returns
@@ -363,27 +360,18 @@ func (Logistic) DualProx(y0, z, sigma, b float64) float64 {
 func logisticProxU(u0, c, sigma float64) float64 {
 	lo := -c - (1-u0)/sigma
 	hi := -c + u0/sigma
-	// Roots beyond ±logisticLogitBound round to u = 0 or u = 1.
+	// Roots beyond ±logisticLogitBound round to u = 0 or u = 1. Otherwise
+	// the clamped bracket still has F(lo) < 0 < F(hi): sigmoid is exactly 0
+	// at −logisticLogitBound, so F(−logisticLogitBound) = −logisticLogitBound − hi,
+	// and likewise F(logisticLogitBound) = logisticLogitBound − lo.
 	if hi <= -logisticLogitBound {
 		return 0
 	}
 	if lo >= logisticLogitBound {
 		return 1
 	}
-	if lo < -logisticLogitBound {
-		lo = -logisticLogitBound
-		// sigmoid(lo) = 0 exactly here.
-		if lo+c-u0/sigma >= 0 {
-			return 0
-		}
-	}
-	if hi > logisticLogitBound {
-		hi = logisticLogitBound
-		// sigmoid(hi) = 1 exactly here.
-		if hi+c+(1-u0)/sigma <= 0 {
-			return 1
-		}
-	}
+	lo = max(lo, -logisticLogitBound)
+	hi = min(hi, logisticLogitBound)
 
 	t := math.Inf(-1)
 	switch {

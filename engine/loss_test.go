@@ -229,6 +229,22 @@ func TestLossValueReference(t *testing.T) {
 			t.Errorf("%s.Value(%g, %g) = %.17g, want %.17g", lossTestName(tc.loss), tc.z, tc.b, got, tc.want)
 		}
 	}
+	// The logistic conjugate keeps its relative precision near both ends of
+	// its domain: with d the distance to the nearer end, φ* = d·(log d − 1) + O(d²).
+	for _, d := range []float64{0x1p-40, 0x1p-52, 1e-20, 1e-200, 1e-310} {
+		want := d * (math.Log(d) - 1)
+		for _, b := range []float64{-1, 1} {
+			ys := []float64{-b * d}
+			if 1-d != 1 {
+				ys = append(ys, -b*(1-d))
+			}
+			for _, y := range ys {
+				if got := (Logistic{}).Conj(y, b); math.Abs(got-want) > 1e-11*math.Abs(want) {
+					t.Errorf("logistic.Conj(%g, %g) = %.17g, want %.17g", y, b, got, want)
+				}
+			}
+		}
+	}
 	// Away from overflow the stable form agrees with the naive one.
 	for z := -30.0; z <= 30; z += 0.37 {
 		for _, b := range []float64{-1, 1} {
