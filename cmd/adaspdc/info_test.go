@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// runCmd runs the command line args and returns the exit status and output.
+func runCmd(args ...string) (status int, stdout, stderr string) {
+	var out, errOut bytes.Buffer
+	status = run(args, &out, &errOut)
+	return status, out.String(), errOut.String()
+}
+
+// sharedShapes are the figures of /work/shared/data/SOURCES.md for each
+// file: rows, largest index (the inferred column count) and stored entries;
+// the label part is what info prints for the counts listed there.
+var sharedShapes = map[string]string{
+	"w8a":                 "rows=49749 cols=300 nnz=579586 labels=-1:48270,1:1479",
+	"w8a.t":               "rows=14951 cols=300 nnz=174276 labels=-1:14497,1:454",
+	"a9a":                 "rows=32561 cols=123 nnz=451592 labels=-1:24720,1:7841",
+	"a9a.t":               "rows=16281 cols=122 nnz=225731 labels=-1:12435,1:3846",
+	"a1a":                 "rows=1605 cols=119 nnz=22249 labels=-1:1210,1:395",
+	"mushrooms":           "rows=8124 cols=112 nnz=170604 labels=1:3916,2:4208",
+	"ijcnn1":              "rows=49990 cols=22 nnz=649870 labels=-1:45137,1:4853",
+	"heart_scale":         "rows=270 cols=13 nnz=3378 labels=-1:150,1:120",
+	"australian":          "rows=690 cols=14 nnz=9660 labels=-1:383,1:307",
+	"breast-cancer":       "rows=683 cols=10 nnz=6830 labels=2:444,4:239",
+	"breast-cancer_scale": "rows=683 cols=10 nnz=6830 labels=-1:444,1:239",
+	"news20":              "rows=15935 cols=62061 nnz=1272569 labels=20 distinct (1..20)",
+	"housing_scale":       "rows=506 cols=13 nnz=6578 labels=229 distinct (5..50)",
+	"abalone_scale":       "rows=4177 cols=8 nnz=32080 labels=28 distinct (1..29)",
+}
+
+func TestInfoSharedData(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "shared", "data")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Skipf("shared data absent: %v", err)
+	}
+	seen := 0
+	for _, e := range entries {
+		if e.Name() == "SOURCES.md" {
+			continue
+		}
+		want, ok := sharedShapes[e.Name()]
+		if !ok {
+			t.Errorf("%s: not in the table of SOURCES.md figures", e.Name())
+			continue
+		}
+		seen++
+		status, out, errOut := runCmd("info", "-data", filepath.Join(dir, e.Name()))
+		if status != 0 || out != want+"\n" || errOut != "" {
+			t.Errorf("%s: status %d, stdout %q, stderr %q; want %q", e.Name(), status, out, errOut, want)
+		}
+	}
+	if seen != len(sharedShapes) {
+		t.Errorf("checked %d files, the table has %d", seen, len(sharedShapes))
+	}
+	// a9a.t has 123 features of which the last never occurs.
+	if _, out, _ := runCmd("info", "-data", filepath.Join(dir, "a9a.t"), "-features", "123"); !strings.HasPrefix(out, "rows=16281 cols=123 ") {
+		t.Errorf("a9a.t with -features 123: %q", out)
+	}
+}
+
+func TestInfoBundled(t *testing.T) {
+	status, out, _ := runCmd("info")
+	if status != 0 || out != sharedShapes["heart_scale"]+"\n" {
+		t.Errorf("status %d, stdout %q", status, out)
+	}
+}
+
+// TestInfoMalformed runs info on each malformed sample and checks the exit
+// status and that the message points at file:line:column.
+func TestInfoMalformed(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata", "malformed")
+	want := map[string]string{
+		"index_zero.svm":       ":3:4: index 0: feature indices are 1-based",
+		"negative_index.svm":   ":2:15: index -2: feature indices are 1-based",
+		"descending_index.svm": ":4:19: index 2 after 3: indices must be strictly ascending",
+		"duplicate_index.svm":  ":5:17: duplicate index 2",
+		"missing_colon.svm":    `:6:10: feature "2" has no ':'`,
+		"missing_value.svm":    ":2:17: index 2 has no value after ':'",
+		"bad_value.svm":        `:2:17: value "-l" is not a number`,
+		"bad_index.svm":        `:3:15: index "2.5" is not a positive integer`,
+		"nan_value.svm":        `:4:17: value "nan" is not finite`,
+		"inf_value.svm":        `:4:17: value "-inf" is not finite`,
+		"overflow_value.svm":   `:5:6: value "1e999" overflows float64`,
+		"huge_index.svm":       ":2:15: index 4294967296 exceeds the limit 2147483647",
+		"bad_label.svm":        `:3:1: label "positive" is not a number`,
+		"nan_label.svm":        `:3:1: label "NaN" is not finite`,
+		"missing_label.svm":    `:6:1: missing label`,
+		"crlf_duplicate.svm":   ":3:10: duplicate index 1",
+	}
+	lineCol := regexp.MustCompile(`^adaspdc info: (.+):[0-9]+:[0-9]+: `)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		status, out, errOut := runCmd("info", "-data", path)
+		if status != 1 || out != "" {
+			t.Errorf("%s: status %d, stdout %q; want 1 and nothing", e.Name(), status, out)
+		}
+		if e.Name() == "no_data.svm" {
+			if errOut != "adaspdc info: "+path+": no data lines\n" {
+				t.Errorf("%s: stderr %q", e.Name(), errOut)
+			}
+			continue
+		}
+		m := lineCol.FindStringSubmatch(errOut)
+		if m == nil || m[1] != path {
+			t.Errorf("%s: stderr %q does not start with adaspdc info: %s:line:col:", e.Name(), errOut, path)
+		}
+		suffix, ok := want[e.Name()]
+		if !ok {
+			t.Errorf("%s: no expected message", e.Name())
+			continue
+		}
+		if !strings.HasPrefix(errOut, "adaspdc info: "+path+suffix) {
+			t.Errorf("%s: stderr %q, want %q", e.Name(), errOut, path+suffix)
+		}
+	}
+}
+
+func TestUsageAndDispatch(t *testing.T) {
+	status, _, errOut := runCmd()
+	if status != 2 || !strings.Contains(errOut, "info ") || !strings.Contains(errOut, "Usage: adaspdc <command>") {
+		t.Errorf("no arguments: status %d, stderr %q", status, errOut)
+	}
+	status, out, _ := runCmd("-h")
+	if status != 0 || !strings.Contains(out, "info ") {
+		t.Errorf("-h: status %d, stdout %q", status, out)
+	}
+	status, _, errOut = runCmd("frobnicate")
+	if status != 2 || !strings.Contains(errOut, `unknown command "frobnicate"`) {
+		t.Errorf("unknown command: status %d, stderr %q", status, errOut)
+	}
+	status, _, errOut = runCmd("info", "-bogus")
+	if status != 2 || !strings.Contains(errOut, "flag provided but not defined: -bogus") {
+		t.Errorf("bad flag: status %d, stderr %q", status, errOut)
+	}
+	status, _, errOut = runCmd("info", "stray")
+	if status != 2 || !strings.Contains(errOut, `unexpected argument "stray"`) {
+		t.Errorf("positional argument: status %d, stderr %q", status, errOut)
+	}
+	if status, _, _ = runCmd("info", "-h"); status != 0 {
+		t.Errorf("info -h: status %d", status)
+	}
+	status, _, errOut = runCmd("info", "-data", "no/such/file")
+	if status != 1 || !strings.HasPrefix(errOut, "adaspdc info: open no/such/file: ") {
+		t.Errorf("absent file: status %d, stderr %q", status, errOut)
+	}
+	status, _, errOut = runCmd("info", "-features", "-3")
+	if status != 1 || !strings.Contains(errOut, "NumFeatures -3 out of range") {
+		t.Errorf("negative -features: status %d, stderr %q", status, errOut)
+	}
+}

@@ -1,0 +1,117 @@
+// Command adaspdc trains and inspects regularized linear models fitted with
+// parallel primal-dual coordinate methods.
+//
+// Usage:
+//
+//	adaspdc <command> [flags]
+//
+// Run "adaspdc" without arguments for the list of commands and
+// "adaspdc <command> -h" for a command's flags.
+//
+// Each command lives in its own file and registers itself in the commands
+// table from an init function, so adding a command does not touch this file.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+)
+
+// command is a subcommand: a one-line summary for the usage listing and the
+// function that runs it. run receives the arguments after the command name;
+// it writes its results to stdout and its diagnostics to stderr, and returns
+// an error to make the process exit with status 1 (or 2 for a usageError).
+type command struct {
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) error
+}
+
+// commands maps a command name to its command. Files add entries from init.
+var commands = map[string]command{}
+
+// usageError marks a mistake in the command line itself, which exits with
+// status 2 and whose message has already been printed by the flag package.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run dispatches args to a command and returns the process exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		usage(stdout)
+		return 0
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "adaspdc: unknown command %q\n\n", args[0])
+		usage(stderr)
+		return 2
+	}
+	err := cmd.run(args[1:], stdout, stderr)
+	var ue usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		return 2
+	default:
+		fmt.Fprintf(stderr, "adaspdc %s: %v\n", args[0], err)
+		return 1
+	}
+}
+
+func usage(w io.Writer) {
+	var b strings.Builder
+	b.WriteString("Usage: adaspdc <command> [flags]\n\nCommands:\n")
+	names := make([]string, 0, len(commands))
+	for name := range commands {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		fmt.Fprintf(&b, "  %-10s %s\n", name, commands[name].summary)
+	}
+	b.WriteString("\nRun \"adaspdc <command> -h\" for the flags of a command.\n")
+	io.WriteString(w, b.String())
+}
+
+// newFlagSet returns a flag set for the named command that reports errors
+// instead of exiting and prints its usage to stderr.
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("adaspdc "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// parseFlags parses args with fs, refuses positional arguments, and marks
+// errors as usage errors. A request for help comes back as flag.ErrHelp.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		err := fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		fmt.Fprintf(fs.Output(), "%v\n", err)
+		fs.Usage()
+		return usageError{err}
+	}
+	return nil
+}
