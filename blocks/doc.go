@@ -4,8 +4,11 @@
 //
 // # Why blocks have norms
 //
-// AdaSPDC (Zhu & Storkey, 2015) solves min_x max_y ⟨x, Ay⟩/n − φ*(y) + g(x)
-// with the dual variables split into blocks. Block i holds q_i samples, and
+// AdaSPDC (Zhu & Storkey, 2015) solves the saddle point problem (Eq. 2)
+//
+//	min_x max_y g(x) + (1/n) Σ_i (⟨x, A_i y_i⟩ − φ_i*(y_i))
+//
+// with the dual variables split into n blocks. Block i holds q_i samples, and
 // A_i is the d×q_i matrix whose columns are their feature vectors, so A_i is
 // the transpose of the rows of X in the block. Each iteration samples m
 // blocks S_t and takes the steps
@@ -13,8 +16,8 @@
 //	σ_i = √(nλ/(mγ)) / (2R_i)              (Eq. 10, dual step of block i)
 //	τ_t = √(mγ/(nλ)) / (2 max_{i∈S_t} R_i)  (Eq. 12, primal step)
 //
-// where R_i = ‖A_i‖₂ is the spectral norm, the largest singular value, and n
-// counts blocks. R_i measures how strongly block i is coupled to the primal
+// where R_i = ‖A_i‖₂ is the spectral norm, the largest singular value, λ and
+// γ are the strong convexity of g and of each φ_i*, and n counts blocks. R_i measures how strongly block i is coupled to the primal
 // variable: a dual step of length δ in block i moves A_i y_i by at most R_i·δ.
 // Weakly coupled blocks can take long steps; SPDC used one global
 // R = max_i ‖a_i‖ for every block and so stepped as cautiously as its worst
@@ -37,7 +40,7 @@
 // zero rows and columns). The block is first copied into a small CSR matrix
 // over those c columns, so neither Gram product ever touches the full width d.
 //
-//   - If min(q, c) ≤ 32, the Gram matrix is formed explicitly and reduced
+//   - If min(q, c) ≤ 16, the Gram matrix is formed explicitly and reduced
 //     with LAPACK's Dsyev (gonum's pure-Go implementation), which is exact to
 //     rounding error for any spectrum and, at that size, as cheap as a few
 //     iterations.

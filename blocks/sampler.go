@@ -93,7 +93,7 @@ func NewImportance(weights []float64, m int, seed uint64) (*Importance, error) {
 		if !(w >= 0) || math.IsInf(w, 1) {
 			return nil, fmt.Errorf("blocks: weight of block %d is %v, want a finite value ≥ 0", b, w)
 		}
-		maxWeight = math.Max(maxWeight, w)
+		maxWeight = max(maxWeight, w)
 	}
 	if maxWeight == 0 {
 		return nil, fmt.Errorf("blocks: all %d weights are zero", n)

@@ -58,7 +58,7 @@ func (s *tridiagScratch) topEigenpair(alpha, beta []float64) (theta, last float6
 				// an unproven bound.
 				return theta, 1
 			}
-			shift += 4 * math.Max(math.Abs(shift), math.SmallestNonzeroFloat64) * epsilon
+			shift += 4 * max(math.Abs(shift), math.SmallestNonzeroFloat64) * epsilon
 			for i := range s.rhs {
 				s.rhs[i] = 1
 			}
@@ -94,15 +94,15 @@ func largestEigenvalue(alpha, beta []float64) float64 {
 		}
 		if i < k-1 {
 			r += math.Abs(beta[i])
-			maxBetaSq = math.Max(maxBetaSq, beta[i]*beta[i])
+			maxBetaSq = max(maxBetaSq, beta[i]*beta[i])
 		}
-		lo = math.Min(lo, a-r)
-		hi = math.Max(hi, a+r)
+		lo = min(lo, a-r)
+		hi = max(hi, a+r)
 	}
-	pivmin := math.SmallestNonzeroFloat64 * 0x1p52 * math.Max(1, maxBetaSq) // smallest normal × max(1, β²)
+	pivmin := 0x1p-1022 * max(1, maxBetaSq) // smallest normal × max(1, β²)
 	// Widen the interval so rounding in the Gershgorin sums cannot exclude
 	// the eigenvalue.
-	width := 2*epsilon*math.Max(math.Abs(lo), math.Abs(hi)) + pivmin
+	width := 2*epsilon*max(math.Abs(lo), math.Abs(hi)) + pivmin
 	lo -= width
 	hi += width
 	below := func(x float64) int {
@@ -125,7 +125,7 @@ func largestEigenvalue(alpha, beta []float64) float64 {
 	}
 	for iter := 0; iter < 128; iter++ {
 		mid := lo + (hi-lo)/2
-		if mid <= lo || mid >= hi || hi-lo <= 2*epsilon*math.Max(math.Abs(lo), math.Abs(hi))+pivmin {
+		if mid <= lo || mid >= hi || hi-lo <= 2*epsilon*max(math.Abs(lo), math.Abs(hi))+pivmin {
 			break
 		}
 		if below(mid) == k {
