@@ -6,8 +6,8 @@
 // vectors in flight for Axpy) so that consecutive FMAs are independent and
 // both FMA pipes stay busy despite the four-cycle FMA latency.
 
-// func dotAVX2(x, y []float64) float64
-TEXT ·dotAVX2(SB), NOSPLIT, $0-56
+// func dotAVX2Asm(x, y []float64) float64
+TEXT ·dotAVX2Asm(SB), NOSPLIT, $0-56
 	MOVQ   x_base+0(FP), SI
 	MOVQ   x_len+8(FP), CX
 	MOVQ   y_base+24(FP), DI
@@ -69,8 +69,8 @@ done:
 	VMOVSD X0, ret+48(FP)
 	RET
 
-// func axpyAVX2(alpha float64, x, y []float64)
-TEXT ·axpyAVX2(SB), NOSPLIT, $0-56
+// func axpyAVX2Asm(alpha float64, x, y []float64)
+TEXT ·axpyAVX2Asm(SB), NOSPLIT, $0-56
 	VBROADCASTSD alpha+0(FP), Y8
 	MOVQ         x_base+8(FP), SI
 	MOVQ         x_len+16(FP), CX
@@ -127,8 +127,8 @@ axpydone:
 	VZEROUPPER
 	RET
 
-// func dotAVX512(x, y []float64) float64
-TEXT ·dotAVX512(SB), NOSPLIT, $0-56
+// func dotAVX512Asm(x, y []float64) float64
+TEXT ·dotAVX512Asm(SB), NOSPLIT, $0-56
 	MOVQ   x_base+0(FP), SI
 	MOVQ   x_len+8(FP), CX
 	MOVQ   y_base+24(FP), DI
@@ -193,8 +193,8 @@ reduce512:
 	VMOVSD        X0, ret+48(FP)
 	RET
 
-// func axpyAVX512(alpha float64, x, y []float64)
-TEXT ·axpyAVX512(SB), NOSPLIT, $0-56
+// func axpyAVX512Asm(alpha float64, x, y []float64)
+TEXT ·axpyAVX512Asm(SB), NOSPLIT, $0-56
 	VBROADCASTSD alpha+0(FP), Z8
 	MOVQ         x_base+8(FP), SI
 	MOVQ         x_len+16(FP), CX

@@ -9,60 +9,35 @@ import (
 // Dot returns Σ x[i]*y[i] for i < len(x).
 //
 // Dot panics if len(y) < len(x), which is a programming error.
-func Dot(x, y []float64) float64 {
-	if len(y) < len(x) {
-		panic(errShortY)
-	}
-	return dotKernel(x, y)
-}
+func Dot(x, y []float64) float64 { return dotFunc(x, y) }
 
 // Axpy sets y[i] += alpha*x[i] for i < len(x).
 //
 // Axpy panics if len(y) < len(x), or if x and y overlap without starting at
-// the same element (y[i] += alpha*y[i] is fine; a shifted view is not,
-// because the vectorised loop would read elements it has already updated
-// in a different order than a sequential loop).
-func Axpy(alpha float64, x, y []float64) {
-	if len(y) < len(x) {
-		panic(errShortY)
-	}
-	if overlapShifted(x, y[:len(x)]) {
-		panic(errOverlap)
-	}
-	axpyKernel(alpha, x, y)
-}
+// the same element: y[i] += alpha*y[i] is fine, but with a shifted view the
+// vectorised loops would read elements in a different state than a
+// sequential loop does.
+func Axpy(alpha float64, x, y []float64) { axpyFunc(alpha, x, y) }
 
 // SparseDot returns Σ_k val[k]*x[idx[k]], the dot product of the sparse
 // vector (val, idx) with the dense vector x.
 //
 // The indices are 0-based, need not be sorted and may repeat. SparseDot
-// panics if len(val) != len(idx) or if some idx[k] is outside [0, len(x)):
-// every implementation checks every index before it reads x.
+// panics if len(val) != len(idx) or if some idx[k] is outside [0, len(x));
+// every implementation checks each index before it reads x.
 func SparseDot(val []float64, idx []int32, x []float64) float64 {
-	if len(val) != len(idx) {
-		panic(errLength)
-	}
-	sum, ok := sparseDotKernel(val, idx, x)
-	if !ok {
-		panicIndex(idx, len(x))
-	}
-	return sum
+	return sparseDotFunc(val, idx, x)
 }
 
 // SparseAxpy sets y[idx[k]] += alpha*val[k] for every k, in order of k, so
 // that repeated indices accumulate.
 //
 // SparseAxpy panics if len(val) != len(idx) or if some idx[k] is outside
-// [0, len(y)). Indices are checked before the element they address is
+// [0, len(y)). Each index is checked before the element it addresses is
 // written, so nothing outside y is ever touched; when SparseAxpy panics, the
 // updates of a prefix of the entries may already have been applied.
 func SparseAxpy(alpha float64, val []float64, idx []int32, y []float64) {
-	if len(val) != len(idx) {
-		panic(errLength)
-	}
-	if !sparseAxpyKernel(alpha, val, idx, y) {
-		panicIndex(idx, len(y))
-	}
+	sparseAxpyFunc(alpha, val, idx, y)
 }
 
 // SparseDotAxpy is SparseDot followed by SparseAxpy over the same entries,
@@ -71,50 +46,40 @@ func SparseAxpy(alpha float64, val []float64, idx []int32, y []float64) {
 //
 // Because x and y must not overlap, every read of x sees its value from
 // before the call. With n = min(len(x), len(y)), SparseDotAxpy panics if
-// x[:n] and y[:n] overlap, if
-// len(val) != len(idx), or if some idx[k] is outside [0, n),
-// in which case the updates of a prefix of the entries may already have
-// been applied to y.
+// x[:n] and y[:n] overlap, if len(val) != len(idx), or if some idx[k] is
+// outside [0, n), in which case the updates of a prefix of the entries may
+// already have been applied to y.
 func SparseDotAxpy(alpha float64, val []float64, idx []int32, x, y []float64) float64 {
-	if len(val) != len(idx) {
-		panic(errLength)
-	}
-	n := min(len(x), len(y))
-	if overlap(x[:n], y[:n]) {
-		panic(errOverlap)
-	}
-	sum, ok := sparseDotAxpyKernel(alpha, val, idx, x, y)
-	if !ok {
-		panicIndex(idx, n)
-	}
-	return sum
+	return sparseDotAxpyFunc(alpha, val, idx, x, y)
 }
 
 // Impl names the implementation chosen at start-up: "avx512", "avx2fma" or
 // "generic".
 func Impl() string { return implName }
 
-// The kernels in use, chosen once by init. Each is called through its own
-// variable so that a kernel costs one indirect call and nothing more.
+// The implementation in use, one variable per kernel, set once by init.
+// Each exported function is a one-line call through its variable, so that
+// the compiler inlines it and a call costs one indirect call; the functions
+// behind the variables check their arguments and then call their kernel
+// directly.
 var (
-	implName            string
-	dotKernel           func(x, y []float64) float64
-	axpyKernel          func(alpha float64, x, y []float64)
-	sparseDotKernel     func(val []float64, idx []int32, x []float64) (float64, bool)
-	sparseAxpyKernel    func(alpha float64, val []float64, idx []int32, y []float64) bool
-	sparseDotAxpyKernel func(alpha float64, val []float64, idx []int32, x, y []float64) (float64, bool)
+	implName          string
+	dotFunc           func(x, y []float64) float64
+	axpyFunc          func(alpha float64, x, y []float64)
+	sparseDotFunc     func(val []float64, idx []int32, x []float64) float64
+	sparseAxpyFunc    func(alpha float64, val []float64, idx []int32, y []float64)
+	sparseDotAxpyFunc func(alpha float64, val []float64, idx []int32, x, y []float64) float64
 )
 
-// impl is one complete set of kernels. The wrappers above have checked
-// slice lengths and overlap before a kernel runs; the sparse kernels check
-// the indices themselves and report a bad one by returning false.
+// impl is one complete implementation of the exported functions, with
+// their contracts, checks and panics included.
 type impl struct {
 	name          string
 	dot           func(x, y []float64) float64
 	axpy          func(alpha float64, x, y []float64)
-	sparseDot     func(val []float64, idx []int32, x []float64) (float64, bool)
-	sparseAxpy    func(alpha float64, val []float64, idx []int32, y []float64) bool
-	sparseDotAxpy func(alpha float64, val []float64, idx []int32, x, y []float64) (float64, bool)
+	sparseDot     func(val []float64, idx []int32, x []float64) float64
+	sparseAxpy    func(alpha float64, val []float64, idx []int32, y []float64)
+	sparseDotAxpy func(alpha float64, val []float64, idx []int32, x, y []float64) float64
 }
 
 var genericImpl = impl{
@@ -146,31 +111,71 @@ func choose(request string, supported []impl) impl {
 	return supported[len(supported)-1]
 }
 
-// use makes im the implementation behind the exported functions.
+// use puts im behind the exported functions.
 func use(im impl) {
 	implName = im.name
-	dotKernel = im.dot
-	axpyKernel = im.axpy
-	sparseDotKernel = im.sparseDot
-	sparseAxpyKernel = im.sparseAxpy
-	sparseDotAxpyKernel = im.sparseDotAxpy
+	dotFunc = im.dot
+	axpyFunc = im.axpy
+	sparseDotFunc = im.sparseDot
+	sparseAxpyFunc = im.sparseAxpy
+	sparseDotAxpyFunc = im.sparseDotAxpy
 }
 
+// Panic messages for programming errors.
 const (
 	errShortY  = "kernels: len(y) < len(x)"
 	errLength  = "kernels: len(val) != len(idx)"
 	errOverlap = "kernels: x and y overlap"
 )
 
-// panicIndex panics with the position and value of the first index outside
-// [0, n). A kernel has reported that there is one.
-func panicIndex(idx []int32, n int) {
+// checkDot panics unless y is long enough for x.
+func checkDot(x, y []float64) {
+	if len(y) < len(x) {
+		panic(errShortY)
+	}
+}
+
+// checkAxpy panics unless y is long enough for x and the two do not
+// overlap with a shift.
+func checkAxpy(x, y []float64) {
+	if len(y) < len(x) {
+		panic(errShortY)
+	}
+	if len(x) > 0 && &x[0] != &y[0] && overlap(x, y[:len(x)]) {
+		panic(errOverlap)
+	}
+}
+
+// checkSparse panics unless val and idx have the same length.
+func checkSparse(val []float64, idx []int32) {
+	if len(val) != len(idx) {
+		panic(errLength)
+	}
+}
+
+// checkDotAxpy panics unless val and idx have the same length and the parts
+// of x and y that indices can reach do not overlap. It returns the bound on
+// the indices, min(len(x), len(y)).
+func checkDotAxpy(val []float64, idx []int32, x, y []float64) int {
+	if len(val) != len(idx) {
+		panic(errLength)
+	}
+	n := min(len(x), len(y))
+	if overlap(x[:n], y[:n]) {
+		panic(errOverlap)
+	}
+	return n
+}
+
+// indexError describes the first index outside [0, n), for a kernel that
+// has found that there is one to panic with.
+func indexError(idx []int32, n int) string {
 	for k, j := range idx {
 		if uint(j) >= uint(n) {
-			panic(fmt.Sprintf("kernels: idx[%d] = %d out of range [0, %d)", k, j, n))
+			return fmt.Sprintf("kernels: idx[%d] = %d out of range [0, %d)", k, j, n)
 		}
 	}
-	panic("kernels: internal error: a kernel rejected valid indices")
+	return "kernels: internal error: a kernel rejected valid indices"
 }
 
 // overlap reports whether x and y share any element.
@@ -181,10 +186,4 @@ func overlap(x, y []float64) bool {
 	xlo, ylo := uintptr(unsafe.Pointer(&x[0])), uintptr(unsafe.Pointer(&y[0]))
 	xhi, yhi := xlo+uintptr(len(x))*8, ylo+uintptr(len(y))*8
 	return xlo < yhi && ylo < xhi
-}
-
-// overlapShifted reports whether x and y share an element without starting
-// at the same one.
-func overlapShifted(x, y []float64) bool {
-	return overlap(x, y) && &x[0] != &y[0]
 }

@@ -2,57 +2,112 @@
 
 #include "textflag.h"
 
-// Scalar FMA sparse kernels. Each index is sign-extended to 64 bits and
-// compared unsigned against the length, which rejects negative indices as
-// well; the four indices of an unrolled step are all checked before any of
-// their elements is read or written.
+// Sparse kernels (AVX2 + FMA, used by both the avx2fma and the avx512
+// implementations).
+//
+// The entries are processed four at a time. Their values are loaded as one
+// vector, and so are four elements of x, assembled from scalar loads: on the
+// AMD Zen 5 these kernels were tuned on, VGATHERDPD (ymm or zmm) and
+// VSCATTERDPD were slower than scalar loads and stores, so neither is used.
+// SparseAxpy multiplies the four values by alpha in one vector operation,
+// then adds each lane to its element of y and stores it before the next lane
+// loads, so that a repeated index sees the earlier update, as in the
+// sequential definition.
+//
+// Indices are read two at a time as one 64-bit word, which halves the index
+// loads; each is sign-extended and compared unsigned against the length, so
+// that negative indices are rejected too. All four indices of a step are
+// checked before any element they address is read or written.
 
-// func sparseDotFMA(val []float64, idx []int32, x []float64) (sum float64, ok bool)
-TEXT ·sparseDotFMA(SB), NOSPLIT, $0-81
+// INDEX4 loads the four indices at off(DI)(AX*4) into R10, BX, R12 and R11
+// (in that order) and jumps to bad unless each is below R8.
+#define INDEX4(off) \
+	MOVQ    off(DI)(AX*4), BX   \
+	MOVQ    off+8(DI)(AX*4), R11 \
+	MOVLQSX BX, R10             \
+	SARQ    $32, BX             \
+	MOVLQSX R11, R12            \
+	SARQ    $32, R11            \
+	CMPQ    R10, R8             \
+	JAE     bad                 \
+	CMPQ    BX, R8              \
+	JAE     bad                 \
+	CMPQ    R12, R8             \
+	JAE     bad                 \
+	CMPQ    R11, R8             \
+	JAE     bad
+
+// GATHER4 loads x[R10], x[BX], x[R12], x[R11] (x at base) into the lanes of
+// ylo, using xhi as scratch; xlo is the low half of ylo.
+#define GATHER4(base, xlo, xhi, ylo) \
+	VMOVSD      (base)(R10*8), xlo       \
+	VMOVHPD     (base)(BX*8), xlo, xlo   \
+	VMOVSD      (base)(R12*8), xhi       \
+	VMOVHPD     (base)(R11*8), xhi, xhi  \
+	VINSERTF128 $1, xhi, ylo, ylo
+
+// SCATTERADD4 adds the four lanes of yv to y[R10], y[BX], y[R12], y[R11]
+// (y at base), one after the other; xv is the low half of yv, xhi and xt are
+// scratch. yv is clobbered.
+#define SCATTERADD4(base, yv, xv, xhi, xt) \
+	VEXTRACTF128 $1, yv, xhi              \
+	VADDSD       (base)(R10*8), xv, xt    \
+	VMOVSD       xt, (base)(R10*8)        \
+	VPERMILPD    $1, xv, xv               \
+	VADDSD       (base)(BX*8), xv, xt     \
+	VMOVSD       xt, (base)(BX*8)         \
+	VADDSD       (base)(R12*8), xhi, xt   \
+	VMOVSD       xt, (base)(R12*8)        \
+	VPERMILPD    $1, xhi, xhi             \
+	VADDSD       (base)(R11*8), xhi, xt   \
+	VMOVSD       xt, (base)(R11*8)
+
+// func sparseDotAVX2Asm(val []float64, idx []int32, x []float64) (sum float64, ok bool)
+TEXT ·sparseDotAVX2Asm(SB), NOSPLIT, $0-81
 	MOVQ   val_base+0(FP), SI
 	MOVQ   idx_base+24(FP), DI
 	MOVQ   idx_len+32(FP), CX
 	MOVQ   x_base+48(FP), DX
 	MOVQ   x_len+56(FP), R8
-	VXORPD X0, X0, X0
-	VXORPD X1, X1, X1
-	VXORPD X2, X2, X2
-	VXORPD X3, X3, X3
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
 	XORQ   AX, AX
 	MOVQ   CX, R9
-	ANDQ   $~3, R9
-	JZ     tail
+	ANDQ   $~7, R9
+	JZ     dot4
 
-loop4:
-	MOVLQSX     (DI)(AX*4), BX
-	MOVLQSX     4(DI)(AX*4), R10
-	MOVLQSX     8(DI)(AX*4), R11
-	MOVLQSX     12(DI)(AX*4), R12
-	CMPQ        BX, R8
-	JAE         bad
-	CMPQ        R10, R8
-	JAE         bad
-	CMPQ        R11, R8
-	JAE         bad
-	CMPQ        R12, R8
-	JAE         bad
-	VMOVSD      (DX)(BX*8), X4
-	VMOVSD      (DX)(R10*8), X5
-	VMOVSD      (DX)(R11*8), X6
-	VMOVSD      (DX)(R12*8), X7
-	VFMADD231SD (SI)(AX*8), X4, X0
-	VFMADD231SD 8(SI)(AX*8), X5, X1
-	VFMADD231SD 16(SI)(AX*8), X6, X2
-	VFMADD231SD 24(SI)(AX*8), X7, X3
-	ADDQ        $4, AX
+dot8:
+	// Two accumulators, so that consecutive FMAs are independent.
+	INDEX4(0)
+	GATHER4(DX, X4, X5, Y4)
+	VFMADD231PD (SI)(AX*8), Y4, Y0
+	INDEX4(16)
+	GATHER4(DX, X6, X7, Y6)
+	VFMADD231PD 32(SI)(AX*8), Y6, Y1
+	ADDQ        $8, AX
 	CMPQ        AX, R9
-	JNE         loop4
+	JNE         dot8
 
-tail:
-	CMPQ AX, CX
-	JE   done
+dot4:
+	MOVQ        CX, R9
+	SUBQ        AX, R9
+	CMPQ        R9, $4
+	JB          reduce
+	INDEX4(0)
+	GATHER4(DX, X4, X5, Y4)
+	VFMADD231PD (SI)(AX*8), Y4, Y0
+	ADDQ        $4, AX
 
-loop1:
+reduce:
+	VADDPD       Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD       X1, X0, X0
+	VPERMILPD    $1, X0, X1
+	VADDSD       X1, X0, X0
+	CMPQ         AX, CX
+	JE           done
+
+dot1:
 	MOVLQSX     (DI)(AX*4), BX
 	CMPQ        BX, R8
 	JAE         bad
@@ -60,145 +115,127 @@ loop1:
 	VFMADD231SD (SI)(AX*8), X4, X0
 	INCQ        AX
 	CMPQ        AX, CX
-	JNE         loop1
+	JNE         dot1
 
 done:
-	VADDSD X1, X0, X0
-	VADDSD X3, X2, X2
-	VADDSD X2, X0, X0
+	VZEROUPPER
 	VMOVSD X0, sum+72(FP)
 	MOVB   $1, ok+80(FP)
 	RET
 
 bad:
+	VZEROUPPER
 	MOVQ $0, sum+72(FP)
 	MOVB $0, ok+80(FP)
 	RET
 
-// func sparseAxpyFMA(alpha float64, val []float64, idx []int32, y []float64) bool
-TEXT ·sparseAxpyFMA(SB), NOSPLIT, $0-81
-	VMOVSD alpha+0(FP), X8
-	MOVQ   val_base+8(FP), SI
-	MOVQ   idx_base+32(FP), DI
-	MOVQ   idx_len+40(FP), CX
-	MOVQ   y_base+56(FP), DX
-	MOVQ   y_len+64(FP), R8
-	XORQ   AX, AX
-	MOVQ   CX, R9
-	ANDQ   $~3, R9
-	JZ     tail
+// func sparseAxpyAVX2Asm(alpha float64, val []float64, idx []int32, y []float64) bool
+TEXT ·sparseAxpyAVX2Asm(SB), NOSPLIT, $0-81
+	VBROADCASTSD alpha+0(FP), Y8
+	MOVQ         val_base+8(FP), SI
+	MOVQ         idx_base+32(FP), DI
+	MOVQ         idx_len+40(FP), CX
+	MOVQ         y_base+56(FP), DX
+	MOVQ         y_len+64(FP), R8
+	XORQ         AX, AX
+	MOVQ         CX, R9
+	ANDQ         $~3, R9
+	JZ           tail
 
-loop4:
-	MOVLQSX (DI)(AX*4), BX
-	MOVLQSX 4(DI)(AX*4), R10
-	MOVLQSX 8(DI)(AX*4), R11
-	MOVLQSX 12(DI)(AX*4), R12
-	CMPQ    BX, R8
-	JAE     bad
-	CMPQ    R10, R8
-	JAE     bad
-	CMPQ    R11, R8
-	JAE     bad
-	CMPQ    R12, R8
-	JAE     bad
-
-	// Each update stores before the next one loads, so a repeated index
-	// sees the earlier update (through store-to-load forwarding).
-	VMOVSD      (SI)(AX*8), X0
-	VFMADD213SD (DX)(BX*8), X8, X0
-	VMOVSD      X0, (DX)(BX*8)
-	VMOVSD      8(SI)(AX*8), X1
-	VFMADD213SD (DX)(R10*8), X8, X1
-	VMOVSD      X1, (DX)(R10*8)
-	VMOVSD      16(SI)(AX*8), X2
-	VFMADD213SD (DX)(R11*8), X8, X2
-	VMOVSD      X2, (DX)(R11*8)
-	VMOVSD      24(SI)(AX*8), X3
-	VFMADD213SD (DX)(R12*8), X8, X3
-	VMOVSD      X3, (DX)(R12*8)
-	ADDQ        $4, AX
-	CMPQ        AX, R9
-	JNE         loop4
+axpy4:
+	INDEX4(0)
+	VMULPD (SI)(AX*8), Y8, Y0
+	SCATTERADD4(DX, Y0, X0, X1, X2)
+	ADDQ   $4, AX
+	CMPQ   AX, R9
+	JNE    axpy4
 
 tail:
 	CMPQ AX, CX
 	JE   done
 
-loop1:
-	MOVLQSX     (DI)(AX*4), BX
-	CMPQ        BX, R8
-	JAE         bad
-	VMOVSD      (SI)(AX*8), X0
-	VFMADD213SD (DX)(BX*8), X8, X0
-	VMOVSD      X0, (DX)(BX*8)
-	INCQ        AX
-	CMPQ        AX, CX
-	JNE         loop1
+axpy1:
+	// Multiply, then add: the same two roundings as the vector steps.
+	MOVLQSX (DI)(AX*4), BX
+	CMPQ    BX, R8
+	JAE     bad
+	VMULSD  (SI)(AX*8), X8, X0
+	VADDSD  (DX)(BX*8), X0, X0
+	VMOVSD  X0, (DX)(BX*8)
+	INCQ    AX
+	CMPQ    AX, CX
+	JNE     axpy1
 
 done:
-	MOVB $1, ret+80(FP)
+	VZEROUPPER
+	MOVB $1, ok+80(FP)
 	RET
 
 bad:
-	MOVB $0, ret+80(FP)
+	VZEROUPPER
+	MOVB $0, ok+80(FP)
 	RET
 
-// func sparseDotAxpyFMA(alpha float64, val []float64, idx []int32, x, y []float64) (sum float64, ok bool)
-TEXT ·sparseDotAxpyFMA(SB), NOSPLIT, $0-113
-	VMOVSD alpha+0(FP), X8
-	MOVQ   val_base+8(FP), SI
-	MOVQ   idx_base+32(FP), DI
-	MOVQ   idx_len+40(FP), CX
-	MOVQ   x_base+56(FP), DX
-	MOVQ   y_base+80(FP), R13
-	MOVQ   x_len+64(FP), R8
-	MOVQ   y_len+88(FP), R9
-	CMPQ   R9, R8
-	CMOVQLT R9, R8 // R8 = min(len(x), len(y))
-	VXORPD X0, X0, X0
-	VXORPD X1, X1, X1
-	XORQ   AX, AX
-	MOVQ   CX, R9
-	ANDQ   $~1, R9
-	JZ     tail
+// func sparseDotAxpyAVX2Asm(alpha float64, val []float64, idx []int32, x, y []float64) (sum float64, ok bool)
+TEXT ·sparseDotAxpyAVX2Asm(SB), NOSPLIT, $0-113
+	VBROADCASTSD alpha+0(FP), Y8
+	MOVQ         val_base+8(FP), SI
+	MOVQ         idx_base+32(FP), DI
+	MOVQ         idx_len+40(FP), CX
+	MOVQ         x_base+56(FP), DX
+	MOVQ         y_base+80(FP), R13
+	MOVQ         x_len+64(FP), R8
+	MOVQ         y_len+88(FP), R9
+	CMPQ         R9, R8
+	CMOVQLT      R9, R8                 // R8 = min(len(x), len(y))
+	VXORPD       Y0, Y0, Y0
+	XORQ         AX, AX
+	MOVQ         CX, R9
+	ANDQ         $~3, R9
+	JZ           reduce
 
-loop2:
-	MOVLQSX     (DI)(AX*4), BX
-	MOVLQSX     4(DI)(AX*4), R10
-	CMPQ        BX, R8
-	JAE         bad
-	CMPQ        R10, R8
-	JAE         bad
-	VMOVSD      (SI)(AX*8), X4
-	VMOVSD      8(SI)(AX*8), X5
-	VFMADD231SD (DX)(BX*8), X4, X0
-	VFMADD213SD (R13)(BX*8), X8, X4
-	VMOVSD      X4, (R13)(BX*8)
-	VFMADD231SD (DX)(R10*8), X5, X1
-	VFMADD213SD (R13)(R10*8), X8, X5
-	VMOVSD      X5, (R13)(R10*8)
-	ADDQ        $2, AX
+dotaxpy4:
+	// x and y do not overlap, so the stores to y cannot change what the
+	// gathers read from x.
+	INDEX4(0)
+	GATHER4(DX, X4, X5, Y4)
+	VMOVUPD     (SI)(AX*8), Y6
+	VFMADD231PD Y6, Y4, Y0
+	VMULPD      Y6, Y8, Y6
+	SCATTERADD4(R13, Y6, X6, X7, X9)
+	ADDQ        $4, AX
 	CMPQ        AX, R9
-	JNE         loop2
+	JNE         dotaxpy4
 
-tail:
-	CMPQ AX, CX
-	JE   done
+reduce:
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD       X1, X0, X0
+	VPERMILPD    $1, X0, X1
+	VADDSD       X1, X0, X0
+	CMPQ         AX, CX
+	JE           done
+
+dotaxpy1:
 	MOVLQSX     (DI)(AX*4), BX
 	CMPQ        BX, R8
 	JAE         bad
-	VMOVSD      (SI)(AX*8), X4
-	VFMADD231SD (DX)(BX*8), X4, X0
-	VFMADD213SD (R13)(BX*8), X8, X4
-	VMOVSD      X4, (R13)(BX*8)
+	VMOVSD      (SI)(AX*8), X6
+	VFMADD231SD (DX)(BX*8), X6, X0
+	VMULSD      X8, X6, X6
+	VADDSD      (R13)(BX*8), X6, X6
+	VMOVSD      X6, (R13)(BX*8)
+	INCQ        AX
+	CMPQ        AX, CX
+	JNE         dotaxpy1
 
 done:
-	VADDSD X1, X0, X0
+	VZEROUPPER
 	VMOVSD X0, sum+104(FP)
 	MOVB   $1, ok+112(FP)
 	RET
 
 bad:
+	VZEROUPPER
 	MOVQ $0, sum+104(FP)
 	MOVB $0, ok+112(FP)
 	RET
