@@ -218,8 +218,9 @@ func TestImportanceAliasTable(t *testing.T) {
 			}
 			mass := make([]float64, n)
 			for slot := range n {
-				mass[slot] += s.keep[slot]
-				mass[s.alias[slot]] += 1 - s.keep[slot]
+				keep := float64(s.keep[slot]) * 0x1p-64
+				mass[slot] += keep
+				mass[s.alias[slot]] += 1 - keep
 			}
 			for b := range n {
 				got := mass[b] / float64(n)

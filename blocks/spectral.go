@@ -1,7 +1,6 @@
 package blocks
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"runtime"
@@ -83,21 +82,23 @@ func SpectralNorms(x *sparse.CSR, p *Partition, tol float64, threads int) ([]flo
 
 	norms := make([]float64, numBlocks)
 	var next atomic.Int64
-	g, ctx := errgroup.WithContext(context.Background())
+	var failed atomic.Bool // stops the other workers after an error
+	var g errgroup.Group
 	for range threads {
 		g.Go(func() error {
 			ws := newWorkspace(x.Cols)
-			for ctx.Err() == nil {
+			for !failed.Load() {
 				b := int(next.Add(1) - 1)
 				if b >= numBlocks {
 					return nil
 				}
 				r, err := ws.blockNorm(x, p.Block(b), tol, methodAuto)
-				if err != nil {
-					return fmt.Errorf("blocks: block %d: %w", b, err)
+				if err == nil && math.IsInf(r, 1) {
+					err = fmt.Errorf("spectral norm exceeds the float64 range")
 				}
-				if math.IsInf(r, 1) {
-					return fmt.Errorf("blocks: block %d: spectral norm exceeds the float64 range", b)
+				if err != nil {
+					failed.Store(true)
+					return fmt.Errorf("blocks: block %d: %w", b, err)
 				}
 				norms[b] = r
 			}
@@ -193,22 +194,24 @@ func (ws *workspace) blockNorm(x *sparse.CSR, rows []int32, tol float64, how met
 	return math.Ldexp(math.Sqrt(max(mu, 0)), exp), nil
 }
 
-// rowNorm returns the Euclidean norm of row i of x, computed as the square
-// root of the plain sum of squares unless that would overflow or lose
-// precision to underflow, in which case the row is first scaled by a power
-// of two (which gives the same bits whenever the plain sum is safe).
+// rowNorm returns the Euclidean norm of row i of x: the square root of the
+// plain sum of squares whenever that sum is finite and not tiny. Otherwise
+// (a non-finite entry, overflow, or underflow, all rare) it checks the
+// entries and sums the row scaled by a power of two.
 func rowNorm(x *sparse.CSR, i int) (float64, error) {
 	vals, _ := x.Row(i)
-	sum, maxAbs := 0.0, 0.0
-	for k, v := range vals {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, fmt.Errorf("sample %d: entry %d is %v", i, k, v)
-		}
+	sum := 0.0
+	for _, v := range vals {
 		sum += v * v
-		maxAbs = max(maxAbs, math.Abs(v))
 	}
-	if maxAbs == 0 || (maxAbs <= safeMax && maxAbs >= safeMin) {
+	// Squares that underflowed are below 2⁻¹⁰²², which a sum of 2⁻⁹⁰⁰ or
+	// more cannot notice.
+	if sum >= 0x1p-900 && sum <= math.MaxFloat64 {
 		return math.Sqrt(sum), nil
+	}
+	maxAbs, err := maxAbsFinite(vals, i)
+	if err != nil || maxAbs == 0 {
+		return 0, err
 	}
 	_, exp := math.Frexp(maxAbs)
 	sum = 0
@@ -217,6 +220,19 @@ func rowNorm(x *sparse.CSR, i int) (float64, error) {
 		sum += s * s
 	}
 	return math.Ldexp(math.Sqrt(sum), exp), nil
+}
+
+// maxAbsFinite returns the largest magnitude among the entries of sample i,
+// or an error naming the first NaN or infinite one.
+func maxAbsFinite(vals []float64, i int) (float64, error) {
+	maxAbs := 0.0
+	for k, v := range vals {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0, fmt.Errorf("sample %d: entry %d is %v", i, k, v)
+		}
+		maxAbs = max(maxAbs, math.Abs(v))
+	}
+	return maxAbs, nil
 }
 
 // gather copies the rows of x listed in rows into the workspace's local CSR
@@ -234,10 +250,11 @@ func (ws *workspace) gather(x *sparse.CSR, rows []int32) (maxAbs float64, err er
 	}()
 	for _, r := range rows {
 		vals, idx := x.Row(int(r))
+		rowMax := 0.0
 		for k, v := range vals {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return 0, fmt.Errorf("sample %d: entry %d is %v", r, k, v)
-			}
+			// The builtin max propagates NaN, and |±Inf| is +Inf, so one
+			// test per row catches every non-finite entry.
+			rowMax = max(rowMax, math.Abs(v))
 			if v == 0 {
 				// Stored zeros change no product; dropping them keeps
 				// untouched columns out of the local numbering.
@@ -252,8 +269,12 @@ func (ws *workspace) gather(x *sparse.CSR, rows []int32) (maxAbs float64, err er
 			}
 			ws.cols = append(ws.cols, l)
 			ws.vals = append(ws.vals, v)
-			maxAbs = max(maxAbs, math.Abs(v))
 		}
+		if !(rowMax <= math.MaxFloat64) {
+			_, err := maxAbsFinite(vals, int(r))
+			return 0, err
+		}
+		maxAbs = max(maxAbs, rowMax)
 		ws.rowStart = append(ws.rowStart, len(ws.vals))
 	}
 	return maxAbs, nil
