@@ -286,7 +286,7 @@ func (Logistic) Conj(y, b float64) float64 {
 	}
 	var v float64
 	if u > 0 {
-		v = u * math.Log(u)
+		v = u * logisticLog(u)
 	}
 	if u < 1 {
 		// log1p keeps full precision when u is tiny, where log(1 − u) would
@@ -315,15 +315,15 @@ const (
 	// underflows to 0 and 1/(1 + exp(−750)) rounds to 1, so a root beyond
 	// ±logisticLogitBound rounds to an end of the domain.
 	logisticLogitBound = 750
-	// logisticProxMaxIter caps the safeguarded Newton iteration. Bisection
-	// alone would shrink the widest bracket, 2·logisticLogitBound, to the
+	// logisticProxMaxIter caps the safeguarded iteration. Bisection alone
+	// would shrink the widest bracket, 2·logisticLogitBound, to the
 	// resolution of float64 in about 60 steps, so the cap is never reached
 	// for finite inputs.
 	logisticProxMaxIter = 100
-	// logisticNewtonTol ends the iteration once a Newton step is this small.
-	// The Newton error after a step δ is at most about δ²/2 (see DualProx), so
-	// the returned u is accurate to rounding.
-	logisticNewtonTol = 1e-9
+	// logisticStepTol ends the iteration once a step is this small: the
+	// error left after a Halley step δ is below 0.42·|δ|³ (see DualProx),
+	// under 1e-18 here, so the returned u is accurate to rounding.
+	logisticStepTol = 1e-6
 )
 
 // DualProx returns argmin_y φ*(y, b) − y·z + (y − y0)²/(2σ).
@@ -333,92 +333,124 @@ const (
 // form. Its derivative is logit(u) + c + (u − u0)/σ, and the minimiser lies
 // strictly inside (0, 1), but it can be as close as exp(−1000) to an end. So
 // the root is sought in the logit t = log(u/(1 − u)) instead, where u is the
-// sigmoid of t and the stationarity condition reads
+// sigmoid of t and the stationarity condition reads, multiplied by σ,
 //
-//	F(t) = t + c + (sigmoid(t) − u0)/σ = 0.
+//	G(t) = σ(t + c) + sigmoid(t) − u0 = 0.
 //
-// F is increasing with F'(t) = 1 + u(1 − u)/σ ≥ 1, so Newton's method never
+// G is increasing with G'(t) = σ + u(1 − u) ≥ σ, so Newton's method never
 // meets a flat derivative, the root is resolved with full relative precision
 // near either end of the domain, and no log of 0 is ever taken. Since
 // 0 < sigmoid < 1, the root lies in the bracket [−c − (1 − u0)/σ, −c + u0/σ],
-// of width 1/σ. The iteration is a safeguarded Newton method: the bracket is
-// updated from the sign of F at every iterate, and a bisection step replaces
-// the Newton step whenever it would leave the bracket or fails to halve the
-// step before last. The second derivative of F is at most u(1 − u)/σ < F' in
-// magnitude, so once a Newton step δ is small the next error is at most about
-// δ²/2; the iteration stops when δ ≤ logisticNewtonTol and applies that last
-// step to u to first order.
+// of width 1/σ.
+//
+// The iteration is a safeguarded Newton method. The second derivative
+// G″ = u(1 − u)(1 − 2u) costs nothing extra, so close to the root the Newton
+// step gets Halley's correction, δ = 2GG′/(2G′² − GG″), which converges
+// cubically: warm starts usually finish after one exponential. The bracket is
+// updated from the sign of G at every iterate, and a bisection step replaces
+// the step whenever it would leave the bracket or fails to halve the step
+// before last. The ratios |G″|/G′ and |G‴|/G′ are at most 1, so the error left
+// after a Halley step δ is below (1/4 + 1/6)|δ|³; the iteration stops when
+// |δ| ≤ logisticStepTol and applies that last step to u to second order.
+//
 // The starting point is logit(u0), which is close to the root when σ is small
-// or y0 is a warm start; it is clamped into the bracket. For σ = +Inf the
-// bracket collapses to the single point −c, which is the root.
+// or y0 is a warm start, and where sigmoid is u0 itself; it is clamped into
+// the bracket. For σ = +Inf the bracket collapses to the single point −c,
+// which is the root.
 func (Logistic) DualProx(y0, z, sigma, b float64) float64 {
 	return -b * logisticProxU(-b*y0, b*z, sigma)
 }
 
-// logisticProxU solves F(t) = t + c + (sigmoid(t) − u0)/σ = 0 and returns
+// logisticProxU solves G(t) = σ(t + c) + sigmoid(t) − u0 = 0 and returns
 // u = sigmoid(t) ∈ [0, 1]; see Logistic.DualProx.
 func logisticProxU(u0, c, sigma float64) float64 {
 	lo := -c - (1-u0)/sigma
 	hi := -c + u0/sigma
-	// Roots beyond ±logisticLogitBound round to u = 0 or u = 1. Otherwise
-	// the clamped bracket still has F(lo) < 0 < F(hi): sigmoid is exactly 0
-	// at −logisticLogitBound, so F(−logisticLogitBound) = −logisticLogitBound − hi,
-	// and likewise F(logisticLogitBound) = logisticLogitBound − lo.
-	if hi <= -logisticLogitBound {
-		return 0
-	}
-	if lo >= logisticLogitBound {
-		return 1
-	}
+	// Roots beyond ±logisticLogitBound round to u = 0 or u = 1, and
+	// sigmoid(±logisticLogitBound) is exactly 0 or 1, so the clamped bracket
+	// keeps G(lo) ≤ 0 ≤ G(hi). If the root is beyond a bound, the clamped
+	// bracket is empty and the bound is the answer.
 	lo = max(lo, -logisticLogitBound)
 	hi = min(hi, logisticLogitBound)
+	if !(hi > lo) {
+		// Either that, or the bracket is narrower than the resolution of
+		// t because σ is huge (or infinite) and the root is −c to rounding.
+		return logisticSigmoid(lo)
+	}
 
+	// 1 − u0 is exact for u0 ≥ 1/2, which is where it is needed: near
+	// u = 1, sigmoid(t) − u0 is evaluated as (1 − u0) − (1 − sigmoid(t)),
+	// without the cancellation of two numbers close to 1.
+	v0 := 1 - u0
 	t := math.Inf(-1)
 	switch {
 	case u0 >= 1:
 		t = math.Inf(1)
 	case u0 > 0:
-		t = math.Log(u0) - math.Log1p(-u0)
+		// The ratio is accurate to rounding (1 − u0 is exact for u0 ≥ 1/2
+		// and accurate relative to u0 below), and so is its log.
+		t = logisticLog(u0 / v0)
 	}
-	t = min(max(t, lo), hi)
+	var s, comp float64 // sigmoid(t) and 1 − sigmoid(t)
+	if t >= lo && t <= hi {
+		s, comp = u0, v0
+	} else {
+		t = min(max(t, lo), hi)
+		s, comp = logisticSigmoidPair(t)
+	}
 
 	stepOld := hi - lo
 	step := stepOld
 	for range logisticProxMaxIter {
-		s, sd := logisticSigmoidDeriv(t)
-		f := t + c + (s-u0)/sigma
-		if f == 0 {
+		diff := s - u0
+		if t >= 0 {
+			diff = v0 - comp
+		}
+		g := sigma*(t+c) + diff
+		if g == 0 {
 			return s
 		}
-		if f < 0 {
+		if g < 0 {
 			lo = t
 		} else {
 			hi = t
 		}
-		newton := f / (1 + sd/sigma)
-		next := t - newton
-		if !(next > lo && next < hi) || math.Abs(2*newton) > math.Abs(stepOld) {
+		sd := s * comp
+		gp := sigma + sd
+		gpp := sd * (comp - s)
+		var delta float64
+		if gp2, ggpp := gp*gp, g*gpp; math.Abs(ggpp) < gp2 {
+			// Halley: the Newton step g/gp divided by 1 − g·gpp/(2gp²),
+			// with one division; the test keeps that factor above 1/2.
+			delta = 2 * g * gp / (2*gp2 - ggpp)
+		} else {
+			delta = g / gp
+		}
+		if math.Abs(delta) <= logisticStepTol {
+			// t is within about |delta| of the root whichever side of the
+			// bracket the step points to, so take the step on
+			// u = sigmoid(t) to second order. This test comes before the
+			// bracket test because a step below the resolution of t lands
+			// on t itself, which is an end of the bracket.
+			return min(max(s-sd*delta+0.5*gpp*delta*delta, 0), 1)
+		}
+		next := t - delta
+		if next > lo && next < hi && math.Abs(2*delta) <= math.Abs(stepOld) {
+			stepOld = step
+			step = delta
+		} else {
 			stepOld = step
 			step = 0.5 * (hi - lo)
 			next = lo + step
 			// A bisection step ends the search only once the bracket is at
 			// the resolution of float64.
 			if step <= 0x1p-52*max(1, math.Abs(next)) {
-				s, _ = logisticSigmoidDeriv(next)
-				return s
-			}
-		} else {
-			stepOld = step
-			step = newton
-			if math.Abs(newton) <= logisticNewtonTol {
-				// First-order update of u = sigmoid(t): its error is of
-				// order sd·newton², far below rounding.
-				return min(max(s-sd*newton, 0), 1)
+				return logisticSigmoid(next)
 			}
 		}
 		t = next
+		s, comp = logisticSigmoidPair(t)
 	}
-	s, _ := logisticSigmoidDeriv(t)
 	return s
 }
 
@@ -431,14 +463,24 @@ func logisticSigmoid(t float64) float64 {
 	return e / (1 + e)
 }
 
-// logisticSigmoidDeriv returns s = sigmoid(t) and its derivative s(1 − s),
-// from one exponential and without cancellation in 1 − s.
-func logisticSigmoidDeriv(t float64) (s, sd float64) {
+// logisticSigmoidPair returns sigmoid(t) and 1 − sigmoid(t), both to full
+// relative precision, from one exponential.
+func logisticSigmoidPair(t float64) (s, comp float64) {
 	e := math.Exp(-math.Abs(t))
 	r := 1 / (1 + e)
-	sd = e * r * r
 	if t >= 0 {
-		return r, sd
+		return r, e * r
 	}
-	return e * r, sd
+	return e * r, r
+}
+
+// logisticLog returns log x for x > 0. On amd64 math.Log is wrong for
+// subnormal x (golang/go#56600), and the logistic conjugate and prox meet
+// such x within 1e-308 of the ends of their domain, so a subnormal x is
+// scaled into the normal range first.
+func logisticLog(x float64) float64 {
+	if x < 0x1p-1022 {
+		return math.Log(x*0x1p54) - 54*math.Ln2
+	}
+	return math.Log(x)
 }

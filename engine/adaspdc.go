@@ -1,0 +1,539 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync/atomic"
+	"time"
+
+	"github.com/adaspdc/adaspdc/blocks"
+	"github.com/adaspdc/adaspdc/kernels"
+	"github.com/adaspdc/adaspdc/sched"
+	"github.com/adaspdc/adaspdc/sparse"
+)
+
+// underflowFloor is where the running product Πₛ 1/(1+τₛλ) of a lazy
+// segment is renormalised: every coordinate is brought up to date and a new
+// segment starts, long before the product or the running sum Σ bₛ/Pₛ leave
+// the range of float64.
+const underflowFloor = 1e-150
+
+// solver holds the state of one AdaSPDC run. Field groups:
+//   - data and steps, fixed for the run;
+//   - the iterate: duals y (one per sample), and per coordinate the primal x,
+//     the extrapolated x̄ and r = (1/n) Σₖ yₖ aₖ, valid at iteration last[j];
+//   - the lazy segment: for iterations t since the segment began, the step
+//     sizes and the running product P and sum S that replay the untouched
+//     coordinates' affine recurrences in O(1);
+//   - the batch scratch shared between the read and the update phase.
+type solver struct {
+	prob  Problem
+	opt   Options
+	x     *sparse.CSR
+	n, d  int
+	lossG float64 // γ of φ*
+	lam   float64
+	reg   Regularizer
+
+	part   *blocks.Partition
+	nb     int
+	norms  []float64 // Rᵢ = ‖Aᵢ‖₂ per block (SolverSPDC: all max Rᵢ)
+	sigma  []float64 // per-sample dual step of block i: σᵢ·s (see stepSizes)
+	scale  float64   // s/m: batch sum Σ Δyₖaₖ → (1/m) Σ ÃⱼΔyⱼ in Eq. 11
+	rScale float64   // 1/n:  batch sum → Δr in Eq. 13
+	tauC   float64   // τᵗ = tauC / Rᵗ_max
+	thA    float64   // θᵗ = 1 − 1/(thA + thB·Rᵗ_max)
+	thB    float64
+	maxQ   int // largest block size
+
+	y    []float64
+	xv   []float64
+	xbar []float64
+	r    []float64
+	last []int32 // lazy only: the iteration of the segment x, x̄, r are valid at
+
+	lazy   bool
+	segP   []float64 // P[t] = Π_{s<t} 1/(1+τₛλ)
+	segS   []float64 // S[t] = Σ_{s<t} bₛ / P[s+1], bₛ = −τₛ/(1+τₛλ)
+	segTau []float64
+	segTh  []float64
+	segT   int // iterations run in this segment
+
+	pool    *sched.Pool
+	bar     *sched.Barrier
+	owners  sched.Owners
+	workers []workerState
+	dy      []float64    // Δyₖ per batch slot, written in the read phase
+	u       []float64    // Σ Δyₖ aₖⱼ, written by the owner of j
+	stamp   []uint32     // lazy: owner's iteration stamp of the last touch of j
+	next    atomic.Int64 // block claims of the read phase
+	stop    bool         // set by worker 0 in the update phase, read after the barrier
+
+	sampled int64 // samples updated so far, for the passes count
+}
+
+// workerState is what each worker keeps to itself. Every worker draws the
+// same blocks from an identically seeded sampler, so the batch, its slot
+// offsets and the step sizes need no communication.
+type workerState struct {
+	sampler blocks.Sampler
+	batch   []int32 // the m sampled blocks
+	offset  []int   // slot of the first sample of batch[i]; len m+1
+	touched []int32 // lazy: coordinates this owner touched this iteration
+	stamp   uint32  // lazy: this owner's iteration count, for stamp[]
+	_       [64]byte
+}
+
+// Train solves the problem with AdaSPDC (or SPDC) and returns the model, the
+// certificate trace and an error when the input is unusable, the run
+// diverges, or the context is cancelled before the first certificate.
+func Train(ctx context.Context, prob Problem, opt Options) (*Model, *Result, error) {
+	if err := prob.Validate(); err != nil {
+		return nil, nil, err
+	}
+	opt = opt.withDefaults()
+	if err := opt.validate(prob.X.Rows); err != nil {
+		return nil, nil, err
+	}
+	if opt.WarmStart != nil && len(opt.WarmStart) != prob.X.Cols {
+		return nil, nil, fmt.Errorf("engine: warm start has %d weights, data has %d columns", len(opt.WarmStart), prob.X.Cols)
+	}
+	s, err := newSolver(prob, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Not deferred: after a panic in a phase the other workers wait at a
+	// barrier forever, and the panic must reach the caller, not a Close.
+	res, err := s.run(ctx)
+	if cerr := s.pool.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, res, err
+	}
+	m := &Model{
+		Loss:    prob.Loss.Name(),
+		Lambda:  prob.Reg.Lambda,
+		L1:      prob.Reg.L1,
+		Dim:     prob.X.Cols,
+		Weights: append([]float64(nil), s.xv...),
+	}
+	return m, res, nil
+}
+
+func newSolver(prob Problem, opt Options) (*solver, error) {
+	x := prob.X
+	s := &solver{prob: prob, opt: opt, x: x, n: x.Rows, d: x.Cols, reg: prob.Reg, lam: prob.Reg.Lambda}
+	s.lossG = prob.Loss.Gamma()
+
+	var err error
+	switch opt.Partition {
+	case PartitionContiguous:
+		s.part, err = blocks.Contiguous(s.n, opt.BlockSize)
+	case PartitionShuffle:
+		s.part, err = blocks.Shuffled(s.n, opt.BlockSize, opt.Seed)
+	case PartitionNorm:
+		s.part, err = blocks.ByNorm(x.RowSquaredNorms(), opt.BlockSize, opt.Seed)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("engine: partition: %w", err)
+	}
+	s.nb = s.part.NumBlocks()
+	if opt.M > s.nb {
+		return nil, fmt.Errorf("engine: m = %d blocks per iteration, but the data has only %d blocks of %d samples: lower -m or -block", opt.M, s.nb, opt.BlockSize)
+	}
+	s.pool = sched.NewPool(opt.Threads)
+	threads := s.pool.Threads()
+	s.norms, err = blocks.SpectralNorms(x, s.part, 1e-6, threads)
+	if err != nil {
+		s.pool.Close()
+		return nil, fmt.Errorf("engine: spectral norms: %w", err)
+	}
+	rmax := 0.0
+	for b, rb := range s.norms {
+		if math.IsNaN(rb) || math.IsInf(rb, 0) {
+			s.pool.Close()
+			return nil, fmt.Errorf("engine: block %d has spectral norm %v: the data holds non-finite values", b, rb)
+		}
+		rmax = math.Max(rmax, rb)
+		s.maxQ = max(s.maxQ, len(s.part.Block(b)))
+	}
+	if rmax == 0 {
+		s.pool.Close()
+		return nil, errors.New("engine: every row of the data is zero")
+	}
+	if opt.Solver == SolverSPDC {
+		for b := range s.norms {
+			s.norms[b] = rmax
+		}
+	}
+	s.stepSizes(rmax)
+
+	// Lazy pays when the O(d) dense update dwarfs the batch's nonzeros.
+	batchNNZ := float64(x.NNZ()) / float64(s.n) * float64(opt.M) * float64(s.n) / float64(s.nb)
+	switch opt.Lazy {
+	case LazyOn:
+		s.lazy = true
+	case LazyOff:
+		s.lazy = false
+	default:
+		s.lazy = float64(s.d) > 8*batchNNZ
+	}
+
+	s.bar = sched.NewBarrier(threads, 0)
+	colNNZ := make([]int64, s.d)
+	for _, j := range x.Indices {
+		colNNZ[j]++
+	}
+	if !s.lazy {
+		// The dense update costs every coordinate the same.
+		for j := range colNNZ {
+			colNNZ[j] += int64(float64(x.NNZ()) / float64(s.d) / 4)
+		}
+	}
+	s.owners = sched.NewOwners(colNNZ, threads)
+	s.workers = make([]workerState, threads)
+	for w := range s.workers {
+		smp, err := blocks.NewUniform(s.nb, opt.M, opt.Seed^0x9e3779b97f4a7c15)
+		if err != nil {
+			s.pool.Close()
+			return nil, fmt.Errorf("engine: sampler: %w", err)
+		}
+		s.workers[w] = workerState{
+			sampler: smp,
+			batch:   make([]int32, opt.M),
+			offset:  make([]int, opt.M+1),
+		}
+	}
+	s.dy = make([]float64, opt.M*s.maxQ)
+	s.u = make([]float64, s.d)
+	if s.lazy {
+		s.stamp = make([]uint32, s.d)
+		s.last = make([]int32, s.d)
+	}
+	iters := s.itersPerEpoch()
+	s.segP = make([]float64, iters+1)
+	s.segS = make([]float64, iters+1)
+	s.segTau = make([]float64, iters)
+	s.segTh = make([]float64, iters)
+	s.resetSegment()
+
+	s.initIterate()
+	return s, nil
+}
+
+// stepSizes turns Eq. 10, 12 and 15 into per-sample numbers.
+//
+// The paper's problem (2) has n blocks with the saddle function
+// g(x) + (1/n_b) Σᵢ (⟨x, Ãᵢyᵢ⟩ − ψᵢ*(yᵢ)). Ours, (1/n) Σₖ over samples, is
+// that with n_b blocks, Ãᵢ = s·Aᵢ and ψᵢ*(yᵢ) = s·Σₖ∈ᵢ φₖ*(yₖ), where
+// s = n_b/n; so R̃ᵢ = s·Rᵢ and γ̃ = s·γ. Eq. 9 then separates over the samples
+// of a block with the per-sample step s·σᵢ, and Eq. 11 and 13 see the batch
+// sum u = Σₖ Δyₖaₖ as (s/m)·u and u/n. With one sample per block, s = 1 and
+// every formula is the paper's as printed.
+func (s *solver) stepSizes(rmax float64) {
+	n, nb, m := float64(s.n), float64(s.nb), float64(s.opt.M)
+	sc := nb / n
+	lam, gam := s.lam, s.lossG*sc
+	s.sigma = make([]float64, s.nb)
+	for b, rb := range s.norms {
+		rt := sc * rb
+		if rt == 0 {
+			// An all-zero block: its duals do not couple to x; any step is
+			// exact, so take the one of the longest block.
+			rt = sc * rmax
+		}
+		s.sigma[b] = sc * (1 / (2 * rt)) * math.Sqrt(nb*lam/(m*gam)) // Eq. 10
+	}
+	s.tauC = (1 / (2 * sc)) * math.Sqrt(m*gam/(nb*lam)) // Eq. 12, τ = tauC / R_max
+	s.thA = nb / m                                      // Eq. 15
+	s.thB = sc * math.Sqrt((nb/m)/(lam*gam))
+	s.scale = sc / m
+	s.rScale = 1 / n
+}
+
+func (s *solver) itersPerEpoch() int { return (s.nb + s.opt.M - 1) / s.opt.M }
+
+// initIterate sets the starting point: x⁰ from the warm start or 0, and
+// yₖ = φ'(aₖᵀx⁰) projected into dom φ*, the optimality relation, with
+// r = (1/n) Σ yₖaₖ computed to match (the paper leaves r⁰ implicit).
+// A cold start then moves x⁰ to ∇g*(−r⁰), the primal point of those duals.
+func (s *solver) initIterate() {
+	s.y = make([]float64, s.n)
+	s.xv = make([]float64, s.d)
+	s.xbar = make([]float64, s.d)
+	s.r = make([]float64, s.d)
+	if s.opt.WarmStart != nil {
+		copy(s.xv, s.opt.WarmStart)
+	}
+	loss := s.prob.Loss
+	for k := 0; k < s.n; k++ {
+		val, idx := s.x.Row(k)
+		z := kernels.SparseDot(val, idx, s.xv)
+		yk := loss.DualFeasible(loss.Deriv(z, s.prob.B[k]), s.prob.B[k])
+		s.y[k] = yk
+		kernels.SparseAxpy(yk/float64(s.n), val, idx, s.r)
+	}
+	if s.opt.WarmStart == nil {
+		for j := range s.xv {
+			s.xv[j] = s.reg.PrimalFromDual(s.r[j])
+		}
+	}
+	copy(s.xbar, s.xv)
+}
+
+func (s *solver) resetSegment() {
+	s.segT = 0
+	s.segP[0] = 1
+	s.segS[0] = 0
+}
+
+// run drives epochs until a stopping rule fires.
+func (s *solver) run(ctx context.Context) (*Result, error) {
+	res := &Result{Lazy: s.lazy, Threads: s.pool.Threads(), Blocks: s.nb}
+	start := time.Now()
+	var deadline time.Time
+	if s.opt.TimeLimit > 0 {
+		deadline = start.Add(s.opt.TimeLimit)
+	}
+	best := math.Inf(1)
+	worse := 0
+	for epoch := 0; ; epoch++ {
+		tp := s.certificate()
+		tp.Epoch = epoch
+		tp.Passes = float64(s.sampled) / float64(s.n)
+		tp.Seconds = time.Since(start).Seconds()
+		res.Trace = append(res.Trace, tp)
+		res.Final = tp
+		if err := s.checkDivergence(tp, &best, &worse); err != nil {
+			res.Stop = "diverged"
+			return res, err
+		}
+		if s.opt.Callback != nil {
+			if err := s.opt.Callback(tp); err != nil {
+				if errors.Is(err, ErrStop) {
+					res.Stop = "callback"
+					return res, nil
+				}
+				res.Stop = "callback"
+				return res, err
+			}
+		}
+		switch {
+		case tp.RelGap <= s.opt.Tol:
+			res.Converged, res.Stop = true, "tol"
+			return res, nil
+		case epoch >= s.opt.MaxEpochs:
+			res.Stop = "max-epochs"
+			return res, nil
+		case ctx.Err() != nil:
+			res.Stop = "context"
+			return res, nil
+		case !deadline.IsZero() && time.Now().After(deadline):
+			res.Stop = "time"
+			return res, nil
+		}
+		s.epoch(ctx, deadline)
+	}
+}
+
+// checkDivergence stops a run whose certificate is not finite or whose gap
+// has grown far above its best value for several epochs in a row.
+func (s *solver) checkDivergence(tp TracePoint, best *float64, worse *int) error {
+	hint := "lower -m, normalise the rows (-normalize), or raise -lambda"
+	if math.IsNaN(tp.Gap) || math.IsInf(tp.Gap, 0) || math.IsNaN(tp.Primal) || math.IsInf(tp.Primal, 0) {
+		return fmt.Errorf("engine: diverged at epoch %d: primal %v, dual %v: %s", tp.Epoch, tp.Primal, tp.Dual, hint)
+	}
+	if tp.Gap < *best {
+		*best = tp.Gap
+		*worse = 0
+		return nil
+	}
+	if tp.Gap > 1e3*math.Max(*best, 1e-12) {
+		*worse++
+		if *worse >= 5 {
+			return fmt.Errorf("engine: diverging: the duality gap grew from %.3g to %.3g over %d epochs: %s", *best, tp.Gap, *worse, hint)
+		}
+	}
+	return nil
+}
+
+// epoch runs ⌈n_b/m⌉ iterations inside one pool phase; workers meet at two
+// barriers per iteration (after the read phase and after the update phase).
+func (s *solver) epoch(ctx context.Context, deadline time.Time) {
+	iters := s.itersPerEpoch()
+	s.stop = false
+	s.pool.Run(func(w int) {
+		ws := &s.workers[w]
+		lo, hi := s.owners.Range(w)
+		for it := 0; it < iters; it++ {
+			tau, theta := s.drawBatch(ws)
+			s.readPhase(ws)
+			s.bar.Wait()
+			s.updatePhase(w, ws, lo, hi, tau, theta)
+			if w == 0 {
+				if s.lazy {
+					s.advanceSegment(tau, theta)
+				}
+				s.next.Store(0)
+				s.sampled += int64(ws.offset[len(ws.batch)])
+				if it&255 == 255 && (ctx.Err() != nil || (!deadline.IsZero() && time.Now().After(deadline))) {
+					s.stop = true
+				}
+			}
+			s.bar.Wait()
+			// Every worker sees the same segment length and stop flag here.
+			if s.lazy && (s.segP[s.segT] < underflowFloor) {
+				s.syncRange(lo, hi)
+				s.bar.Wait()
+				if w == 0 {
+					s.resetSegment()
+				}
+				s.bar.Wait()
+			}
+			if s.stop {
+				break
+			}
+		}
+		if s.lazy {
+			s.syncRange(lo, hi)
+		}
+	})
+	if s.lazy {
+		s.resetSegment()
+	}
+}
+
+// drawBatch samples this iteration's blocks into the worker's own buffers
+// and returns τᵗ and θᵗ (Eq. 12, 15) from their largest spectral norm.
+func (s *solver) drawBatch(ws *workerState) (tau, theta float64) {
+	ws.batch = ws.sampler.Sample(ws.batch)
+	rmax := 0.0
+	off := 0
+	for i, b := range ws.batch {
+		ws.offset[i] = off
+		off += len(s.part.Block(int(b)))
+		rmax = math.Max(rmax, s.norms[b])
+	}
+	ws.offset[len(ws.batch)] = off
+	return s.tauC / rmax, 1 - 1/(s.thA+s.thB*rmax)
+}
+
+// readPhase is Eq. 9 for the blocks this worker claims: yₖ ← prox of φₖ* at
+// the margin aₖᵀx̄. It writes only yₖ and Δyₖ of its own blocks.
+func (s *solver) readPhase(ws *workerState) {
+	m := int64(len(ws.batch))
+	chunk := max(1, m/int64(8*len(s.workers)))
+	loss := s.prob.Loss
+	for {
+		first := s.next.Add(chunk) - chunk
+		if first >= m {
+			return
+		}
+		for i := first; i < min(first+chunk, m); i++ {
+			b := ws.batch[i]
+			sig := s.sigma[b]
+			slot := ws.offset[i]
+			for _, k := range s.part.Block(int(b)) {
+				val, idx := s.x.Row(int(k))
+				var z float64
+				if s.lazy {
+					z = s.lazyDot(val, idx)
+				} else {
+					z = kernels.SparseDot(val, idx, s.xbar)
+				}
+				bk := s.prob.B[k]
+				yn := loss.DualProx(s.y[k], z, sig, bk)
+				s.dy[slot] = yn - s.y[k]
+				s.y[k] = yn
+				slot++
+			}
+		}
+	}
+}
+
+// updatePhase merges the batch into the coordinates worker w owns (the
+// lock-free reducer: each coordinate has one writer, and its sum is formed
+// in batch order, so the result does not depend on the thread count) and
+// then applies Eq. 11, 14 and 13 to them.
+func (s *solver) updatePhase(w int, ws *workerState, lo, hi int32, tau, theta float64) {
+	if s.lazy {
+		ws.stamp++
+		if ws.stamp == 0 { // wrapped after 2³² iterations: forget old stamps
+			clear(s.stamp[lo:hi])
+			ws.stamp = 1
+		}
+		stamp := ws.stamp
+		ws.touched = ws.touched[:0]
+		for i, b := range ws.batch {
+			slot := ws.offset[i]
+			for _, k := range s.part.Block(int(b)) {
+				dy := s.dy[slot]
+				slot++
+				if dy == 0 {
+					continue
+				}
+				val, idx := s.x.Row(int(k))
+				a, e := sched.Clip(idx, lo, hi)
+				for p := a; p < e; p++ {
+					j := idx[p]
+					if s.stamp[j] != stamp {
+						s.stamp[j] = stamp
+						ws.touched = append(ws.touched, j)
+					}
+					s.u[j] += dy * val[p]
+				}
+			}
+		}
+		t := int32(s.segT)
+		for _, j := range ws.touched {
+			xt := s.valueAt(j, t)
+			uj := s.u[j]
+			s.u[j] = 0
+			xn := s.reg.Prox(xt-tau*(s.r[j]+s.scale*uj), tau) // Eq. 11
+			s.xbar[j] = xn + theta*(xn-xt)                    // Eq. 14
+			s.xv[j] = xn
+			s.r[j] += s.rScale * uj // Eq. 13
+			s.last[j] = t + 1
+		}
+		return
+	}
+	for i, b := range ws.batch {
+		slot := ws.offset[i]
+		for _, k := range s.part.Block(int(b)) {
+			dy := s.dy[slot]
+			slot++
+			if dy == 0 {
+				continue
+			}
+			val, idx := s.x.Row(int(k))
+			a, e := sched.Clip(idx, lo, hi)
+			if a < e {
+				kernels.SparseAxpy(dy, val[a:e], idx[a:e], s.u)
+			}
+		}
+	}
+	for j := lo; j < hi; j++ {
+		xt := s.xv[j]
+		uj := s.u[j]
+		s.u[j] = 0
+		xn := s.reg.Prox(xt-tau*(s.r[j]+s.scale*uj), tau) // Eq. 11
+		s.xbar[j] = xn + theta*(xn-xt)                    // Eq. 14
+		s.xv[j] = xn
+		s.r[j] += s.rScale * uj // Eq. 13
+	}
+}
+
+// advanceSegment records iteration t's steps and extends the running
+// product and sum by one factor. Only worker 0 calls it, between barriers.
+func (s *solver) advanceSegment(tau, theta float64) {
+	t := s.segT
+	a := 1 / (1 + tau*s.lam)
+	s.segTau[t] = tau
+	s.segTh[t] = theta
+	s.segP[t+1] = s.segP[t] * a
+	s.segS[t+1] = s.segS[t] + (-tau*a)/s.segP[t+1]
+	s.segT = t + 1
+}

@@ -1,0 +1,73 @@
+// Package engine trains regularized linear models with AdaSPDC, the adaptive
+// stochastic primal-dual coordinate method of Zhu & Storkey (ECML-PKDD 2015).
+//
+// # Problem
+//
+// Train minimises P(x) = (1/n) Σₖ φ(aₖᵀx, bₖ) + g(x) with g the elastic net
+// l1‖x‖₁ + (λ/2)‖x‖², λ > 0, through the saddle form
+//
+//	min_x max_y  g(x) + (1/n) Σₖ (yₖ aₖᵀx − φ*(yₖ)).
+//
+// The losses are the squared loss, the logistic loss, the squared hinge and
+// the smoothed hinge, defined as in LIBLINEAR so that objectives compare with
+// C = 1/(nλ).
+//
+// # Algorithm
+//
+// Samples are grouped into n_b dual blocks (package blocks). Iteration t
+// draws m distinct blocks Sₜ uniformly and
+//
+//  1. updates each sampled block's duals by the prox of φ* at the margins
+//     aₖᵀx̄, with the block's own step σᵢ ∝ 1/‖Aᵢ‖₂ (Eq. 9, 10);
+//  2. updates the primal with the batch change rescaled to an unbiased
+//     full-change estimate, x ← prox_{τg}(x − τ(r + (1/m)Σ ÃⱼΔyⱼ)), with
+//     τ ∝ 1/max_{i∈Sₜ} Rᵢ (Eq. 11, 12);
+//  3. extrapolates x̄ = x⁺ + θ(x⁺ − x) (Eq. 14, 15) and keeps
+//     r = (1/n) Σ yₖaₖ up to date (Eq. 13).
+//
+// How the paper's block formulas become per-sample steps is derived on
+// stepSizes. Solver SPDC is the same loop with every Rᵢ replaced by the
+// largest, which is Zhang & Xiao's constant-step SPDC.
+//
+// # Lazy updates
+//
+// On sparse high-dimensional data most coordinates are untouched by an
+// iteration's batch; for them steps 2 and 3 are scalar recurrences whose
+// coefficients depend only on τᵗ and θᵗ. With Options.Lazy on (chosen
+// automatically when d is large next to the batch's nonzeros), the solver
+// keeps running products and sums of those coefficients and brings a
+// coordinate up to date only when a row reads it, so an iteration costs the
+// nonzeros of its rows rather than O(d). See lazy.go for the recurrences,
+// including the piecewise-affine case l1 > 0.
+//
+// # Concurrency
+//
+// An epoch runs as one phase of a persistent sched.Pool. Every worker draws
+// the same blocks from an identically seeded sampler, so no one hands out
+// work. Each iteration has two phases separated by a sched.Barrier:
+//
+//   - the read phase: workers claim sampled blocks from an atomic counter,
+//     compute margins (reading x̄, computing lazily caught-up values on the
+//     fly without writing them) and update the duals of their blocks, which
+//     no one else touches;
+//   - the update phase: the coordinates are cut into contiguous ranges with
+//     equal column nonzero counts (sched.Owners); each worker adds the batch
+//     rows' entries that fall in its range, in batch order, and applies the
+//     primal update to the coordinates it touched.
+//
+// No location is written by two workers and no location is written while
+// another worker reads it, so the reducer needs neither locks nor atomics,
+// and each coordinate's sum is formed in the same order whatever the thread
+// count: the same seed and data give bit-identical models with 1, 2 or 64
+// threads. The certificates sum fixed-size chunks in chunk order for the same
+// reason.
+//
+// # Certificates and stopping
+//
+// After every epoch all coordinates are synchronised and the duality gap
+// P(x) − D(y) is computed in parallel; the run stops when
+// (P − D)/max(1, |P|) ≤ Tol, at MaxEpochs, at the time limit, when the
+// context is cancelled, or when the callback returns ErrStop. A gap that is
+// not finite, or that grows a thousandfold above its best value for five
+// epochs, ends the run with an error that says what to change.
+package engine

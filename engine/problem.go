@@ -1,0 +1,199 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/adaspdc/adaspdc/sparse"
+)
+
+// Problem is a regularized ERM problem
+//
+//	min_x P(x) = (1/n) Σₖ φ(aₖᵀx, bₖ) + g(x)
+//
+// over the rows aₖ of X, with labels bₖ ∈ {−1, +1} for classification losses
+// or real targets for the squared loss.
+type Problem struct {
+	X    *sparse.CSR
+	B    []float64
+	Loss Loss
+	Reg  Regularizer
+}
+
+// Validate reports the first reason the problem cannot be solved.
+func (p Problem) Validate() error {
+	if p.X == nil {
+		return errors.New("engine: problem has no data")
+	}
+	if p.X.Rows == 0 {
+		return errors.New("engine: problem has no rows")
+	}
+	if len(p.B) != p.X.Rows {
+		return fmt.Errorf("engine: %d labels for %d rows", len(p.B), p.X.Rows)
+	}
+	if p.Loss == nil {
+		return errors.New("engine: problem has no loss")
+	}
+	if err := p.Reg.Validate(); err != nil {
+		return err
+	}
+	for k, b := range p.B {
+		if math.IsNaN(b) || math.IsInf(b, 0) {
+			return fmt.Errorf("engine: label of row %d is %v", k, b)
+		}
+		if p.Loss.Classification() && b != 1 && b != -1 {
+			return fmt.Errorf("engine: %s loss needs labels −1/+1, row %d has %v (map them with sparse.BinaryLabels)", p.Loss.Name(), k, b)
+		}
+	}
+	return nil
+}
+
+// Partition names how samples are grouped into dual blocks.
+type Partition string
+
+// The partitions Train understands.
+const (
+	PartitionShuffle    Partition = "shuffle"    // seeded random groups
+	PartitionContiguous Partition = "contiguous" // rows in file order
+	PartitionNorm       Partition = "norm"       // rows of similar norm together
+)
+
+// Lazy selects how the primal update touches coordinates.
+type Lazy string
+
+// The primal update modes.
+const (
+	// LazyAuto picks LazyOn when the dimension is large next to the
+	// nonzeros of one iteration's batch, LazyOff otherwise.
+	LazyAuto Lazy = "auto"
+	// LazyOn updates only the coordinates the batch reads; the others are
+	// brought up to date from running products when a row next reads them.
+	LazyOn Lazy = "on"
+	// LazyOff updates every coordinate every iteration: O(d) per iteration.
+	LazyOff Lazy = "off"
+)
+
+// Solver names the primal-dual method.
+type Solver string
+
+// The solvers Train runs.
+const (
+	// SolverAdaSPDC uses per-block steps σᵢ from each block's spectral norm
+	// and τ, θ from the largest norm of the sampled blocks (Zhu & Storkey
+	// 2015, Eq. 10, 12, 15).
+	SolverAdaSPDC Solver = "adaspdc"
+	// SolverSPDC is the constant-step baseline (Zhang & Xiao): every block
+	// uses R = maxᵢ Rᵢ.
+	SolverSPDC Solver = "spdc"
+)
+
+// Options controls Train. The zero value asks for the defaults noted on each
+// field.
+type Options struct {
+	Solver    Solver    // default SolverAdaSPDC
+	M         int       // blocks per iteration; default 1
+	BlockSize int       // samples per dual block; default 1
+	Partition Partition // default PartitionShuffle
+	Threads   int       // workers; ≤ 0 means GOMAXPROCS
+	Seed      uint64    // seeds the partition and the block sampler
+	Lazy      Lazy      // default LazyAuto
+
+	Tol       float64       // stop when (P−D)/max(1,|P|) ≤ Tol; default 1e-6; < 0: never (run MaxEpochs)
+	MaxEpochs int           // default 1000; an epoch is ⌈blocks/M⌉ iterations
+	TimeLimit time.Duration // 0: none
+
+	// WarmStart, when non-nil, is the initial primal point (length X.Cols).
+	// The duals start at yₖ = φ'(aₖᵀx), the optimality relation.
+	WarmStart []float64
+
+	// Callback, when non-nil, is called after every epoch's certificate.
+	// Returning ErrStop ends the run without error; any other error ends it
+	// with that error.
+	Callback func(TracePoint) error
+}
+
+// ErrStop is returned by a Callback to end a run early without error.
+var ErrStop = errors.New("engine: stopped by callback")
+
+func (o Options) withDefaults() Options {
+	if o.Solver == "" {
+		o.Solver = SolverAdaSPDC
+	}
+	if o.M == 0 {
+		o.M = 1
+	}
+	if o.BlockSize == 0 {
+		o.BlockSize = 1
+	}
+	if o.Partition == "" {
+		o.Partition = PartitionShuffle
+	}
+	if o.Lazy == "" {
+		o.Lazy = LazyAuto
+	}
+	if o.Tol == 0 {
+		o.Tol = 1e-6
+	}
+	if o.MaxEpochs == 0 {
+		o.MaxEpochs = 1000
+	}
+	return o
+}
+
+func (o Options) validate(n int) error {
+	switch o.Solver {
+	case SolverAdaSPDC, SolverSPDC:
+	default:
+		return fmt.Errorf("engine: unknown solver %q (want adaspdc or spdc)", o.Solver)
+	}
+	switch o.Partition {
+	case PartitionShuffle, PartitionContiguous, PartitionNorm:
+	default:
+		return fmt.Errorf("engine: unknown partition %q (want shuffle, contiguous or norm)", o.Partition)
+	}
+	switch o.Lazy {
+	case LazyAuto, LazyOn, LazyOff:
+	default:
+		return fmt.Errorf("engine: unknown lazy mode %q (want auto, on or off)", o.Lazy)
+	}
+	if o.BlockSize < 1 {
+		return fmt.Errorf("engine: block size %d: must be at least 1", o.BlockSize)
+	}
+	if o.BlockSize > n {
+		return fmt.Errorf("engine: block size %d is larger than the %d samples", o.BlockSize, n)
+	}
+	if o.M < 1 {
+		return fmt.Errorf("engine: m = %d blocks per iteration: must be at least 1", o.M)
+	}
+	if math.IsNaN(o.Tol) || math.IsInf(o.Tol, 0) {
+		return fmt.Errorf("engine: tolerance %v: must be a finite number", o.Tol)
+	}
+	if o.MaxEpochs < 0 {
+		return fmt.Errorf("engine: max epochs %d: must be ≥ 0", o.MaxEpochs)
+	}
+	return nil
+}
+
+// TracePoint is the certificate after one epoch.
+type TracePoint struct {
+	Epoch   int     `json:"epoch"`
+	Passes  float64 `json:"passes"` // data passes by the solver (sampled rows / n)
+	Primal  float64 `json:"primal"`
+	Dual    float64 `json:"dual"`
+	Gap     float64 `json:"gap"`     // Primal − Dual ≥ 0
+	RelGap  float64 `json:"rel_gap"` // Gap / max(1, |Primal|)
+	Seconds float64 `json:"seconds"`
+}
+
+// Result reports how a run went.
+type Result struct {
+	Trace     []TracePoint
+	Final     TracePoint
+	Converged bool   // the relative gap reached Tol
+	Stop      string // why the run ended: "tol", "max-epochs", "time", "callback", "context"
+	Lazy      bool   // whether the lazy primal update ran
+	Threads   int
+	Blocks    int
+}
