@@ -36,13 +36,6 @@ const (
 	// minTolerance is the smallest relative residual the Lanczos test asks
 	// for: below it the residual is made of rounding error and cannot shrink.
 	minTolerance = 1e-13
-
-	// safeMin and safeMax bound the largest magnitude of a block that is
-	// processed unscaled: within them, sums of squares of up to 2²²⁴ entries
-	// neither overflow nor underflow. Blocks outside are scaled by a power of
-	// two, which is exact.
-	safeMin = 0x1p-400
-	safeMax = 0x1p400
 )
 
 // SpectralNorms returns R_b = ‖A_b‖₂, the largest singular value of the rows
@@ -167,16 +160,14 @@ func (ws *workspace) blockNorm(x *sparse.CSR, rows []int32, tol float64, how met
 	if maxAbs == 0 {
 		return 0, nil
 	}
-	// Scale by 2^−exp when the magnitudes are extreme; powers of two
+	// Scale the block to a largest magnitude in [½, 1). Powers of two
 	// commute exactly with every rounding below, barring underflow of
-	// entries ~2⁴⁰⁰ times smaller than the largest, which cannot matter.
-	exp := 0
-	if maxAbs > safeMax || maxAbs < safeMin {
-		_, exp = math.Frexp(maxAbs)
-		for i := range ws.vals {
-			ws.vals[i] = math.Ldexp(ws.vals[i], -exp)
-		}
-	}
+	// entries 2⁻¹⁰⁷⁴ times smaller than the largest, which cannot matter.
+	// Squares can then neither overflow nor underflow, and LAPACK never
+	// needs its own scaling, which in gonum v0.17.0 panics in Dsterf (it
+	// passes Dlascl a leading dimension of n for a single column).
+	_, exp := math.Frexp(maxAbs)
+	scaleBlock(ws.vals, exp)
 	q, c := len(rows), len(ws.touched)
 	dim := min(q, c)
 	if how == methodAuto {
@@ -220,6 +211,24 @@ func rowNorm(x *sparse.CSR, i int) (float64, error) {
 		sum += s * s
 	}
 	return math.Ldexp(math.Sqrt(sum), exp), nil
+}
+
+// scaleBlock multiplies vals by 2^−exp. When 2^−exp is a normal number one
+// multiplication per entry is exact; otherwise Ldexp does it in two steps.
+func scaleBlock(vals []float64, exp int) {
+	if exp == 0 {
+		return
+	}
+	if exp >= -1000 && exp <= 1000 {
+		factor := math.Ldexp(1, -exp)
+		for i := range vals {
+			vals[i] *= factor
+		}
+		return
+	}
+	for i := range vals {
+		vals[i] = math.Ldexp(vals[i], -exp)
+	}
 }
 
 // maxAbsFinite returns the largest magnitude among the entries of sample i,

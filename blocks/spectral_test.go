@@ -251,43 +251,45 @@ func TestSpectralNormsSingleRowExact(t *testing.T) {
 	}
 }
 
-// TestSpectralNormsScaledBlocks checks that blocks of extreme magnitude are
-// computed without overflow or underflow.
+// TestSpectralNormsScaledBlocks checks that blocks of extreme magnitude,
+// solved densely (12×30) or by Lanczos (60×50), are computed without
+// overflow or underflow, whether or not they are outside the unscaled range.
 func TestSpectralNormsScaledBlocks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	base := randomCSR(rng, 12, 30, 0.4, false)
-	block := make([]int32, base.Rows)
-	for i := range block {
-		block[i] = int32(i)
-	}
-	want := referenceNorm(t, base, block)
-	p, _ := Contiguous(base.Rows, base.Rows)
-	for _, scale := range []float64{0x1p900, 0x1p-900, 1e-310} {
-		x := *base
-		x.Values = make([]float64, len(base.Values))
-		for k, v := range base.Values {
-			x.Values[k] = v * scale
+	for _, base := range []*sparse.CSR{randomCSR(rng, 12, 30, 0.4, false), randomCSR(rng, 60, 50, 0.3, false)} {
+		block := make([]int32, base.Rows)
+		for i := range block {
+			block[i] = int32(i)
 		}
-		norms, err := SpectralNorms(&x, p, 1e-6, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if scale == 1e-310 {
-			// Subnormal entries carry few significant bits; only the
-			// order of magnitude is meaningful.
-			if norms[0] <= 0 || relErr(norms[0], want*scale) > 1e-2 {
-				t.Errorf("scale %g: got %g, want about %g", scale, norms[0], want*scale)
+		want := referenceNorm(t, base, block)
+		p, _ := Contiguous(base.Rows, base.Rows)
+		for _, scale := range []float64{0x1p900, 0x1p399, 0x1p-399, 0x1p-900, 1e-310} {
+			x := *base
+			x.Values = make([]float64, len(base.Values))
+			for k, v := range base.Values {
+				x.Values[k] = v * scale
 			}
-			continue
-		}
-		if e := relErr(norms[0], want*scale); e > 1e-6 {
-			t.Errorf("scale %g: got %g, want %g", scale, norms[0], want*scale)
+			norms, err := SpectralNorms(&x, p, 1e-6, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if scale == 1e-310 {
+				// Subnormal entries carry few significant bits; only the
+				// order of magnitude is meaningful.
+				if norms[0] <= 0 || relErr(norms[0], want*scale) > 1e-2 {
+					t.Errorf("%d rows, scale %g: got %g, want about %g", base.Rows, scale, norms[0], want*scale)
+				}
+				continue
+			}
+			if e := relErr(norms[0], want*scale); e > 1e-6 {
+				t.Errorf("%d rows, scale %g: got %g, want %g", base.Rows, scale, norms[0], want*scale)
+			}
 		}
 	}
 }
 
 // TestSpectralNormsPartitions runs the public function over whole
-// partitions, checking every block against the SVD and that the result does
+// partitions, checking blocks against the dense reference and that the result does
 // not depend on the number of goroutines.
 func TestSpectralNormsPartitions(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
@@ -327,7 +329,7 @@ func TestSpectralNormsPartitions(t *testing.T) {
 					t.Fatalf("size %d %s block %d: 1 thread %v, 3 threads %v", size, name, b, one[b], many[b])
 				}
 				if size > 50 && b%3 != 0 {
-					continue // the SVD of every large block would be slow
+					continue // the reference for every large block would be slow
 				}
 				want := referenceNorm(t, x, p.Block(b))
 				if e := relErr(one[b], want); e > 1e-6 {
@@ -396,6 +398,26 @@ func TestSpectralNormsErrors(t *testing.T) {
 func TestTopEigenpair(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	var s tridiagScratch
+	// Matrices for which T−θI is exactly singular in floating point, so
+	// the inverse iteration must nudge its shift.
+	for _, c := range []struct {
+		alpha, beta     []float64
+		theta, lastComp float64
+	}{
+		{[]float64{1, 1}, []float64{1}, 2, 1 / math.Sqrt2},
+		{[]float64{3, 1}, []float64{0}, 3, 0},
+		{[]float64{1, 3}, []float64{0}, 3, 1},
+		// The zero matrix needs an absolute nudge; every unit vector is
+		// an eigenvector, and inverse iteration from all-ones keeps it.
+		{[]float64{0, 0}, []float64{0}, 0, 1 / math.Sqrt2},
+		// Huge entries: the inverse iteration must not overflow.
+		{[]float64{1e300, 1e300}, []float64{1e300}, 2e300, 1 / math.Sqrt2},
+	} {
+		theta, last := s.topEigenpair(c.alpha, c.beta)
+		if math.Abs(theta-c.theta) > 1e-15*c.theta+1e-300 || math.Abs(last-c.lastComp) > 1e-12 {
+			t.Errorf("α=%v β=%v: got (%v, %v), want (%v, %v)", c.alpha, c.beta, theta, last, c.theta, c.lastComp)
+		}
+	}
 	for _, k := range []int{1, 2, 3, 10, 60} {
 		alpha := make([]float64, k)
 		beta := make([]float64, k-1)

@@ -38,11 +38,13 @@ func (s *tridiagScratch) topEigenpair(alpha, beta []float64) (theta, last float6
 	}
 	var impl gonum.Implementation
 	shift := theta
-	for iter := 0; iter < 2; iter++ {
-		// An exactly singular T−θI means θ is exact to the last bit; nudge the
-		// shift by a few ulps so the solve goes through and still amplifies
-		// the eigenvector by ~1/ulp.
-		for attempt := 0; ; attempt++ {
+	// An exactly singular T−θI means θ is exact to the last bit. Moving the
+	// shift off θ by a few ulps lets the solve go through and still amplifies
+	// the eigenvector by ~1/ulp; the nudge doubles on each failure, so the
+	// shift soon leaves the finitely many singular points.
+	nudge := 4*epsilon*math.Abs(theta) + 0x1p-1022
+	for range 2 {
+		for {
 			copy(s.sub, beta)
 			copy(s.super, beta)
 			for i := range s.diag {
@@ -51,25 +53,21 @@ func (s *tridiagScratch) topEigenpair(alpha, beta []float64) (theta, last float6
 			if impl.Dgtsv(k, 1, s.sub, s.diag, s.super, s.rhs, 1) {
 				break
 			}
-			if attempt == 3 {
-				// T−θI stays singular: θ is an eigenvalue with an eigenvector
-				// that the failed elimination could not produce. Report the
-				// worst case so the caller keeps iterating rather than trust
-				// an unproven bound.
-				return theta, 1
-			}
-			shift += 4 * max(math.Abs(shift), math.SmallestNonzeroFloat64) * epsilon
+			shift = theta + nudge
+			nudge *= 2
 			for i := range s.rhs {
 				s.rhs[i] = 1
 			}
 		}
-		nrm := norm2(s.rhs)
-		if nrm == 0 || math.IsInf(nrm, 0) || math.IsNaN(nrm) {
-			return theta, 1
+		// Divide by the largest magnitude before taking the norm: the
+		// amplification by ~1/ulp could otherwise overflow the squares
+		// when T's entries are large.
+		maxAbs := 0.0
+		for _, v := range s.rhs {
+			maxAbs = max(maxAbs, math.Abs(v))
 		}
-		for i := range s.rhs {
-			s.rhs[i] /= nrm
-		}
+		scaleTo(s.rhs, 1/maxAbs)
+		scaleTo(s.rhs, 1/norm2(s.rhs))
 	}
 	return theta, math.Abs(s.rhs[k-1])
 }
@@ -147,8 +145,9 @@ func resize(s []float64, n int) []float64 {
 }
 
 // norm2 returns the Euclidean norm of v. The vectors it sees are Lanczos
-// iterates or inverse-iteration solutions, already scaled to a safe range, so
-// the plain sum of squares cannot overflow.
+// vectors of blocks scaled to a safe range, or inverse-iteration solutions
+// scaled to a largest entry of 1, so the plain sum of squares cannot
+// overflow.
 func norm2(v []float64) float64 {
 	sum := 0.0
 	for _, x := range v {
