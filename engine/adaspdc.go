@@ -369,10 +369,12 @@ func (s *solver) epoch(ctx context.Context, deadline time.Time) {
 		ws := &s.workers[w]
 		lo, hi := s.owners.Range(w)
 		for it := 0; it < iters; it++ {
+			// segT only changes in worker 0's update phase, so it is read here.
+			t := int32(s.segT)
 			tau, theta := s.drawBatch(ws)
-			s.readPhase(ws)
+			s.readPhase(ws, t)
 			s.bar.Wait()
-			s.updatePhase(w, ws, lo, hi, tau, theta)
+			s.updatePhase(ws, lo, hi, t, tau, theta)
 			if w == 0 {
 				if s.lazy {
 					s.advanceSegment(tau, theta)
@@ -423,7 +425,7 @@ func (s *solver) drawBatch(ws *workerState) (tau, theta float64) {
 
 // readPhase is Eq. 9 for the blocks this worker claims: yₖ ← prox of φₖ* at
 // the margin aₖᵀx̄. It writes only yₖ and Δyₖ of its own blocks.
-func (s *solver) readPhase(ws *workerState) {
+func (s *solver) readPhase(ws *workerState, t int32) {
 	m := int64(len(ws.batch))
 	chunk := max(1, m/int64(8*len(s.workers)))
 	loss := s.prob.Loss
@@ -440,7 +442,7 @@ func (s *solver) readPhase(ws *workerState) {
 				val, idx := s.x.Row(int(k))
 				var z float64
 				if s.lazy {
-					z = s.lazyDot(val, idx)
+					z = s.lazyDot(val, idx, t)
 				} else {
 					z = kernels.SparseDot(val, idx, s.xbar)
 				}
@@ -458,7 +460,7 @@ func (s *solver) readPhase(ws *workerState) {
 // lock-free reducer: each coordinate has one writer, and its sum is formed
 // in batch order, so the result does not depend on the thread count) and
 // then applies Eq. 11, 14 and 13 to them.
-func (s *solver) updatePhase(w int, ws *workerState, lo, hi int32, tau, theta float64) {
+func (s *solver) updatePhase(ws *workerState, lo, hi, t int32, tau, theta float64) {
 	if s.lazy {
 		ws.stamp++
 		if ws.stamp == 0 { // wrapped after 2³² iterations: forget old stamps
@@ -487,7 +489,6 @@ func (s *solver) updatePhase(w int, ws *workerState, lo, hi int32, tau, theta fl
 				}
 			}
 		}
-		t := int32(s.segT)
 		for _, j := range ws.touched {
 			xt := s.valueAt(j, t)
 			uj := s.u[j]

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"math"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -39,4 +40,83 @@ func TestRidgeClosedForm(t *testing.T) {
 		t.Errorf("relative distance to the closed form = %.3g after %d epochs (gap %.3g), want ≤ 1e-8", diff, res.Final.Epoch, res.Final.Gap)
 	}
 	t.Logf("epochs %d, rel gap %.3g, lazy %v, distance %.3g", res.Final.Epoch, res.Final.RelGap, res.Lazy, relDiff(got, want.RawVector().Data))
+}
+
+// TestLazyMatchesDense runs the lazy primal update against the dense one
+// (every coordinate every iteration) from the same seed: the two must agree
+// to 1e-10 after many iterations, with and without an l1 term.
+func TestLazyMatchesDense(t *testing.T) {
+	x, b := sparseData(3000, 20000, 12, 3)
+	for _, tc := range []struct {
+		name string
+		loss Loss
+		reg  Regularizer
+		m    int
+		bs   int
+	}{
+		{"logistic-l2", Logistic{}, Regularizer{Lambda: 1e-4}, 1, 1},
+		{"squared-l2-m8-block4", Squared{}, Regularizer{Lambda: 1e-3}, 8, 4},
+		{"sqhinge-elasticnet", SquaredHinge{}, Regularizer{Lambda: 1e-4, L1: 1e-4}, 4, 1},
+		{"logistic-strong-l1", Logistic{}, Regularizer{Lambda: 1e-3, L1: 3e-3}, 2, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			prob := Problem{X: x, B: b, Loss: tc.loss, Reg: tc.reg}
+			opt := Options{M: tc.m, BlockSize: tc.bs, Threads: 2, Seed: 5, Tol: -1, MaxEpochs: 6}
+			opt.Lazy = LazyOn
+			lazy, lres, err := Train(context.Background(), prob, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt.Lazy = LazyOff
+			dense, dres, err := Train(context.Background(), prob, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !lres.Lazy || dres.Lazy {
+				t.Fatalf("modes not honoured: lazy run %v, dense run %v", lres.Lazy, dres.Lazy)
+			}
+			if d := relDiff(lazy.Weights, dense.Weights); d > 1e-10 {
+				t.Errorf("lazy and dense weights differ by %.3g (relative), want ≤ 1e-10", d)
+			}
+			t.Logf("relative difference %.3g, gap %.3g, zero weights follow", relDiff(lazy.Weights, dense.Weights), lres.Final.Gap)
+			zeros := 0
+			for _, w := range lazy.Weights {
+				if w == 0 {
+					zeros++
+				}
+			}
+			if tc.reg.L1 > 0 && zeros == 0 {
+				t.Errorf("elastic net left no weight at exactly zero")
+			}
+			if g1, g2 := lres.Final.Gap, dres.Final.Gap; math.Abs(g1-g2) > 1e-8*math.Max(1, math.Abs(g2)) {
+				t.Errorf("gaps differ: lazy %.6g, dense %.6g", g1, g2)
+			}
+		})
+	}
+}
+
+// TestThreadsBitIdentical checks that the same seed and data give the same
+// weights, bit for bit, whatever the number of threads.
+func TestThreadsBitIdentical(t *testing.T) {
+	x, b := sparseData(2000, 3000, 10, 11)
+	for _, lazy := range []Lazy{LazyOn, LazyOff} {
+		var ref []float64
+		for _, threads := range []int{1, 2, 3, 5} {
+			prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-4, L1: 1e-5}}
+			opt := Options{M: 16, BlockSize: 2, Threads: threads, Seed: 9, Tol: -1, MaxEpochs: 4, Lazy: lazy}
+			model, _, err := Train(context.Background(), prob, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ref == nil {
+				ref = model.Weights
+				continue
+			}
+			for j := range ref {
+				if math.Float64bits(ref[j]) != math.Float64bits(model.Weights[j]) {
+					t.Fatalf("lazy=%s threads=%d: weight %d = %v, with 1 thread %v", lazy, threads, j, model.Weights[j], ref[j])
+				}
+			}
+		}
+	}
 }

@@ -114,8 +114,7 @@ func (s *solver) xbarAt(j, t int32) float64 {
 
 // lazyDot returns aᵀx̄ at the current iteration for one row, computing the
 // caught-up x̄ values on the fly without writing them.
-func (s *solver) lazyDot(val []float64, idx []int32) float64 {
-	t := int32(s.segT)
+func (s *solver) lazyDot(val []float64, idx []int32, t int32) float64 {
 	var sum float64
 	if t == 0 || s.reg.L1 != 0 {
 		for p, j := range idx {

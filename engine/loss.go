@@ -321,8 +321,8 @@ const (
 	// for finite inputs.
 	logisticProxMaxIter = 100
 	// logisticStepTol ends the iteration once a step is this small: the
-	// error left after a Halley step δ is below 0.42·|δ|³ (see DualProx),
-	// under 1e-18 here, so the returned u is accurate to rounding.
+	// error left after a step δ is below 0.67·|δ|³ (see DualProx), under
+	// 1e-18 here, so the returned u is accurate to rounding.
 	logisticStepTol = 1e-6
 )
 
@@ -345,12 +345,12 @@ const (
 //
 // The iteration is a safeguarded Newton method. The second derivative
 // G″ = u(1 − u)(1 − 2u) costs nothing extra, so close to the root the Newton
-// step gets Halley's correction, δ = 2GG′/(2G′² − GG″), which converges
-// cubically: warm starts usually finish after one exponential. The bracket is
-// updated from the sign of G at every iterate, and a bisection step replaces
-// the step whenever it would leave the bracket or fails to halve the step
-// before last. The ratios |G″|/G′ and |G‴|/G′ are at most 1, so the error left
-// after a Halley step δ is below (1/4 + 1/6)|δ|³; the iteration stops when
+// step n = G/G′ gets Chebyshev's correction, δ = n(1 + nG″/(2G′)), which
+// converges cubically: warm starts usually finish after one exponential. The
+// bracket is updated from the sign of G at every iterate, and a bisection step
+// replaces the step whenever it would leave the bracket or fails to halve the
+// step before last. The ratios |G″|/G′ and |G‴|/G′ are at most 1, so the error
+// left after a step δ is below (1/2 + 1/6)|δ|³; the iteration stops when
 // |δ| ≤ logisticStepTol and applies that last step to u to second order.
 //
 // The starting point is logit(u0), which is close to the root when σ is small
@@ -358,12 +358,14 @@ const (
 // the bracket. For σ = +Inf the bracket collapses to the single point −c,
 // which is the root.
 func (Logistic) DualProx(y0, z, sigma, b float64) float64 {
-	return -b * logisticProxU(-b*y0, b*z, sigma)
+	u, _ := logisticProxSolve(-b*y0, b*z, sigma)
+	return -b * u
 }
 
-// logisticProxU solves G(t) = σ(t + c) + sigmoid(t) − u0 = 0 and returns
-// u = sigmoid(t) ∈ [0, 1]; see Logistic.DualProx.
-func logisticProxU(u0, c, sigma float64) float64 {
+// logisticProxSolve solves G(t) = σ(t + c) + sigmoid(t) − u0 = 0 and returns
+// u = sigmoid(t) ∈ [0, 1] and the number of exponentials it took, which tests
+// use to check the speed of convergence; see Logistic.DualProx.
+func logisticProxSolve(u0, c, sigma float64) (u float64, exps int) {
 	lo := -c - (1-u0)/sigma
 	hi := -c + u0/sigma
 	// Roots beyond ±logisticLogitBound round to u = 0 or u = 1, and
@@ -375,7 +377,7 @@ func logisticProxU(u0, c, sigma float64) float64 {
 	if !(hi > lo) {
 		// Either that, or the bracket is narrower than the resolution of
 		// t because σ is huge (or infinite) and the root is −c to rounding.
-		return logisticSigmoid(lo)
+		return logisticSigmoid(lo), 1
 	}
 
 	// 1 − u0 is exact for u0 ≥ 1/2, which is where it is needed: near
@@ -397,6 +399,7 @@ func logisticProxU(u0, c, sigma float64) float64 {
 	} else {
 		t = min(max(t, lo), hi)
 		s, comp = logisticSigmoidPair(t)
+		exps++
 	}
 
 	stepOld := hi - lo
@@ -408,7 +411,7 @@ func logisticProxU(u0, c, sigma float64) float64 {
 		}
 		g := sigma*(t+c) + diff
 		if g == 0 {
-			return s
+			return s, exps
 		}
 		if g < 0 {
 			lo = t
@@ -416,15 +419,13 @@ func logisticProxU(u0, c, sigma float64) float64 {
 			hi = t
 		}
 		sd := s * comp
-		gp := sigma + sd
 		gpp := sd * (comp - s)
-		var delta float64
-		if gp2, ggpp := gp*gp, g*gpp; math.Abs(ggpp) < gp2 {
-			// Halley: the Newton step g/gp divided by 1 − g·gpp/(2gp²),
-			// with one division; the test keeps that factor above 1/2.
-			delta = 2 * g * gp / (2*gp2 - ggpp)
-		} else {
-			delta = g / gp
+		// g, g′ and g″ are scaled by 1/g′ before they are multiplied, so
+		// that nothing underflows when σ and u are both below 1e-154.
+		inv := 1 / (sigma + sd)
+		delta := g * inv // the Newton step
+		if h := 0.5 * delta * gpp * inv; math.Abs(h) <= 0.5 {
+			delta += delta * h
 		}
 		if math.Abs(delta) <= logisticStepTol {
 			// t is within about |delta| of the root whichever side of the
@@ -432,7 +433,7 @@ func logisticProxU(u0, c, sigma float64) float64 {
 			// u = sigmoid(t) to second order. This test comes before the
 			// bracket test because a step below the resolution of t lands
 			// on t itself, which is an end of the bracket.
-			return min(max(s-sd*delta+0.5*gpp*delta*delta, 0), 1)
+			return min(max(s-sd*delta+0.5*gpp*delta*delta, 0), 1), exps
 		}
 		next := t - delta
 		if next > lo && next < hi && math.Abs(2*delta) <= math.Abs(stepOld) {
@@ -445,13 +446,14 @@ func logisticProxU(u0, c, sigma float64) float64 {
 			// A bisection step ends the search only once the bracket is at
 			// the resolution of float64.
 			if step <= 0x1p-52*max(1, math.Abs(next)) {
-				return logisticSigmoid(next)
+				return logisticSigmoid(next), exps + 1
 			}
 		}
 		t = next
 		s, comp = logisticSigmoidPair(t)
+		exps++
 	}
-	return s
+	return s, exps
 }
 
 // logisticSigmoid returns 1/(1 + exp(−t)) without overflow.
