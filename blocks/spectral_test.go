@@ -117,6 +117,8 @@ type blockCase struct {
 
 var blockCases = []blockCase{
 	{"q1", 1, 40, 0.3, false},
+	{"q5-d1", 5, 1, 1, false},
+	{"q40-d2", 40, 2, 0.8, false},
 	{"q2-d3", 2, 3, 0.7, false},
 	{"q5-d3", 5, 3, 0.8, false},
 	{"q5-d500", 5, 500, 0.05, true},
