@@ -110,6 +110,13 @@ func TestSharedDataShapes(t *testing.T) {
 				t.Errorf("got %d rows, %d cols, %d nnz; SOURCES.md says %d, %d, %d", d.X.Rows, d.X.Cols, d.X.NNZ(), s.rows, s.maxIdx, s.nnz)
 			}
 			checkLabels(t, d.Y, s.labels)
+			text, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := compareWithReference(string(text), 0, d, nil); err != nil {
+				t.Error(err)
+			}
 			wide, err := ReadFile(path, ReadOptions{NumFeatures: s.feats})
 			if err != nil {
 				t.Fatal(err)

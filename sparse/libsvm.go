@@ -335,20 +335,20 @@ func assemble(results []*chunkResult, name string, opt ReadOptions, threads int)
 // parseChunk parses complete lines. It keeps no reference to chunk, whose
 // buffer is recycled once it returns.
 func parseChunk(res *chunkResult, chunk []byte, numFeatures int, skipInvalid bool) {
-	// Counting newlines and colons first bounds the rows and nonzeros, so the
-	// output slices are allocated once at their final size; bytes.Count is
-	// vectorised and costs little next to the parse.
+	// Counting newlines and colons first bounds the rows and nonzeros (every
+	// entry has a colon), so the output is allocated once and written by
+	// index; bytes.Count is vectorised and costs little next to the parse.
 	maxRows := bytes.Count(chunk, []byte{'\n'}) + 1
-	maxNNZ := bytes.Count(chunk, []byte{':'})
-	res.labels = make([]float64, 0, maxRows)
-	res.rowEnds = make([]int64, 0, maxRows)
-	res.indices = make([]int32, 0, maxNNZ)
-	res.values = make([]float64, 0, maxNNZ)
-	res.maxIndex = -1
+	indices := make([]int32, bytes.Count(chunk, []byte{':'}))
+	values := make([]float64, len(indices))
+	labels := make([]float64, 0, maxRows)
+	rowEnds := make([]int64, 0, maxRows)
 	limit := int64(maxIndex)
 	if numFeatures > 0 {
 		limit = int64(numFeatures)
 	}
+	nnz := 0
+	maxIdx := int32(-1)
 	for len(chunk) > 0 {
 		res.lines++
 		line := chunk
@@ -357,40 +357,46 @@ func parseChunk(res *chunkResult, chunk []byte, numFeatures int, skipInvalid boo
 		} else {
 			chunk = nil
 		}
-		col, msg := res.parseLine(line, limit)
-		if msg == "" {
+		label, n, col, msg := parseLine(line, limit, indices[nnz:], values[nnz:])
+		switch {
+		case n > 0:
+			nnz += n
+			maxIdx = max(maxIdx, indices[nnz-1])
+			fallthrough
+		case n == 0:
+			labels = append(labels, label)
+			rowEnds = append(rowEnds, int64(nnz))
 			continue
+		case msg == "":
+			continue // blank or comment-only line
 		}
-		// The line's partial row was not recorded: parseLine appends the
-		// label and row end only on success, so dropping its entries undoes
-		// it.
-		res.indices = res.indices[:lastEnd(res.rowEnds)]
-		res.values = res.values[:lastEnd(res.rowEnds)]
 		if res.err == nil {
 			res.err = &ParseError{Line: res.lines, Column: col, Msg: msg}
 		}
 		if !skipInvalid {
-			return
+			break
 		}
 		res.skipped++
 	}
-}
-
-func lastEnd(ends []int64) int64 {
-	if len(ends) == 0 {
-		return 0
-	}
-	return ends[len(ends)-1]
+	res.labels, res.rowEnds = labels, rowEnds
+	res.indices, res.values = indices[:nnz], values[:nnz]
+	res.maxIndex = maxIdx
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' }
 
-// parseLine parses one line without its newline and appends its row. On a
-// syntax error it returns the 1-based column of the offending token and the
-// cause, leaving any entries it appended for the caller to drop.
-func (res *chunkResult) parseLine(line []byte, limit int64) (col int, msg string) {
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
+// parseLine parses one line without its newline. It writes the line's
+// entries to the front of ind and val, which have room for one per colon in
+// the line, and returns the label and the number of entries. A blank or
+// comment-only line gives n = −1 and no message; a malformed one gives n = −1,
+// the 1-based column of the offending token and the cause.
+//
+// The output is passed as local slices rather than appended to the
+// chunkResult so that the compiler keeps lengths and positions in registers
+// instead of reloading them through a pointer after every store.
+func parseLine(line []byte, limit int64, ind []int32, val []float64) (label float64, n, col int, msg string) {
+	if k := len(line); k > 0 && line[k-1] == '\r' {
+		line = line[:k-1]
 	}
 	if h := bytes.IndexByte(line, '#'); h >= 0 {
 		line = line[:h]
@@ -400,7 +406,7 @@ func (res *chunkResult) parseLine(line []byte, limit int64) (col int, msg string
 		p++
 	}
 	if p == len(line) {
-		return 0, "" // blank or comment-only line
+		return 0, -1, 0, "" // blank or comment-only line
 	}
 
 	start := p
@@ -409,17 +415,11 @@ func (res *chunkResult) parseLine(line []byte, limit int64) (col int, msg string
 	}
 	tok := line[start:p]
 	if bytes.IndexByte(tok, ':') >= 0 {
-		return start + 1, fmt.Sprintf("missing label: the line starts with %s", quote(tok))
+		return 0, -1, start + 1, fmt.Sprintf("missing label: the line starts with %s", quote(tok))
 	}
-	label, err := parseFloat(tok)
-	if err != nil {
-		if errors.Is(err, strconv.ErrRange) {
-			return start + 1, fmt.Sprintf("label %s overflows float64", quote(tok))
-		}
-		return start + 1, fmt.Sprintf("label %s is not a number", quote(tok))
-	}
-	if math.IsNaN(label) || math.IsInf(label, 0) {
-		return start + 1, fmt.Sprintf("label %s is not finite", quote(tok))
+	label, msg = parseFinite(tok)
+	if msg != "" {
+		return 0, -1, start + 1, "label " + msg
 	}
 
 	prev := int64(0) // previous 1-based index; 0 before the first feature
@@ -428,7 +428,7 @@ func (res *chunkResult) parseLine(line []byte, limit int64) (col int, msg string
 			p++
 		}
 		if p == len(line) {
-			break
+			return label, n, 0, ""
 		}
 		start = p
 		// Index: digits up to the colon. The common case is handled
@@ -446,54 +446,101 @@ func (res *chunkResult) parseLine(line []byte, limit int64) (col int, msg string
 					p++
 				}
 				if msg := checkQID(line[start+4 : p]); msg != "" {
-					return start + 5, msg
+					return 0, -1, start + 5, msg
 				}
 				continue
 			}
-			return badIndex(line, start)
+			col, msg = badIndex(line, start)
+			return 0, -1, col, msg
 		}
 		if idx == 0 {
-			return start + 1, "index 0: feature indices are 1-based"
+			return 0, -1, start + 1, "index 0: feature indices are 1-based"
 		}
 		if idx > limit {
 			if limit == maxIndex {
-				return start + 1, fmt.Sprintf("index %s exceeds the limit %d", line[start:p], maxIndex)
+				return 0, -1, start + 1, fmt.Sprintf("index %s exceeds the limit %d", line[start:p], maxIndex)
 			}
-			return start + 1, fmt.Sprintf("index %s exceeds NumFeatures=%d", line[start:p], limit)
+			return 0, -1, start + 1, fmt.Sprintf("index %s exceeds NumFeatures=%d", line[start:p], limit)
 		}
 		if idx <= prev {
 			if idx == prev {
-				return start + 1, fmt.Sprintf("duplicate index %d", idx)
+				return 0, -1, start + 1, fmt.Sprintf("duplicate index %d", idx)
 			}
-			return start + 1, fmt.Sprintf("index %d after %d: indices must be strictly ascending", idx, prev)
+			return 0, -1, start + 1, fmt.Sprintf("index %d after %d: indices must be strictly ascending", idx, prev)
 		}
 		prev = idx
 		p++ // the colon
 		vstart := p
-		for p < len(line) && !isSpace(line[p]) {
+		// Values like 1, 0.708333 or -0.5 are parsed right here: a call
+		// per value would make the compiler spill and reload every live
+		// variable around it, as Go's calling convention has no
+		// callee-saved registers. With at most 15 digits the digits form an
+		// integer below 2⁵³ and 10^frac is exact, so the one division
+		// rounds correctly and matches strconv.ParseFloat bit for bit
+		// (Clinger's fast path, as in scanFloat).
+		neg := p < len(line) && line[p] == '-'
+		if neg {
 			p++
 		}
-		vtok := line[vstart:p]
-		if len(vtok) == 0 {
-			return vstart + 1, fmt.Sprintf("index %d has no value after ':'", idx)
+		var mant uint64
+		digitStart := p
+		for p < len(line) && line[p]-'0' <= 9 {
+			mant = mant*10 + uint64(line[p]-'0')
+			p++
 		}
-		v, err := parseFloat(vtok)
-		if err != nil {
-			if errors.Is(err, strconv.ErrRange) {
-				return vstart + 1, fmt.Sprintf("value %s overflows float64", quote(vtok))
+		digits, frac := p-digitStart, 0
+		if p < len(line) && line[p] == '.' {
+			p++
+			fracStart := p
+			for p < len(line) && line[p]-'0' <= 9 {
+				mant = mant*10 + uint64(line[p]-'0')
+				p++
 			}
-			return vstart + 1, fmt.Sprintf("value %s is not a number", quote(vtok))
+			frac = p - fracStart
+			digits += frac
 		}
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return vstart + 1, fmt.Sprintf("value %s is not finite", quote(vtok))
+		var v float64
+		if digits > 0 && digits <= 15 && (p == len(line) || isSpace(line[p])) {
+			v = float64(int64(mant))
+			if frac > 0 {
+				v /= exactPow10[frac]
+			}
+			if neg {
+				v = -v
+			}
+		} else {
+			// Exponents, long mantissas, malformed tokens: parseFloat
+			// handles them and strconv judges what is valid.
+			for p < len(line) && !isSpace(line[p]) {
+				p++
+			}
+			vtok := line[vstart:p]
+			if len(vtok) == 0 {
+				return 0, -1, vstart + 1, fmt.Sprintf("index %d has no value after ':'", idx)
+			}
+			if v, msg = parseFinite(vtok); msg != "" {
+				return 0, -1, vstart + 1, "value " + msg
+			}
 		}
-		res.indices = append(res.indices, int32(idx-1))
-		res.values = append(res.values, v)
+		ind[n] = int32(idx - 1)
+		val[n] = v
+		n++
 	}
-	res.maxIndex = max(res.maxIndex, int32(prev-1))
-	res.labels = append(res.labels, label)
-	res.rowEnds = append(res.rowEnds, int64(len(res.indices)))
-	return 0, ""
+}
+
+// parseFinite parses a number that must be finite. On failure it returns a
+// message that completes "label " or "value ".
+func parseFinite(tok []byte) (float64, string) {
+	v, err := parseFloat(tok)
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		return 0, quote(tok) + " overflows float64"
+	case err != nil:
+		return 0, quote(tok) + " is not a number"
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return 0, quote(tok) + " is not finite"
+	}
+	return v, ""
 }
 
 // isQID reports whether the token at the start of rest is an SVMlight query

@@ -72,6 +72,9 @@ func TestReadLIBSVMAcceptedSyntax(t *testing.T) {
 			if err := d.X.Validate(); err != nil {
 				t.Fatal(err)
 			}
+			if err := compareWithReference(tc.input, 0, d, nil); err != nil {
+				t.Error(err)
+			}
 			if !reflect.DeepEqual(d.Y, tc.y) {
 				t.Errorf("Y = %v, want %v", d.Y, tc.y)
 			}
@@ -153,6 +156,11 @@ func TestReadLIBSVMErrors(t *testing.T) {
 				var pe *ParseError
 				if !errors.As(err, &pe) {
 					t.Fatalf("error %v (%T) is not a *ParseError", err, err)
+				}
+				if tc.line > 0 {
+					if _, line, col := referenceRead(tc.input, tc.opt.NumFeatures); line != tc.line || col != tc.col {
+						t.Errorf("the reference reader fails at %d:%d", line, col)
+					}
 				}
 				if pe.File != "test" || pe.Line != tc.line || pe.Column != tc.col || !strings.Contains(pe.Msg, tc.msg) {
 					t.Errorf("chunk size %d: got %q (line %d, column %d), want line %d, column %d, message containing %q",
@@ -371,6 +379,9 @@ func TestReadLIBSVMParallelMatchesSerial(t *testing.T) {
 		if err != nil {
 			t.Fatal(name, err)
 		}
+		if err := compareWithReference(input, 0, serial, nil); err != nil {
+			t.Fatal(name, err)
+		}
 		for _, chunk := range []int{1, 2, 7, 64, 1000, 4096} {
 			for _, threads := range []int{2, 4} {
 				got, err := readString(input, ReadOptions{Threads: threads, chunkSize: chunk})
@@ -483,6 +494,9 @@ func FuzzReadLIBSVM(f *testing.F) {
 		parallel, perr := ReadLIBSVM(bytes.NewReader(input), "fuzz", ReadOptions{NumFeatures: opt.NumFeatures, Threads: 4, chunkSize: 5})
 		if (serr == nil) != (perr == nil) || (serr != nil && serr.Error() != perr.Error()) {
 			t.Fatalf("serial error %v, parallel error %v", serr, perr)
+		}
+		if err := compareWithReference(string(input), opt.NumFeatures, serial, serr); err != nil {
+			t.Fatal(err)
 		}
 		if serr != nil {
 			var pe *ParseError

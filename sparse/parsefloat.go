@@ -15,9 +15,9 @@ var exactPow10 = [...]float64{
 // and returns a bit-identical result.
 //
 // The fast path handles what LIBSVM files are made of: an optional sign,
-// digits with an optional point, and an optional exponent, with at most 15
-// significant digits and a decimal exponent in [−22, 22]. Then the mantissa
-// and the power of ten are both exact float64 values and one IEEE division or
+// digits with an optional point, and an optional exponent, where the digits
+// read as an integer are below 2⁵³ and the decimal exponent is in [−22, 22].
+// Then the mantissa and the power of ten are both exact float64 values and one IEEE division or
 // multiplication rounds the quotient correctly (Clinger's fast path, the same
 // one strconv takes first). Everything else, including every malformed token,
 // goes to strconv.ParseFloat itself, which decides what is valid, so the two
@@ -25,7 +25,7 @@ var exactPow10 = [...]float64{
 // strconv without a copy: the string does not outlive the call, because the
 // error it may return is discarded.
 func parseFloat(b []byte) (float64, error) {
-	if v, ok := parseFloatFast(b); ok {
+	if v, end, ok := scanFloat(b, 0); ok && end == len(b) {
 		return v, nil
 	}
 	if len(b) == 0 {
@@ -34,91 +34,81 @@ func parseFloat(b []byte) (float64, error) {
 	return strconv.ParseFloat(unsafe.String(&b[0], len(b)), 64)
 }
 
-func parseFloatFast(b []byte) (float64, bool) {
-	i := 0
+// scanFloat reads the longest prefix of b[i:] shaped like
+// [sign] digits [. digits] [(e|E) [sign] digits] and returns its value and
+// the index just past it. It reports ok only when the prefix has a digit,
+// is well formed, and takes the exact fast path; the caller must still
+// check that the number ends where the token does.
+func scanFloat(b []byte, i int) (f float64, end int, ok bool) {
 	neg := false
 	if i < len(b) && (b[i] == '-' || b[i] == '+') {
 		neg = b[i] == '-'
 		i++
 	}
+	// Accumulate every digit, leading zeros included: with at most 19
+	// digits mant cannot overflow, and whether it is exact is decided on
+	// its value below, not on the digit count.
 	var mant uint64
-	digits := 0 // significant digits accumulated in mant
-	anyDigit := false
-	exp := 0 // decimal exponent to apply to mant
-	sawPoint := false
-	for ; i < len(b); i++ {
-		c := b[i]
-		if c == '.' {
-			if sawPoint {
-				return 0, false
-			}
-			sawPoint = true
-			continue
-		}
-		d := c - '0'
-		if d > 9 {
-			break
-		}
-		anyDigit = true
-		if mant == 0 && d == 0 {
-			// Leading zeros carry no significance; after the point they
-			// still shift the exponent.
-			if sawPoint {
-				exp--
-			}
-			continue
-		}
-		if digits == 15 {
-			return 0, false
-		}
-		mant = mant*10 + uint64(d)
-		digits++
-		if sawPoint {
-			exp--
-		}
+	start := i
+	for i < len(b) && b[i]-'0' <= 9 {
+		mant = mant*10 + uint64(b[i]-'0')
+		i++
 	}
-	if !anyDigit {
-		return 0, false
-	}
-	if i < len(b) {
-		if b[i] != 'e' && b[i] != 'E' {
-			return 0, false
+	digits := i - start
+	exp := 0
+	if i < len(b) && b[i] == '.' {
+		i++
+		frac := i
+		for i < len(b) && b[i]-'0' <= 9 {
+			mant = mant*10 + uint64(b[i]-'0')
+			i++
 		}
+		digits += i - frac
+		exp = frac - i
+	}
+	if digits == 0 || digits > 19 {
+		return 0, i, false
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
 		i++
 		eneg := false
 		if i < len(b) && (b[i] == '-' || b[i] == '+') {
 			eneg = b[i] == '-'
 			i++
 		}
-		if i == len(b) {
-			return 0, false
-		}
+		estart := i
 		e := 0
-		for ; i < len(b); i++ {
-			d := b[i] - '0'
-			if d > 9 || e > 1000 {
-				return 0, false
+		for i < len(b) && b[i]-'0' <= 9 {
+			if e < 10000 {
+				e = e*10 + int(b[i]-'0')
 			}
-			e = e*10 + int(d)
+			i++
+		}
+		if i == estart {
+			return 0, i, false
 		}
 		if eneg {
 			e = -e
 		}
 		exp += e
 	}
-	var f float64
+	if mant >= 1<<53 {
+		return 0, i, false
+	}
+	// Converting through int64 is one instruction on amd64, where uint64
+	// takes a branchy sequence; below 2⁵³ both are exact.
+	f = float64(int64(mant))
 	switch {
-	case mant == 0:
-		f = 0
+	case exp == 0 || mant == 0:
 	case exp < 0 && exp >= -22:
-		f = float64(mant) / exactPow10[-exp]
-	case exp >= 0 && exp <= 22:
-		f = float64(mant) * exactPow10[exp]
+		f /= exactPow10[-exp]
+	case exp > 0 && exp <= 22:
+		f *= exactPow10[exp]
 	default:
-		return 0, false
+		return 0, i, false
 	}
 	if neg {
 		f = -f
 	}
-	return f, true
+	return f, i, true
 }

@@ -1,0 +1,117 @@
+package sparse
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// benchFiles are the real files the loading benchmarks use, small to large.
+var benchFiles = []string{"a9a", "w8a", "news20"}
+
+func benchPath(b *testing.B, name string) string {
+	b.Helper()
+	path := filepath.Join(sharedData, name)
+	if _, err := os.Stat(path); err != nil {
+		b.Skipf("shared data absent: %v", err)
+	}
+	return path
+}
+
+// BenchmarkReadFile measures ReadFile on LIBSVM text with one parser
+// goroutine and with GOMAXPROCS of them. The throughput is in bytes of text.
+func BenchmarkReadFile(b *testing.B) {
+	for _, name := range benchFiles {
+		for _, threads := range []int{1, runtime.GOMAXPROCS(0)} {
+			b.Run(fmt.Sprintf("%s/threads=%d", name, threads), func(b *testing.B) {
+				path := benchPath(b, name)
+				fi, err := os.Stat(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.SetBytes(fi.Size())
+				for b.Loop() {
+					if _, err := ReadFile(path, ReadOptions{Threads: threads}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkCache compares loading a binary cache with ReadFile against two
+// floors for the same number of bytes: os.ReadFile of the cache file (the
+// system call and page-cache copy that any loader pays) and a plain copy
+// between two in-memory buffers. The throughput is in bytes of cache.
+func BenchmarkCache(b *testing.B) {
+	for _, name := range benchFiles {
+		b.Run(name, func(b *testing.B) {
+			d, err := ReadFile(benchPath(b, name), ReadOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			cache := filepath.Join(b.TempDir(), name+".cache")
+			f, err := os.Create(cache)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := WriteCache(f, d); err != nil {
+				b.Fatal(err)
+			}
+			if err := f.Close(); err != nil {
+				b.Fatal(err)
+			}
+			raw, err := os.ReadFile(cache)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run("ReadFile", func(b *testing.B) {
+				b.SetBytes(int64(len(raw)))
+				for b.Loop() {
+					if _, err := ReadFile(cache, ReadOptions{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("os.ReadFile", func(b *testing.B) {
+				b.SetBytes(int64(len(raw)))
+				for b.Loop() {
+					if _, err := os.ReadFile(cache); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("copy", func(b *testing.B) {
+				b.SetBytes(int64(len(raw)))
+				for b.Loop() {
+					dst := make([]byte, len(raw))
+					copy(dst, raw)
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkParseChunk measures the tokenizer alone on one in-memory chunk
+// holding a whole file, without reading, scheduling or assembly.
+func BenchmarkParseChunk(b *testing.B) {
+	for _, name := range benchFiles {
+		b.Run(name, func(b *testing.B) {
+			text, err := os.ReadFile(benchPath(b, name))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				var res chunkResult
+				parseChunk(&res, text, 0, false)
+				if res.err != nil {
+					b.Fatal(res.err)
+				}
+			}
+		})
+	}
+}
