@@ -384,17 +384,24 @@ func logisticProxSolve(u0, c, sigma float64) (u float64, exps int) {
 	// u = 1, sigmoid(t) − u0 is evaluated as (1 − u0) − (1 − sigmoid(t)),
 	// without the cancellation of two numbers close to 1.
 	v0 := 1 - u0
-	t := math.Inf(-1)
+	// Start from logit(u0), where sigmoid is u0 itself. If y0 is at or
+	// beyond an end of the domain, start at an end of the bracket instead:
+	// G(t) = σ(t − hi) + sigmoid(t) = σ(t − lo) − (1 − sigmoid(t)) with the
+	// unclamped ends, so the root is within sigmoid(hi)/σ below hi, which
+	// is close when u0 ≤ 0, and within (1 − sigmoid(lo))/σ above lo.
+	var t float64
 	switch {
+	case u0 <= 0:
+		t = hi
 	case u0 >= 1:
-		t = math.Inf(1)
-	case u0 > 0:
+		t = lo
+	default:
 		// The ratio is accurate to rounding (1 − u0 is exact for u0 ≥ 1/2
 		// and accurate relative to u0 below), and so is its log.
 		t = logisticLog(u0 / v0)
 	}
 	var s, comp float64 // sigmoid(t) and 1 − sigmoid(t)
-	if t >= lo && t <= hi {
+	if u0 > 0 && u0 < 1 && t >= lo && t <= hi {
 		s, comp = u0, v0
 	} else {
 		t = min(max(t, lo), hi)
@@ -419,12 +426,13 @@ func logisticProxSolve(u0, c, sigma float64) (u float64, exps int) {
 			hi = t
 		}
 		sd := s * comp
+		gp := sigma + sd
 		gpp := sd * (comp - s)
-		// g, g′ and g″ are scaled by 1/g′ before they are multiplied, so
-		// that nothing underflows when σ and u are both below 1e-154.
-		inv := 1 / (sigma + sd)
-		delta := g * inv // the Newton step
-		if h := 0.5 * delta * gpp * inv; math.Abs(h) <= 0.5 {
+		// Two ratios rather than products, so that nothing underflows or
+		// overflows when σ and u are both tiny; the divisions are
+		// independent, so they overlap.
+		delta := g / gp // the Newton step
+		if h := 0.5 * delta * (gpp / gp); math.Abs(h) <= 0.5 {
 			delta += delta * h
 		}
 		if math.Abs(delta) <= logisticStepTol {
@@ -435,8 +443,10 @@ func logisticProxSolve(u0, c, sigma float64) (u float64, exps int) {
 			// on t itself, which is an end of the bracket.
 			return min(max(s-sd*delta+0.5*gpp*delta*delta, 0), 1), exps
 		}
+		// The step may land on an end of the bracket, where the root often
+		// is to rounding when y0 was at an end of the domain.
 		next := t - delta
-		if next > lo && next < hi && math.Abs(2*delta) <= math.Abs(stepOld) {
+		if next >= lo && next <= hi && math.Abs(2*delta) <= math.Abs(stepOld) {
 			stepOld = step
 			step = delta
 		} else {
