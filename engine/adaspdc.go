@@ -164,12 +164,23 @@ func newSolver(prob Problem, opt Options) (*solver, error) {
 		s.pool.Close()
 		return nil, errors.New("engine: every row of the data is zero")
 	}
-	if opt.Solver == SolverSPDC {
-		for b := range s.norms {
-			s.norms[b] = rmax
+	// An all-zero block (empty rows) does not couple to x: any step is exact
+	// for it. Giving it the smallest positive norm keeps τᵗ = tauC/Rᵗ_max
+	// finite when a batch holds nothing else.
+	rmin := rmax
+	for _, rb := range s.norms {
+		if rb > 0 {
+			rmin = math.Min(rmin, rb)
 		}
 	}
-	s.stepSizes(rmax)
+	for b, rb := range s.norms {
+		if opt.Solver == SolverSPDC {
+			s.norms[b] = rmax
+		} else if rb == 0 {
+			s.norms[b] = rmin
+		}
+	}
+	s.stepSizes()
 
 	// Lazy pays when the O(d) dense update dwarfs the batch's nonzeros.
 	batchNNZ := float64(x.NNZ()) / float64(s.n) * float64(opt.M) * float64(s.n) / float64(s.nb)
@@ -233,18 +244,13 @@ func newSolver(prob Problem, opt Options) (*solver, error) {
 // of a block with the per-sample step s·σᵢ, and Eq. 11 and 13 see the batch
 // sum u = Σₖ Δyₖaₖ as (s/m)·u and u/n. With one sample per block, s = 1 and
 // every formula is the paper's as printed.
-func (s *solver) stepSizes(rmax float64) {
+func (s *solver) stepSizes() {
 	n, nb, m := float64(s.n), float64(s.nb), float64(s.opt.M)
 	sc := nb / n
 	lam, gam := s.lam, s.lossG*sc
 	s.sigma = make([]float64, s.nb)
 	for b, rb := range s.norms {
 		rt := sc * rb
-		if rt == 0 {
-			// An all-zero block: its duals do not couple to x; any step is
-			// exact, so take the one of the longest block.
-			rt = sc * rmax
-		}
 		s.sigma[b] = sc * (1 / (2 * rt)) * math.Sqrt(nb*lam/(m*gam)) // Eq. 10
 	}
 	s.tauC = (1 / (2 * sc)) * math.Sqrt(m*gam/(nb*lam)) // Eq. 12, τ = tauC / R_max
@@ -259,7 +265,9 @@ func (s *solver) itersPerEpoch() int { return (s.nb + s.opt.M - 1) / s.opt.M }
 // initIterate sets the starting point: x⁰ from the warm start or 0, and
 // yₖ = φ'(aₖᵀx⁰) projected into dom φ*, the optimality relation, with
 // r = (1/n) Σ yₖaₖ computed to match (the paper leaves r⁰ implicit).
-// A cold start then moves x⁰ to ∇g*(−r⁰), the primal point of those duals.
+// A cold start keeps x⁰ = 0 rather than ∇g*(−r⁰), the primal point of those
+// duals: with a small λ that point is far out (‖r⁰‖/λ) and costs tens of
+// epochs to come back from.
 func (s *solver) initIterate() {
 	s.y = make([]float64, s.n)
 	s.xv = make([]float64, s.d)
@@ -275,11 +283,6 @@ func (s *solver) initIterate() {
 		yk := loss.DualFeasible(loss.Deriv(z, s.prob.B[k]), s.prob.B[k])
 		s.y[k] = yk
 		kernels.SparseAxpy(yk/float64(s.n), val, idx, s.r)
-	}
-	if s.opt.WarmStart == nil {
-		for j := range s.xv {
-			s.xv[j] = s.reg.PrimalFromDual(s.r[j])
-		}
 	}
 	copy(s.xbar, s.xv)
 }
@@ -300,11 +303,13 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 	}
 	best := math.Inf(1)
 	worse := 0
+	var iterTime time.Duration
 	for epoch := 0; ; epoch++ {
 		tp := s.certificate()
 		tp.Epoch = epoch
 		tp.Passes = float64(s.sampled) / float64(s.n)
 		tp.Seconds = time.Since(start).Seconds()
+		tp.IterSeconds = iterTime.Seconds()
 		res.Trace = append(res.Trace, tp)
 		res.Final = tp
 		if err := s.checkDivergence(tp, &best, &worse); err != nil {
@@ -335,7 +340,9 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 			res.Stop = "time"
 			return res, nil
 		}
+		t0 := time.Now()
 		s.epoch(ctx, deadline)
+		iterTime += time.Since(t0)
 	}
 }
 

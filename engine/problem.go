@@ -185,6 +185,9 @@ type TracePoint struct {
 	Gap     float64 `json:"gap"`     // Primal − Dual ≥ 0
 	RelGap  float64 `json:"rel_gap"` // Gap / max(1, |Primal|)
 	Seconds float64 `json:"seconds"`
+	// IterSeconds is the part of Seconds spent in iterations, without
+	// set-up and certificates: what scaling studies compare.
+	IterSeconds float64 `json:"iter_seconds"`
 }
 
 // Result reports how a run went.

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/adaspdc/adaspdc/engine"
+	"github.com/adaspdc/adaspdc/sparse"
+)
+
+func init() {
+	commands["train"] = command{
+		summary: "fit a linear model with AdaSPDC and print its duality gap",
+		run:     runTrain,
+	}
+}
+
+type trainFlags struct {
+	loss, partition, solver, lazy    string
+	model, liblinearModel, trace     string
+	m, block, threads                int
+	maxEpochs                        int
+	lambda, l1, bias, tol, smoothing float64
+	seed                             uint64
+	timeLimit                        time.Duration
+	quiet                            bool
+}
+
+func runTrain(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("train", stderr)
+	var f trainFlags
+	dataPath, features := dataFlags(fs)
+	fs.StringVar(&f.loss, "loss", "logistic", "loss: logistic, squared, smoothhinge or sqhinge")
+	fs.Float64Var(&f.lambda, "lambda", 0, "L2 strength λ > 0 in (λ/2)‖x‖² (default 1/n, LIBLINEAR's C = 1)")
+	fs.Float64Var(&f.l1, "l1", 0, "L1 strength of the elastic net, ≥ 0")
+	fs.Float64Var(&f.bias, "bias", 0, "append a constant feature of this `value` (as LIBLINEAR's -B); 0: none")
+	fs.Float64Var(&f.smoothing, "smoothing", 1, "parameter of the smoothed hinge")
+	fs.IntVar(&f.m, "m", 1, "dual blocks updated per iteration")
+	fs.IntVar(&f.block, "block", 1, "samples per dual block")
+	fs.StringVar(&f.partition, "partition", "shuffle", "how samples form blocks: shuffle, contiguous or norm")
+	fs.IntVar(&f.threads, "threads", runtime.NumCPU(), "worker threads")
+	fs.Uint64Var(&f.seed, "seed", 1, "random seed for the partition and the sampler")
+	fs.StringVar(&f.solver, "solver", "adaspdc", "adaspdc, or spdc for the constant-step baseline")
+	fs.StringVar(&f.lazy, "lazy", "auto", "lazy primal updates: auto, on or off")
+	fs.Float64Var(&f.tol, "tol", 1e-6, "stop at this relative duality gap (P−D)/max(1,|P|)")
+	fs.IntVar(&f.maxEpochs, "max-epochs", 1000, "stop after this many epochs")
+	fs.DurationVar(&f.timeLimit, "time-limit", 0, "stop after this long (e.g. 30s); 0: no limit")
+	fs.StringVar(&f.model, "model", "", "write the model as JSON to this `file`")
+	fs.StringVar(&f.liblinearModel, "liblinear-model", "", "write the model in LIBLINEAR's format to this `file`")
+	fs.StringVar(&f.trace, "trace", "", "write the per-epoch trace as CSV to this `file`")
+	fs.BoolVar(&f.quiet, "quiet", false, "no per-epoch progress on stderr")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: adaspdc train [flags]\n\n"+
+			"Minimises (1/n) Σ loss(aᵢᵀx, bᵢ) + (λ/2)‖x‖² + l1‖x‖₁ and prints\n"+
+			"epochs=… passes=… primal=… dual=… gap=… seconds=… on stdout.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	lambdaSet := false
+	fs.Visit(func(fl *flag.Flag) { lambdaSet = lambdaSet || fl.Name == "lambda" })
+	if lambdaSet && !(f.lambda > 0) {
+		return usageErrorf(fs, "-lambda %v: AdaSPDC needs a strongly convex regularizer, λ > 0; for a pure L1 (lasso) model keep a small -lambda such as 1e-8 next to -l1", f.lambda)
+	}
+	if f.threads < 1 {
+		return usageErrorf(fs, "-threads %d: must be at least 1", f.threads)
+	}
+	if math.IsNaN(f.bias) || math.IsInf(f.bias, 0) || f.bias < 0 {
+		return usageErrorf(fs, "-bias %v: must be a finite value ≥ 0", f.bias)
+	}
+	loss, err := engine.LossByName(f.loss, f.smoothing)
+	if err != nil {
+		return usageErrorf(fs, "-loss: %v", err)
+	}
+
+	ds, err := loadData(*dataPath, sparse.ReadOptions{NumFeatures: *features})
+	if err != nil {
+		return err
+	}
+	b, labels, err := targets(ds, loss)
+	if err != nil {
+		return err
+	}
+	dim := ds.X.Cols
+	x := ds.X
+	if f.bias != 0 {
+		x = x.WithBias(f.bias)
+	}
+	if !lambdaSet {
+		f.lambda = 1 / float64(x.Rows)
+	}
+	prob := engine.Problem{X: x, B: b, Loss: loss, Reg: engine.Regularizer{Lambda: f.lambda, L1: f.l1}}
+	if err := prob.Reg.Validate(); err != nil {
+		return err
+	}
+
+	var trace *csv.Writer
+	if f.trace != "" {
+		tf, err := os.Create(f.trace)
+		if err != nil {
+			return err
+		}
+		defer tf.Close()
+		trace = csv.NewWriter(tf)
+		trace.Write([]string{"epoch", "passes", "primal", "dual", "gap", "rel_gap", "seconds"})
+	}
+	opt := engine.Options{
+		Solver:    engine.Solver(f.solver),
+		M:         f.m,
+		BlockSize: f.block,
+		Partition: engine.Partition(f.partition),
+		Threads:   f.threads,
+		Seed:      f.seed,
+		Lazy:      engine.Lazy(f.lazy),
+		Tol:       f.tol,
+		MaxEpochs: f.maxEpochs,
+		TimeLimit: f.timeLimit,
+		Callback: func(tp engine.TracePoint) error {
+			if !f.quiet {
+				fmt.Fprintf(stderr, "epoch %4d  passes %7.1f  primal %.12g  gap %.3e  elapsed %.3fs\n",
+					tp.Epoch, tp.Passes, tp.Primal, tp.RelGap, tp.Seconds)
+			}
+			if trace != nil {
+				g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+				trace.Write([]string{strconv.Itoa(tp.Epoch), g(tp.Passes), g(tp.Primal), g(tp.Dual), g(tp.Gap), g(tp.RelGap), g(tp.Seconds)})
+			}
+			return nil
+		},
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	model, res, err := engine.Train(ctx, prob, opt)
+	if trace != nil {
+		trace.Flush()
+		if terr := trace.Error(); terr != nil && err == nil {
+			err = fmt.Errorf("writing %s: %w", f.trace, terr)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	model.Dim = dim
+	model.Bias = f.bias
+	model.Labels = labels
+	fp := res.Final
+	fmt.Fprintf(stdout, "epochs=%d passes=%.1f primal=%.12g dual=%.12g gap=%.3e seconds=%.3f\n",
+		fp.Epoch, fp.Passes, fp.Primal, fp.Dual, fp.RelGap, fp.Seconds)
+	if !res.Converged && !f.quiet {
+		fmt.Fprintf(stderr, "adaspdc train: stopped (%s) before the relative gap reached %g\n", res.Stop, f.tol)
+	}
+	if f.model != "" {
+		if err := model.Save(f.model); err != nil {
+			return err
+		}
+	}
+	if f.liblinearModel != "" {
+		if err := model.SaveLIBLINEAR(f.liblinearModel); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// targets turns the raw labels into what the loss needs: ±1 for the
+// classification losses (the larger raw value is +1, and the mapping is kept
+// in the model), and for the squared loss either ±1 (two distinct values) or
+// the raw targets (regression).
+func targets(ds *sparse.Dataset, loss engine.Loss) (b, labels []float64, err error) {
+	values, _ := sparse.LabelCounts(ds.Y)
+	if !loss.Classification() && len(values) != 2 {
+		return ds.Y, nil, nil
+	}
+	b, lm, err := sparse.BinaryLabels(ds.Y)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", ds.Name, err)
+	}
+	return b, []float64{lm.Neg, lm.Pos}, nil
+}
+
+func usageErrorf(fs *flag.FlagSet, format string, args ...any) error {
+	err := fmt.Errorf(format, args...)
+	fmt.Fprintf(fs.Output(), "%s: %v\n", fs.Name(), err)
+	return usageError{err}
+}
