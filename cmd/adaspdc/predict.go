@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+
+	"github.com/adaspdc/adaspdc/engine"
+	"github.com/adaspdc/adaspdc/sparse"
+)
+
+func init() {
+	commands["predict"] = command{
+		summary: "apply a model to a dataset and print its accuracy or RMSE",
+		run:     runPredict,
+	}
+}
+
+func runPredict(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("predict", stderr)
+	dataPath, features := dataFlags(fs)
+	modelPath := fs.String("model", "", "model `file` written by adaspdc train -model (required)")
+	output := fs.String("output", "", "write one prediction per line to this `file`")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: adaspdc predict -model FILE [-data FILE] [-output FILE]\n\n"+
+			"Prints accuracy=… for a classification model, rmse=… for a regression one.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *modelPath == "" {
+		return usageErrorf(fs, "-model is required")
+	}
+	model, err := engine.LoadModel(*modelPath)
+	if err != nil {
+		return err
+	}
+	ds, err := loadData(*dataPath, sparse.ReadOptions{NumFeatures: *features})
+	if err != nil {
+		return err
+	}
+	var out *bufio.Writer
+	if *output != "" {
+		f, err := os.Create(*output)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		out = bufio.NewWriter(f)
+	}
+	if model.Labels != nil {
+		for _, y := range ds.Y {
+			if y != model.Labels[0] && y != model.Labels[1] {
+				return fmt.Errorf("%s: label %v is not one of the model's labels %v and %v", ds.Name, y, model.Labels[0], model.Labels[1])
+			}
+		}
+	}
+	var correct int
+	var sse float64
+	for i := 0; i < ds.X.Rows; i++ {
+		val, idx := ds.X.Row(i)
+		p := model.Predict(val, idx)
+		if p == ds.Y[i] {
+			correct++
+		}
+		sse += (p - ds.Y[i]) * (p - ds.Y[i])
+		if out != nil {
+			out.WriteString(strconv.FormatFloat(p, 'g', -1, 64))
+			out.WriteByte('\n')
+		}
+	}
+	if out != nil {
+		if err := out.Flush(); err != nil {
+			return err
+		}
+	}
+	n := float64(ds.X.Rows)
+	if model.Labels != nil {
+		_, err = fmt.Fprintf(stdout, "accuracy=%.4f%% (%d/%d)\n", 100*float64(correct)/n, correct, ds.X.Rows)
+	} else {
+		_, err = fmt.Fprintf(stdout, "rmse=%.6g\n", math.Sqrt(sse/n))
+	}
+	return err
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/adaspdc/adaspdc/engine"
+)
+
+var summaryRE = regexp.MustCompile(`^epochs=\d+ passes=[\d.]+ primal=(\S+) dual=(\S+) gap=(\S+) seconds=[\d.]+\n$`)
+
+// TestTrainBundled runs the bare "adaspdc train" (the README's main job) and
+// checks that it reaches the default tolerance and writes a usable model.
+func TestTrainBundled(t *testing.T) {
+	dir := t.TempDir()
+	modelPath := filepath.Join(dir, "model.json")
+	tracePath := filepath.Join(dir, "trace.csv")
+	status, out, errOut := runCmd("train", "-model", modelPath, "-trace", tracePath, "-bias", "1")
+	if status != 0 {
+		t.Fatalf("status %d, stderr %s", status, errOut)
+	}
+	m := summaryRE.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("summary line %q does not match %s", out, summaryRE)
+	}
+	gap, _ := strconv.ParseFloat(m[3], 64)
+	if !(gap <= 1e-6) {
+		t.Errorf("relative gap %v, want ≤ 1e-6 (the default -tol)", gap)
+	}
+	if !strings.Contains(errOut, "epoch ") {
+		t.Errorf("no progress lines on stderr: %q", errOut)
+	}
+	raw, err := os.ReadFile(modelPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"loss", "lambda", "l1", "bias", "labels", "dim", "weights"} {
+		if _, ok := fields[k]; !ok {
+			t.Errorf("model JSON lacks %q", k)
+		}
+	}
+	model, err := engine.LoadModel(modelPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if model.Dim != 13 || len(model.Weights) != 14 || model.Bias != 1 {
+		t.Errorf("model dim %d, %d weights, bias %v; want 13, 14, 1", model.Dim, len(model.Weights), model.Bias)
+	}
+	trace, err := os.ReadFile(tracePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(string(trace), "\n"); lines < 3 {
+		t.Errorf("trace has %d lines", lines)
+	}
+	// heart_scale is separable enough that a logistic model fits it well.
+	status, out, errOut = runCmd("predict", "-model", modelPath)
+	if status != 0 || !strings.HasPrefix(out, "accuracy=8") {
+		t.Errorf("predict: status %d, stdout %q, stderr %q; want accuracy above 80%%", status, out, errOut)
+	}
+}
+
+func TestTrainErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args   []string
+		status int
+		want   string
+	}{
+		{[]string{"-lambda", "0"}, 2, "strongly convex"},
+		{[]string{"-lambda", "-1"}, 2, "strongly convex"},
+		{[]string{"-m", "300"}, 1, "only 270 blocks"},
+		{[]string{"-m", "100", "-block", "10"}, 1, "only 27 blocks"},
+		{[]string{"-loss", "hinge"}, 2, "logistic"},
+		{[]string{"-threads", "0"}, 2, "at least 1"},
+		{[]string{"-partition", "random"}, 1, "shuffle"},
+		{[]string{"-bogus"}, 2, "flag provided but not defined"},
+		{[]string{"-data", "/nonexistent/file"}, 1, "/nonexistent/file"},
+	} {
+		status, _, errOut := runCmd(append([]string{"train", "-quiet"}, tc.args...)...)
+		if status != tc.status || !strings.Contains(errOut, tc.want) {
+			t.Errorf("train %v: status %d, stderr %q; want status %d and %q", tc.args, status, errOut, tc.status, tc.want)
+		}
+	}
+}
+
+func TestTrainMulticlassRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "three")
+	os.WriteFile(path, []byte("1 1:1\n2 1:2\n3 2:1\n"), 0o644)
+	status, _, errOut := runCmd("train", "-quiet", "-data", path)
+	if status != 1 || !strings.Contains(errOut, "3 distinct labels") {
+		t.Errorf("status %d, stderr %q", status, errOut)
+	}
+}
