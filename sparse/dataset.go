@@ -112,19 +112,38 @@ func BinaryLabels(y []float64) ([]float64, LabelMap, error) {
 // often each occurs. Values that compare equal (0 and −0) are counted
 // together; NaNs, which equal nothing, come last, one entry each.
 func LabelCounts(y []float64) (values []float64, counts []int) {
-	sorted := slices.Clone(y)
-	slices.SortFunc(sorted, func(a, b float64) int {
-		// cmp.Compare would order −0 and 0 as equal too, but it also puts
-		// NaN first; a NaN label sorts last here so that the finite range
-		// comes first in messages.
-		switch {
-		case a < b || (!math.IsNaN(a) && math.IsNaN(b)):
-			return -1
-		case a > b || (math.IsNaN(a) && !math.IsNaN(b)):
-			return 1
+	// Targets usually take a handful of values: counting them against the
+	// short list of values seen so far is a few times faster than sorting
+	// a copy, which is kept for targets with many values.
+	const few = 32
+	type labelCount struct {
+		value float64
+		count int
+	}
+	var seen []labelCount
+	for _, v := range y {
+		k := slices.IndexFunc(seen, func(lc labelCount) bool { return lc.value == v })
+		if k >= 0 {
+			seen[k].count++
+			continue
 		}
-		return 0
-	})
+		if len(seen) == few {
+			return sortedLabelCounts(y)
+		}
+		seen = append(seen, labelCount{v, 1})
+	}
+	slices.SortFunc(seen, func(a, b labelCount) int { return compareLabels(a.value, b.value) })
+	for _, lc := range seen {
+		values = append(values, lc.value)
+		counts = append(counts, lc.count)
+	}
+	return values, counts
+}
+
+// sortedLabelCounts is LabelCounts by sorting a copy of y.
+func sortedLabelCounts(y []float64) (values []float64, counts []int) {
+	sorted := slices.Clone(y)
+	slices.SortFunc(sorted, compareLabels)
 	for k, v := range sorted {
 		if k > 0 && v == sorted[k-1] {
 			counts[len(counts)-1]++
@@ -134,6 +153,18 @@ func LabelCounts(y []float64) (values []float64, counts []int) {
 		counts = append(counts, 1)
 	}
 	return values, counts
+}
+
+// compareLabels orders numbers ascending with NaN last. (cmp.Compare puts
+// NaN first; last keeps the finite range at the front of messages.)
+func compareLabels(a, b float64) int {
+	switch {
+	case a < b || (!math.IsNaN(a) && math.IsNaN(b)):
+		return -1
+	case a > b || (math.IsNaN(a) && !math.IsNaN(b)):
+		return 1
+	}
+	return 0
 }
 
 func formatLabel(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

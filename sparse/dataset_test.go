@@ -120,6 +120,28 @@ func TestLabelCounts(t *testing.T) {
 	if !reflect.DeepEqual(values, []float64{-1, 0, 0.5, 3}) || !reflect.DeepEqual(counts, []int{2, 2, 1, 3}) {
 		t.Errorf("got %v %v", values, counts)
 	}
+	// Many distinct values take the sorting path; both paths must agree.
+	rng := rand.New(rand.NewPCG(10, 10))
+	for _, distinct := range []int{3, 31, 32, 33, 200} {
+		y := make([]float64, 1000)
+		for i := range y {
+			y[i] = float64(rng.IntN(distinct)) - 5
+		}
+		y[7] = math.NaN()
+		values, counts := LabelCounts(y)
+		wantValues, wantCounts := sortedLabelCounts(y)
+		if len(values) != len(wantValues) || !math.IsNaN(values[len(values)-1]) ||
+			!slices.Equal(values[:len(values)-1], wantValues[:len(wantValues)-1]) || !slices.Equal(counts, wantCounts) {
+			t.Errorf("%d distinct: got %v %v, sorting gives %v %v", distinct, values, counts, wantValues, wantCounts)
+		}
+		total := 0
+		for _, c := range counts {
+			total += c
+		}
+		if total != len(y) || !slices.IsSortedFunc(values, compareLabels) {
+			t.Errorf("%d distinct: counts sum to %d, values sorted: %v", distinct, total, slices.IsSortedFunc(values, compareLabels))
+		}
+	}
 	if v, c := LabelCounts(nil); len(v) != 0 || len(c) != 0 {
 		t.Errorf("empty: got %v %v", v, c)
 	}

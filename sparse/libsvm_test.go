@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -342,7 +343,7 @@ func datasetDiff(got, want *Dataset) string {
 	if g.Rows != w.Rows || g.Cols != w.Cols {
 		return fmt.Sprintf("shape %d×%d, want %d×%d", g.Rows, g.Cols, w.Rows, w.Cols)
 	}
-	if !reflect.DeepEqual(g.Indptr, w.Indptr) || !reflect.DeepEqual(g.Indices, w.Indices) {
+	if !slices.Equal(g.Indptr, w.Indptr) || !slices.Equal(g.Indices, w.Indices) || len(g.Values) != len(w.Values) {
 		return "sparsity pattern differs"
 	}
 	for k := range w.Values {

@@ -1,0 +1,142 @@
+// Package sparse holds the data side of the engine: compressed-sparse-row
+// matrices, datasets with their targets, a parallel reader and a writer for
+// LIBSVM/SVMlight text, and a checksummed binary cache.
+//
+// # Matrices and datasets
+//
+// A CSR stores row i's 0-based, strictly ascending column indices in
+// Indices[Indptr[i]:Indptr[i+1]] and the matching values in Values. Row
+// pointers are int64 and column indices int32: the solvers stream Indices
+// once per pass, so halving its width halves that traffic, and 2³¹−1
+// columns are more than any LIBSVM file has. The row operations
+// (RowSquaredNorms, ScaleRows, NormalizeRowsByMax, NormalizeRowsUnit,
+// WithBias, SelectRows) are the preprocessing steps of the solvers; Dense
+// exists for tests.
+//
+// A Dataset pairs a matrix with one raw target per row. BinaryLabels maps
+// any two-valued target (−1/+1, 0/1, 1/2, 2/4) to ±1, the larger value
+// becoming +1, and returns the LabelMap that undoes it.
+//
+// # The text format
+//
+// ReadLIBSVM and ReadFile accept one sample per line:
+//
+//	label [qid:N] index:value index:value ... [# comment]
+//
+//   - Tokens are separated by any run of spaces and tabs; leading and
+//     trailing blanks are ignored.
+//   - Lines end in LF or CRLF; the last line may lack its newline.
+//   - '#' starts a comment that runs to the end of the line, whether the
+//     line holds data or not. Blank and comment-only lines are skipped but
+//     counted, so that line numbers in errors match the file.
+//   - The label and the values are numbers in any form strconv.ParseFloat
+//     accepts ("+1", "2.000000", "9.8E-02", "24.0", "0x1p-3") and must be
+//     finite: NaN, Inf and overflowing literals such as 1e999 are errors
+//     (a literal that underflows reads as 0, as strconv has it).
+//   - Indices are plain decimal integers from 1 to 2³¹−1 (or to
+//     ReadOptions.NumFeatures), strictly ascending within a line. They are
+//     stored 0-based. Without NumFeatures the column count is the largest
+//     index present.
+//   - An SVMlight "qid:N" right after the label is checked and ignored.
+//   - Explicit zeros ("13:0.0") are kept as stored entries, as LIBLINEAR
+//     keeps them, so NNZ counts the entries written in the file (the
+//     figures of ../shared/data/SOURCES.md are checked this way).
+//
+// Everything else is an error, reported as a *ParseError naming the input,
+// the 1-based line and the 1-based byte column of the offending token (of
+// the value part for a bad value), e.g.
+//
+//	a9a:17:23: index 0: feature indices are 1-based
+//
+// The errors cover a zero, negative or non-integer index, descending or
+// duplicate indices, a missing colon, index or value, a value or label that
+// is not a number or not finite, an index beyond int32 or NumFeatures, a
+// line whose first token is a feature (no label), and an input without any
+// data line ("no data lines", with line and column 0). With
+// ReadOptions.SkipInvalid malformed lines are dropped instead and counted
+// in ReadStats.
+//
+// Numbers are parsed without allocating. Values of at most 15 digits with
+// an optional sign and point (nearly every value in real files) take an
+// inline fast path: the digits form an integer below 2⁵³ and 10^k is exact
+// for k ≤ 22, so a single IEEE division rounds correctly and gives the same
+// bits as strconv.ParseFloat (Clinger's fast path, which strconv itself
+// tries first). Other forms go to strconv.ParseFloat on the token bytes
+// viewed as a string without a copy. The tests compare both paths with
+// strconv bit for bit, on random and fuzzed input.
+//
+// WriteLIBSVM writes the canonical form: single spaces, 1-based indices, a
+// newline after each row, and numbers formatted with
+// strconv.FormatFloat(v, 'g', -1, 64), the shortest text that reads back to
+// the same bits. Write, read, write is therefore byte-identical, and read
+// values are bit-identical.
+//
+// # Parallel parsing
+//
+// The reader streams: the calling goroutine reads the input into buffers of
+// the chunk size, cuts each after its last newline (carrying the incomplete
+// line over to the next buffer, which grows if one line exceeds it) and hands
+// each chunk to an errgroup goroutine. SetLimit(Threads) bounds the chunks in
+// flight, and their buffers are recycled, so input buffering stays at a few
+// chunks however large the file. Each goroutine counts the chunk's newlines
+// and colons (vectorised bytes.Count) to size its output exactly, then
+// tokenizes the chunk by hand, line by line, writing labels, chunk-local row
+// ends, indices and values into its own slices. When all chunks are done,
+// prefix sums over the chunks' row and entry counts give each chunk its
+// place in the final CSR, and the chunks are copied there concurrently.
+//
+// The chunk size is a quarter of the input size per thread, clamped to
+// [64 KiB, 4 MiB] when the size is known (files, bytes.Reader and the
+// like), so that even a 2 MB file is split among the threads, and 1 MiB
+// otherwise.
+//
+// Errors are reported in file order, not in the order goroutines hit them:
+// each chunk records its first error with a chunk-local line number, and
+// after all chunks finish the earliest failing chunk wins, its line number
+// offset by the newlines of the chunks before it (every chunk but the last
+// ends with a newline, so a chunk's line count is its newline count). Once
+// chunk k is known to fail, chunks after k are neither read nor parsed,
+// since they cannot change the outcome. The result, error included, is
+// therefore the same for any Threads and chunk size; the tests check this
+// with chunks of a few bytes, and the fuzz target does on arbitrary input.
+//
+// # The binary cache
+//
+// WriteCache stores a dataset so that loading it costs little more than
+// reading the file. All integers are little-endian. The layout, version 1:
+//
+//	offset  size        field
+//	0       8           magic "ADASPDC\x00"
+//	8       4           format version (uint32) = 1
+//	12      4           flags (uint32), none defined: must be 0
+//	16      8           rows R (uint64)
+//	24      8           cols (uint64)
+//	32      8           nnz Z (uint64)
+//	40      4           CRC-32C (Castagnoli) of the payload (bytes 48…)
+//	44      4           CRC-32C of bytes 0–43
+//	48      8·R         labels, float64
+//	48+8R   8·(R+1)     row pointers, int64
+//	…       8·Z         values, float64
+//	…       4·Z         column indices, int32
+//
+// The int32 array comes last so that every array starts 8-byte aligned
+// relative to the file start. The file ends exactly after the payload.
+//
+// ReadFile recognises a cache by its magic (no LIBSVM line starts with
+// "A"). Loading checks the version before anything else (another version is
+// refused with a request to rebuild the cache), then the header checksum,
+// then that the sizes the header announces are plausible and match the
+// file size, all before allocating; then it reads the file in one call,
+// checks the payload CRC (hash/crc32 uses the SSE4.2/ARMv8 CRC instructions
+// for Castagnoli) and finally validates the decoded dataset (ascending
+// in-range indices, monotone row pointers, finite values and labels), since
+// a checksum only guards against accidents. Any failure, a flipped bit or a
+// truncated or extended file included, returns an error and no dataset; the
+// tests flip every bit of a small cache and cut it at every length. On a
+// little-endian machine the arrays are views of the file buffer (no decode,
+// no second copy); elsewhere they are decoded.
+//
+// # Performance
+//
+// See bench/README.md ("Loading") for the commands and the full figures.
+package sparse
