@@ -23,6 +23,8 @@
 //
 //	label [qid:N] index:value index:value ... [# comment]
 //
+// in detail:
+//
 //   - Tokens are separated by any run of spaces and tabs; leading and
 //     trailing blanks are ignored.
 //   - Lines end in LF or CRLF; the last line may lack its newline.
