@@ -23,9 +23,10 @@ const DefaultTolerance = 1e-6
 const (
 	// denseLimit is the largest Gram matrix order solved directly, which is
 	// exact to rounding error whatever the spectrum. On rcv1-like blocks
-	// (BenchmarkBlockMethods) the dense method is about twice as fast as
-	// Lanczos at order 8, breaks even between 16 and 20, and is 1.6× slower
-	// at 32 and 3–4× slower at 64, its cost growing like q·nnz + q³.
+	// (BenchmarkBlockMethods, on a shared and noisy machine) the dense
+	// method is 2–3× faster than Lanczos at order 8, breaks even somewhere
+	// between 16 and 32 depending on the run, and is about 2× slower at 32
+	// and 4× slower at 64, its cost growing like q·nnz + q³.
 	denseLimit = 16
 
 	// maxLanczosSteps caps the Lanczos iteration. The basis is kept for full
