@@ -133,7 +133,7 @@ type workspace struct {
 	touched []int32
 
 	// The current block as a CSR matrix over local column indices, scaled
-	// by a power of two if its magnitude requires it.
+	// by a power of two to a largest magnitude in [½, 1).
 	rowStart []int
 	cols     []int32
 	vals     []float64
@@ -170,9 +170,9 @@ func (ws *workspace) blockNorm(x *sparse.CSR, rows []int32, tol float64, how met
 	}
 	// Scale the block to a largest magnitude in [½, 1). Powers of two
 	// commute exactly with every rounding below, barring underflow of
-	// entries 2⁻¹⁰⁷⁴ times smaller than the largest, which cannot matter.
-	// Squares can then neither overflow nor underflow, and LAPACK never
-	// needs its own scaling, which in gonum v0.17.0 panics in Dsterf (it
+	// entries over 2¹⁰²² times smaller than the largest, which cannot
+	// matter. Sums of squares then neither overflow nor lose the largest
+	// terms to underflow, and LAPACK never needs its own scaling, which in gonum v0.17.0 panics in Dsterf (it
 	// passes Dlascl a leading dimension of n for a single column).
 	_, exp := math.Frexp(maxAbs)
 	scaleBlock(ws.vals, exp)
@@ -222,7 +222,7 @@ func rowNorm(x *sparse.CSR, i int) (float64, error) {
 }
 
 // scaleBlock multiplies vals by 2^−exp. When 2^−exp is a normal number one
-// multiplication per entry is exact; otherwise Ldexp does it in two steps.
+// multiplication per entry is exact; otherwise math.Ldexp scales each entry.
 func scaleBlock(vals []float64, exp int) {
 	if exp == 0 {
 		return
