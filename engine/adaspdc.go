@@ -349,7 +349,7 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 // checkDivergence stops a run whose certificate is not finite or whose gap
 // has grown far above its best value for several epochs in a row.
 func (s *solver) checkDivergence(tp TracePoint, best *float64, worse *int) error {
-	hint := "lower -m, normalise the rows (-normalize), or raise -lambda"
+	hint := "scale the features (e.g. to [-1, 1]), lower -m, or raise -lambda"
 	if math.IsNaN(tp.Gap) || math.IsInf(tp.Gap, 0) || math.IsNaN(tp.Primal) || math.IsInf(tp.Primal, 0) {
 		return fmt.Errorf("engine: diverged at epoch %d: primal %v, dual %v: %s", tp.Epoch, tp.Primal, tp.Dual, hint)
 	}

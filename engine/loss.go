@@ -380,9 +380,6 @@ func logisticProxSolve(u0, c, sigma float64) (u float64, exps int) {
 		return logisticSigmoid(lo), 1
 	}
 
-	// 1 − u0 is exact for u0 ≥ 1/2, which is where it is needed: near
-	// u = 1, sigmoid(t) − u0 is evaluated as (1 − u0) − (1 − sigmoid(t)),
-	// without the cancellation of two numbers close to 1.
 	v0 := 1 - u0
 	// Start from logit(u0), where sigmoid is u0 itself. If y0 is at or
 	// beyond an end of the domain, start at an end of the bracket instead:
@@ -400,22 +397,18 @@ func logisticProxSolve(u0, c, sigma float64) (u float64, exps int) {
 		// and accurate relative to u0 below), and so is its log.
 		t = logisticLog(u0 / v0)
 	}
-	var s, comp float64 // sigmoid(t) and 1 − sigmoid(t)
+	var s, comp, diff float64 // sigmoid(t), 1 − sigmoid(t), sigmoid(t) − u0
 	if u0 > 0 && u0 < 1 && t >= lo && t <= hi {
 		s, comp = u0, v0
 	} else {
 		t = min(max(t, lo), hi)
-		s, comp = logisticSigmoidPair(t)
+		s, comp, diff = logisticSigmoidGap(t, u0, v0)
 		exps++
 	}
 
 	stepOld := hi - lo
 	step := stepOld
 	for range logisticProxMaxIter {
-		diff := s - u0
-		if t >= 0 {
-			diff = v0 - comp
-		}
 		g := sigma*(t+c) + diff
 		if g == 0 {
 			return s, exps
@@ -460,7 +453,7 @@ func logisticProxSolve(u0, c, sigma float64) (u float64, exps int) {
 			}
 		}
 		t = next
-		s, comp = logisticSigmoidPair(t)
+		s, comp, diff = logisticSigmoidGap(t, u0, v0)
 		exps++
 	}
 	return s, exps
@@ -475,15 +468,22 @@ func logisticSigmoid(t float64) float64 {
 	return e / (1 + e)
 }
 
-// logisticSigmoidPair returns sigmoid(t) and 1 − sigmoid(t), both to full
-// relative precision, from one exponential.
-func logisticSigmoidPair(t float64) (s, comp float64) {
+// logisticSigmoidGap returns s = sigmoid(t), comp = 1 − s and diff = s − u0
+// from one exponential, given v0 = 1 − u0. s and comp have full relative
+// precision, and for t ≥ 0 diff is evaluated as v0 − comp: near u = 1 that
+// avoids the cancellation of two numbers close to 1. (v0 is exact for
+// u0 ≥ 1/2; below, its rounding error is no larger than that of s − u0.) One
+// branch serves all three, which matters because its direction is
+// unpredictable.
+func logisticSigmoidGap(t, u0, v0 float64) (s, comp, diff float64) {
 	e := math.Exp(-math.Abs(t))
 	r := 1 / (1 + e)
 	if t >= 0 {
-		return r, e * r
+		comp = e * r
+		return r, comp, v0 - comp
 	}
-	return e * r, r
+	s = e * r
+	return s, r, s - u0
 }
 
 // logisticLog returns log x for x > 0. On amd64 math.Log is wrong for

@@ -1,0 +1,187 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/adaspdc/adaspdc/kernels"
+	"github.com/adaspdc/adaspdc/sparse"
+)
+
+// kktViolation returns the largest violation of the elastic-net optimality
+// conditions at x: with gⱼ = (1/n)Σₖ φ'(aₖᵀx)aₖⱼ + λxⱼ, a zero coordinate
+// needs |gⱼ| ≤ l1 and a non-zero one gⱼ + l1·sign(xⱼ) = 0.
+func kktViolation(prob Problem, x []float64) float64 {
+	n := prob.X.Rows
+	grad := make([]float64, len(x))
+	for k := 0; k < n; k++ {
+		val, idx := prob.X.Row(k)
+		z := kernels.SparseDot(val, idx, x)
+		kernels.SparseAxpy(prob.Loss.Deriv(z, prob.B[k])/float64(n), val, idx, grad)
+	}
+	worst := 0.0
+	for j, xj := range x {
+		g := grad[j] + prob.Reg.Lambda*xj
+		var v float64
+		switch {
+		case xj > 0:
+			v = math.Abs(g + prob.Reg.L1)
+		case xj < 0:
+			v = math.Abs(g - prob.Reg.L1)
+		default:
+			v = math.Max(0, math.Abs(g)-prob.Reg.L1)
+		}
+		worst = math.Max(worst, v)
+	}
+	return worst
+}
+
+// TestElasticNetOptimality solves elastic-net problems to a tiny gap and
+// checks the subgradient optimality conditions directly, for every loss.
+func TestElasticNetOptimality(t *testing.T) {
+	x, b := sparseData(800, 300, 8, 21)
+	for _, loss := range []Loss{Logistic{}, Squared{}, SquaredHinge{}, SmoothHinge{S: 0.5}} {
+		prob := Problem{X: x, B: b, Loss: loss, Reg: Regularizer{Lambda: 1e-2, L1: 5e-3}}
+		model, res, err := Train(context.Background(), prob, Options{M: 4, Threads: 2, Seed: 3, Tol: 1e-12, MaxEpochs: 2000, Lazy: LazyOn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Converged {
+			t.Errorf("%s: gap %.3g after %d epochs", loss.Name(), res.Final.RelGap, res.Final.Epoch)
+		}
+		zeros := 0
+		for _, w := range model.Weights {
+			if w == 0 {
+				zeros++
+			}
+		}
+		if v := kktViolation(prob, model.Weights); v > 1e-5 {
+			t.Errorf("%s: optimality conditions violated by %.3g", loss.Name(), v)
+		}
+		if zeros == 0 || zeros == len(model.Weights) {
+			t.Errorf("%s: %d of %d weights are zero; the test wants a sparse but non-trivial model", loss.Name(), zeros, len(model.Weights))
+		}
+	}
+}
+
+func TestWarmStartAndModelRoundTrip(t *testing.T) {
+	x, b := sparseData(1500, 400, 10, 5)
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-3}}
+	ctx := context.Background()
+	model, cold, err := Train(ctx, prob, Options{M: 8, Threads: 2, Tol: 1e-8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "m.json")
+	model.Labels = []float64{0, 1}
+	if err := model.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := LoadModel(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := range model.Weights {
+		if back.Weights[j] != model.Weights[j] {
+			t.Fatalf("weight %d: saved %v, loaded %v", j, model.Weights[j], back.Weights[j])
+		}
+	}
+	// A warm start from the solution is certified at once.
+	_, warm, err := Train(ctx, prob, Options{M: 8, Threads: 2, Tol: 1e-6, WarmStart: model.Weights})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if warm.Final.Epoch > 1 || !warm.Converged {
+		t.Errorf("warm start took %d epochs (cold: %d), converged %v", warm.Final.Epoch, cold.Final.Epoch, warm.Converged)
+	}
+	if _, _, err := Train(ctx, prob, Options{WarmStart: make([]float64, 3)}); err == nil {
+		t.Error("warm start of the wrong length accepted")
+	}
+}
+
+func TestTrainRefusesBadInput(t *testing.T) {
+	x, b := sparseData(50, 20, 3, 1)
+	good := Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-2}}
+	ctx := context.Background()
+	cases := []struct {
+		name string
+		prob Problem
+		opt  Options
+		want string
+	}{
+		{"lambda zero", Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{}}, Options{}, "strong"},
+		{"lambda negative", Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{Lambda: -1}}, Options{}, "strong"},
+		{"l1 negative", Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{Lambda: 1, L1: -1}}, Options{}, "L1"},
+		{"m too large", good, Options{M: 51}, "only 50 blocks"},
+		{"m too large for blocks", good, Options{M: 11, BlockSize: 5}, "only 10 blocks"},
+		{"labels not ±1", Problem{X: x, B: append([]float64{2}, b[1:]...), Loss: Logistic{}, Reg: good.Reg}, Options{}, "−1/+1"},
+		{"label count", Problem{X: x, B: b[:10], Loss: Logistic{}, Reg: good.Reg}, Options{}, "10 labels"},
+		{"NaN target", Problem{X: x, B: append([]float64{math.NaN()}, b[1:]...), Loss: Squared{}, Reg: good.Reg}, Options{}, "NaN"},
+		{"partition", good, Options{Partition: "rows"}, "partition"},
+		{"solver", good, Options{Solver: "sdca"}, "solver"},
+		{"block size", good, Options{BlockSize: 60}, "block size"},
+		{"all-zero data", Problem{X: &sparse.CSR{Rows: 2, Cols: 3, Indptr: []int64{0, 0, 0}}, B: []float64{1, -1}, Loss: Logistic{}, Reg: good.Reg}, Options{}, "zero"},
+	}
+	for _, tc := range cases {
+		_, _, err := Train(ctx, tc.prob, tc.opt)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one mentioning %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestStopping(t *testing.T) {
+	x, b := sparseData(500, 100, 5, 2)
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-3}}
+	calls := 0
+	_, res, err := Train(context.Background(), prob, Options{Tol: -1, MaxEpochs: 100, Callback: func(tp TracePoint) error {
+		calls++
+		if tp.Epoch == 3 {
+			return ErrStop
+		}
+		return nil
+	}})
+	if err != nil || res.Stop != "callback" || res.Final.Epoch != 3 || calls != 4 {
+		t.Errorf("ErrStop: err %v, stop %q at epoch %d after %d calls", err, res.Stop, res.Final.Epoch, calls)
+	}
+	boom := errors.New("boom")
+	if _, _, err := Train(context.Background(), prob, Options{Callback: func(TracePoint) error { return boom }}); !errors.Is(err, boom) {
+		t.Errorf("callback error: got %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, res, err = Train(ctx, prob, Options{Tol: -1, MaxEpochs: 100})
+	if err != nil || res.Stop != "context" || res.Final.Epoch != 0 {
+		t.Errorf("cancelled context: err %v, stop %q at epoch %d", err, res.Stop, res.Final.Epoch)
+	}
+	_, res, err = Train(context.Background(), prob, Options{Tol: -1, MaxEpochs: 7})
+	if err != nil || res.Stop != "max-epochs" || len(res.Trace) != 8 {
+		t.Errorf("max epochs: err %v, stop %q, %d trace points", err, res.Stop, len(res.Trace))
+	}
+	for i, tp := range res.Trace {
+		if tp.Gap < -1e-12 || (i > 0 && tp.Passes <= res.Trace[i-1].Passes) {
+			t.Errorf("trace point %d: %+v", i, tp)
+		}
+	}
+}
+
+// TestDivergenceIsAnError feeds data with a non-finite value, which must end
+// the run with an error instead of returning NaN weights.
+func TestDivergenceIsAnError(t *testing.T) {
+	x, b := sparseData(200, 50, 5, 4)
+	x.Values[7] = math.Inf(1)
+	_, _, err := Train(context.Background(), Problem{X: x, B: b, Loss: Squared{}, Reg: Regularizer{Lambda: 1e-2}}, Options{})
+	if err == nil {
+		t.Fatal("training on data with +Inf succeeded")
+	}
+	x.Values[7] = 1e200 // finite, but every margin overflows
+	_, _, err = Train(context.Background(), Problem{X: x, B: b, Loss: Squared{}, Reg: Regularizer{Lambda: 1e-2}}, Options{MaxEpochs: 50})
+	if err == nil {
+		t.Fatal("training on data with 1e200 succeeded")
+	}
+	t.Log(err)
+}
