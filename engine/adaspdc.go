@@ -330,6 +330,9 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 		case tp.RelGap <= s.opt.Tol:
 			res.Converged, res.Stop = true, "tol"
 			return res, nil
+		case s.opt.TargetPrimal > 0 && tp.Primal <= s.opt.TargetPrimal:
+			res.Stop = "target"
+			return res, nil
 		case epoch >= s.opt.MaxEpochs:
 			res.Stop = "max-epochs"
 			return res, nil

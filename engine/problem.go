@@ -104,6 +104,11 @@ type Options struct {
 	MaxEpochs int           // default 1000; an epoch is ⌈blocks/M⌉ iterations
 	TimeLimit time.Duration // 0: none
 
+	// TargetPrimal, when positive, also stops the run once the primal
+	// objective is at or below it. Benchmarks use it to time a run to a
+	// given suboptimality against a known optimum.
+	TargetPrimal float64
+
 	// WarmStart, when non-nil, is the initial primal point (length X.Cols).
 	// The duals start at yₖ = φ'(aₖᵀx), the optimality relation.
 	WarmStart []float64
@@ -195,7 +200,7 @@ type Result struct {
 	Trace     []TracePoint
 	Final     TracePoint
 	Converged bool   // the relative gap reached Tol
-	Stop      string // why the run ended: "tol", "max-epochs", "time", "callback", "context"
+	Stop      string // why the run ended: "tol", "target", "max-epochs", "time", "callback", "context", "diverged"
 	Lazy      bool   // whether the lazy primal update ran
 	Threads   int
 	Blocks    int
