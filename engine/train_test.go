@@ -185,3 +185,28 @@ func TestDivergenceIsAnError(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// TestCertifyAgreesWithSolver certifies the solver's own output: the gap of
+// Certify must be tiny at the optimum, and large at a poor point.
+func TestCertifyAgreesWithSolver(t *testing.T) {
+	x, b := sparseData(1000, 200, 8, 8)
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-3}}
+	model, res, err := Train(context.Background(), prob, Options{M: 4, Tol: 1e-11, MaxEpochs: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := Certify(prob, model.Weights)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(tp.Primal-res.Final.Primal) > 1e-12 || tp.Gap > 1e-9 || tp.Gap < -1e-12 {
+		t.Errorf("Certify: primal %.15g (solver %.15g), gap %.3g", tp.Primal, res.Final.Primal, tp.Gap)
+	}
+	zero, _ := Certify(prob, make([]float64, x.Cols))
+	if zero.Gap < 1e-3 {
+		t.Errorf("gap at x = 0 is %.3g; the certificate is not discriminating", zero.Gap)
+	}
+	if _, err := Certify(prob, make([]float64, 3)); err == nil {
+		t.Error("Certify accepted weights of the wrong length")
+	}
+}

@@ -30,6 +30,7 @@ type trainFlags struct {
 	m, block, threads                int
 	maxEpochs                        int
 	lambda, l1, bias, tol, smoothing float64
+	targetPrimal                     float64
 	seed                             uint64
 	timeLimit                        time.Duration
 	quiet                            bool
