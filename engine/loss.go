@@ -94,10 +94,19 @@ func (Squared) Gamma() float64 { return 1 }
 // DualProx returns (y0 + σ(z − b))/(1 + σ), the stationary point of the
 // unconstrained quadratic.
 func (Squared) DualProx(y0, z, sigma, b float64) float64 {
-	if math.IsInf(sigma, 1) {
-		return z - b
+	return quadraticDualProx(y0, z-b, sigma, 1)
+}
+
+// quadraticDualProx returns (y0 + σd)/(1 + kσ), the minimiser of
+// k·y²/2 − d·y + (y − y0)²/(2σ), which is the dual prox of the quadratic
+// conjugates before any projection (d = z − b). For σ > 1 it divides through
+// by σ, so that σd cannot overflow and σ = +Inf gives the limit d/k.
+func quadraticDualProx(y0, d, sigma, k float64) float64 {
+	if sigma <= 1 {
+		return (y0 + sigma*d) / (1 + k*sigma)
 	}
-	return (y0 + sigma*(z-b)) / (1 + sigma)
+	r := 1 / sigma
+	return (r*y0 + d) / (r + k)
 }
 
 // Classification returns false.
@@ -176,13 +185,7 @@ func (h SmoothHinge) Gamma() float64 { return h.smoothing() }
 // quadratic with b·y projected onto [−1, 0]. Projection is exact here because
 // the objective is a one-dimensional convex quadratic on an interval.
 func (h SmoothHinge) DualProx(y0, z, sigma, b float64) float64 {
-	s := h.smoothing()
-	var y float64
-	if math.IsInf(sigma, 1) {
-		y = (z - b) / s
-	} else {
-		y = (y0 + sigma*(z-b)) / (1 + s*sigma)
-	}
+	y := quadraticDualProx(y0, z-b, sigma, h.smoothing())
 	return b * min(max(b*y, -1), 0)
 }
 
@@ -236,12 +239,7 @@ func (SquaredHinge) Gamma() float64 { return 0.5 }
 // DualProx returns the stationary point (y0 + σ(z − b))/(1 + σ/2) of the
 // quadratic with b·y projected onto (−∞, 0].
 func (SquaredHinge) DualProx(y0, z, sigma, b float64) float64 {
-	var y float64
-	if math.IsInf(sigma, 1) {
-		y = 2 * (z - b)
-	} else {
-		y = (y0 + sigma*(z-b)) / (1 + 0.5*sigma)
-	}
+	y := quadraticDualProx(y0, z-b, sigma, 0.5)
 	return b * min(b*y, 0)
 }
 

@@ -707,19 +707,36 @@ func TestLossLogisticProxConvergence(t *testing.T) {
 	}
 }
 
-// TestLossLogisticProxExtremes feeds the logistic dual prox inputs at the
-// limits of float64 and checks the result is a finite feasible point, and
-// accurate where a reference can be computed.
-func TestLossLogisticProxExtremes(t *testing.T) {
-	sigmas := []float64{math.SmallestNonzeroFloat64, 1e-300, 1e-8, 1, 1e8, 1e300, math.MaxFloat64}
-	values := []float64{-math.MaxFloat64, -1e300, -1e3, -37, -1, -1e-300, 0, 1e-300, 0.5, 1, 37, 1e3, 1e300, math.MaxFloat64}
+// TestLossDualProxExtremes feeds the dual proxes inputs at the limits of
+// float64 and checks the result is a finite feasible point, and for the
+// logistic loss that it is accurate where a reference can be computed.
+func TestLossDualProxExtremes(t *testing.T) {
+	sigmas := []float64{math.SmallestNonzeroFloat64, 1e-300, 1e-8, 1, 1e8, 1e300, math.MaxFloat64, math.Inf(1)}
+	values := []float64{-1e300, -1e3, -37, -1, -1e-300, 0, 1e-300, 0.5, 1, 37, 1e3, 1e300}
+	for _, tc := range lossTestCases() {
+		for _, sigma := range sigmas {
+			for _, z := range values {
+				for _, y0 := range values {
+					for _, b := range tc.labels {
+						y := tc.loss.DualProx(y0, z, sigma, b)
+						dlo, dhi := lossTestDomain(tc.loss, b)
+						if math.IsInf(y, 0) || !(y >= dlo && y <= dhi) {
+							t.Fatalf("%s: DualProx(y0=%g, z=%g, σ=%g, b=%g) = %g is not a finite feasible point",
+								lossTestName(tc.loss), y0, z, sigma, b, y)
+						}
+					}
+				}
+			}
+		}
+	}
+	// The logistic prox never overflows, whatever the magnitudes.
 	for _, sigma := range sigmas {
-		for _, z := range values {
-			for _, y0 := range values {
+		for _, z := range []float64{-math.MaxFloat64, math.MaxFloat64} {
+			for _, y0 := range []float64{-math.MaxFloat64, -0.5, math.MaxFloat64} {
 				for _, b := range []float64{-1, 1} {
 					y := Logistic{}.DualProx(y0, z, sigma, b)
 					if math.IsNaN(y) || math.IsInf(Logistic{}.Conj(y, b), 0) {
-						t.Fatalf("DualProx(y0=%g, z=%g, σ=%g, b=%g) = %g is not feasible", y0, z, sigma, b, y)
+						t.Fatalf("logistic: DualProx(y0=%g, z=%g, σ=%g, b=%g) = %g is not feasible", y0, z, sigma, b, y)
 					}
 				}
 			}
