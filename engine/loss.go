@@ -29,8 +29,9 @@ type Loss interface {
 	Gamma() float64
 	// DualProx returns argmin_y φ*(y, b) − y·z + (y − y0)²/(2σ) for a step
 	// σ in (0, +Inf]; σ = +Inf gives the maximiser of y·z − φ*(y, b), which
-	// is φ'(z, b). For finite inputs the result is finite and lies in the
-	// domain of φ*(·, b), whatever y0 is.
+	// is φ'(z, b). For finite inputs below about 1e300 in magnitude the
+	// result is finite and lies in the domain of φ*(·, b), whatever y0 is
+	// (the logistic prox has no such limit); NaN inputs give NaN.
 	DualProx(y0, z, sigma, b float64) float64
 	// Classification reports whether b is a ±1 class label rather than a
 	// real target.
@@ -335,9 +336,10 @@ const (
 //
 //	G(t) = σ(t + c) + sigmoid(t) − u0 = 0.
 //
-// G is increasing with G'(t) = σ + u(1 − u) ≥ σ, so Newton's method never
-// meets a flat derivative, the root is resolved with full relative precision
-// near either end of the domain, and no log of 0 is ever taken. Since
+// G is increasing with G′(t) = σ + u(1 − u), never flatter than its own σ·t
+// term, so Newton's method never meets a flat derivative, the root is resolved
+// with full relative precision near either end of the domain, and no log of 0
+// is ever taken. Since
 // 0 < sigmoid < 1, the root lies in the bracket [−c − (1 − u0)/σ, −c + u0/σ],
 // of width 1/σ.
 //

@@ -729,6 +729,15 @@ func TestLossDualProxExtremes(t *testing.T) {
 			}
 		}
 	}
+	// NaN in any input comes out as NaN rather than as a plausible number.
+	for _, tc := range lossTestCases() {
+		nan := math.NaN()
+		for _, in := range [][3]float64{{nan, 0.5, 1}, {0, nan, 1}, {0, 0.5, nan}} {
+			if y := tc.loss.DualProx(in[0], in[1], in[2], tc.labels[0]); !math.IsNaN(y) {
+				t.Errorf("%s: DualProx(y0=%g, z=%g, σ=%g) = %g, want NaN", lossTestName(tc.loss), in[0], in[1], in[2], y)
+			}
+		}
+	}
 	// The logistic prox never overflows, whatever the magnitudes.
 	for _, sigma := range sigmas {
 		for _, z := range []float64{-math.MaxFloat64, math.MaxFloat64} {
