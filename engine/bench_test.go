@@ -3,7 +3,12 @@ package engine
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
+
+	"github.com/adaspdc/adaspdc/sparse"
 )
 
 // BenchmarkEpoch times epochs of logistic regression on real data for a
@@ -30,5 +35,88 @@ func BenchmarkEpoch(b *testing.B) {
 				})
 			}
 		}
+	}
+}
+
+// news20Binary loads news20 (multiclass) binarised as label ≤ 10 → −1,
+// otherwise +1, skipping when ../shared/data is absent.
+func news20Binary(b *testing.B) (*sparse.CSR, []float64) {
+	path := filepath.Join("..", "..", "shared", "data", "news20")
+	if _, err := os.Stat(path); err != nil {
+		b.Skipf("%s not available", path)
+	}
+	ds, err := sparse.ReadFile(path, sparse.ReadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	y := make([]float64, len(ds.Y))
+	for i, v := range ds.Y {
+		y[i] = 1
+		if v <= 10 {
+			y[i] = -1
+		}
+	}
+	return ds.X, y
+}
+
+// foldColumns maps column j to j mod cols, summing entries that collide in
+// a row: the same rows and about the same nonzeros on fewer features.
+func foldColumns(x *sparse.CSR, cols int) *sparse.CSR {
+	out := &sparse.CSR{Rows: x.Rows, Cols: cols, Indptr: make([]int64, x.Rows+1)}
+	acc := make(map[int32]float64)
+	var keys []int32
+	for i := 0; i < x.Rows; i++ {
+		clear(acc)
+		keys = keys[:0]
+		val, idx := x.Row(i)
+		for p, j := range idx {
+			f := j % int32(cols)
+			if _, ok := acc[f]; !ok {
+				keys = append(keys, f)
+			}
+			acc[f] += val[p]
+		}
+		slices.Sort(keys)
+		for _, f := range keys {
+			out.Indices = append(out.Indices, f)
+			out.Values = append(out.Values, acc[f])
+		}
+		out.Indptr[i+1] = int64(len(out.Indices))
+	}
+	return out
+}
+
+// BenchmarkLazyNews20 compares an epoch on news20 (62,061 features) with an
+// epoch on the same rows folded onto 10× fewer features: with lazy updates
+// the cost per nonzero should be about the same, since an iteration touches
+// only its rows' coordinates. The dense update (-lazy off) is shown too.
+func BenchmarkLazyNews20(b *testing.B) {
+	x, y := news20Binary(b)
+	folded := foldColumns(x, x.Cols/10)
+	for _, tc := range []struct {
+		name string
+		x    *sparse.CSR
+		lazy Lazy
+	}{
+		{"d=62061/lazy", x, LazyOn},
+		{"d=6206/lazy", folded, LazyOn},
+		{"d=62061/dense", x, LazyOff},
+		{"d=6206/dense", folded, LazyOff},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			prob := Problem{X: tc.x, B: y, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-5}}
+			var iter float64
+			epochs := 0
+			for b.Loop() {
+				_, res, err := Train(context.Background(), prob, Options{M: 8, Threads: 1, Tol: -1, MaxEpochs: 2, Lazy: tc.lazy})
+				if err != nil {
+					b.Fatal(err)
+				}
+				iter += res.Final.IterSeconds
+				epochs += res.Final.Epoch
+			}
+			b.ReportMetric(iter/float64(epochs)*1e9, "ns/epoch")
+			b.ReportMetric(iter/float64(epochs)*1e9/float64(tc.x.NNZ()), "ns/nnz")
+		})
 	}
 }
