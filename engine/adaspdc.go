@@ -55,6 +55,7 @@ type solver struct {
 	last []int32 // lazy only: the iteration of the segment x, x̄, r are valid at
 
 	lazy   bool
+	fused  bool // dense update with the reduction fused into the read phase
 	segP   []float64 // P[t] = Π_{s<t} 1/(1+τₛλ)
 	segS   []float64 // S[t] = Σ_{s<t} bₛ / P[s+1], bₛ = −τₛ/(1+τₛλ)
 	segTau []float64
@@ -81,7 +82,8 @@ type workerState struct {
 	sampler blocks.Sampler
 	batch   []int32 // the m sampled blocks
 	offset  []int   // slot of the first sample of batch[i]; len m+1
-	touched []int32 // lazy: coordinates this owner touched this iteration
+	buf     []float64 // fused dense reduction: Σ Δyₖaₖ over this worker's rows
+	touched []int32   // lazy: coordinates this owner touched this iteration
 	stamp   uint32  // lazy: this owner's iteration count, for stamp[]
 	_       [64]byte
 }
@@ -199,8 +201,15 @@ func newSolver(prob Problem, opt Options) (*solver, error) {
 	for _, j := range x.Indices {
 		colNNZ[j]++
 	}
-	if !s.lazy {
-		// The dense update costs every coordinate the same.
+	s.fused = !s.lazy && !opt.Deterministic
+	switch {
+	case s.fused:
+		// Owners only sum the workers' buffers: every coordinate costs the same.
+		for j := range colNNZ {
+			colNNZ[j] = 1
+		}
+	case !s.lazy:
+		// The dense update costs every coordinate the same on top of the scatter.
 		for j := range colNNZ {
 			colNNZ[j] += int64(float64(x.NNZ()) / float64(s.d) / 4)
 		}
@@ -217,6 +226,9 @@ func newSolver(prob Problem, opt Options) (*solver, error) {
 			sampler: smp,
 			batch:   make([]int32, opt.M),
 			offset:  make([]int, opt.M+1),
+		}
+		if s.fused {
+			s.workers[w].buf = make([]float64, s.d)
 		}
 	}
 	s.dy = make([]float64, opt.M*s.maxQ)
@@ -501,8 +513,12 @@ func (s *solver) readPhase(ws *workerState, t int32) {
 				}
 				bk := s.prob.B[k]
 				yn := loss.DualProx(s.y[k], z, sig, bk)
-				s.dy[slot] = yn - s.y[k]
+				dy := yn - s.y[k]
+				s.dy[slot] = dy
 				s.y[k] = yn
+				if s.fused && dy != 0 {
+					kernels.SparseAxpy(dy, val, idx, ws.buf)
+				}
 				slot++
 			}
 		}
@@ -554,18 +570,26 @@ func (s *solver) updatePhase(ws *workerState, lo, hi, t int32, tau, theta float6
 		}
 		return
 	}
-	for i, b := range ws.batch {
-		slot := ws.offset[i]
-		for _, k := range s.part.Block(int(b)) {
-			dy := s.dy[slot]
-			slot++
-			if dy == 0 {
-				continue
-			}
-			val, idx := s.x.Row(int(k))
-			a, e := sched.Clip(idx, lo, hi)
-			if a < e {
-				kernels.SparseAxpy(dy, val[a:e], idx[a:e], s.u)
+	if s.fused {
+		for w := range s.workers {
+			buf := s.workers[w].buf[lo:hi]
+			kernels.Axpy(1, buf, s.u[lo:hi])
+			clear(buf)
+		}
+	} else {
+		for i, b := range ws.batch {
+			slot := ws.offset[i]
+			for _, k := range s.part.Block(int(b)) {
+				dy := s.dy[slot]
+				slot++
+				if dy == 0 {
+					continue
+				}
+				val, idx := s.x.Row(int(k))
+				a, e := sched.Clip(idx, lo, hi)
+				if a < e {
+					kernels.SparseAxpy(dy, val[a:e], idx[a:e], s.u)
+				}
 			}
 		}
 	}

@@ -103,7 +103,7 @@ func TestThreadsBitIdentical(t *testing.T) {
 		var ref []float64
 		for _, threads := range []int{1, 2, 3, 5} {
 			prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-4, L1: 1e-5}}
-			opt := Options{M: 16, BlockSize: 2, Threads: threads, Seed: 9, Tol: -1, MaxEpochs: 4, Lazy: lazy}
+			opt := Options{M: 16, BlockSize: 2, Threads: threads, Seed: 9, Tol: -1, MaxEpochs: 4, Lazy: lazy, Deterministic: true}
 			model, _, err := Train(context.Background(), prob, opt)
 			if err != nil {
 				t.Fatal(err)
@@ -118,5 +118,27 @@ func TestThreadsBitIdentical(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestFusedReductionMatchesDeterministic checks the fast dense mode (each
+// worker reduces its own rows) against the ordered reduction: the same
+// iterates up to rounding.
+func TestFusedReductionMatchesDeterministic(t *testing.T) {
+	x, b := sparseData(3000, 150, 10, 13)
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-4, L1: 1e-5}}
+	var models [2][]float64
+	for i, det := range []bool{true, false} {
+		model, res, err := Train(context.Background(), prob, Options{M: 32, Threads: 2, Seed: 4, Tol: -1, MaxEpochs: 8, Lazy: LazyOff, Deterministic: det})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Lazy {
+			t.Fatal("lazy mode chosen despite LazyOff")
+		}
+		models[i] = model.Weights
+	}
+	if d := relDiff(models[1], models[0]); d > 1e-10 {
+		t.Errorf("fused and ordered reductions differ by %.3g", d)
 	}
 }

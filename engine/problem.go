@@ -100,6 +100,14 @@ type Options struct {
 	Seed      uint64    // seeds the partition and the block sampler
 	Lazy      Lazy      // default LazyAuto
 
+	// Deterministic makes the model bit-identical for a given seed and data
+	// whatever the thread count: the batch is reduced by coordinate owners in
+	// batch order (sched.Owners). Lazy runs always reduce that way. Dense
+	// runs without it fuse the reduction into the read phase, each worker
+	// scattering its own rows into a private buffer, which scales better
+	// with threads but sums in an order that depends on who took which block.
+	Deterministic bool
+
 	Tol       float64       // stop when (P−D)/max(1,|P|) ≤ Tol; default 1e-6; < 0: never (run MaxEpochs)
 	MaxEpochs int           // default 1000; an epoch is ⌈blocks/M⌉ iterations
 	TimeLimit time.Duration // 0: none
