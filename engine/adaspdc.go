@@ -55,7 +55,7 @@ type solver struct {
 	last []int32 // lazy only: the iteration of the segment x, x̄, r are valid at
 
 	lazy   bool
-	fused  bool // dense update with the reduction fused into the read phase
+	fused  bool      // dense update with the reduction fused into the read phase
 	segP   []float64 // P[t] = Π_{s<t} 1/(1+τₛλ)
 	segS   []float64 // S[t] = Σ_{s<t} bₛ / P[s+1], bₛ = −τₛ/(1+τₛλ)
 	segTau []float64
@@ -80,11 +80,11 @@ type solver struct {
 // offsets and the step sizes need no communication.
 type workerState struct {
 	sampler blocks.Sampler
-	batch   []int32 // the m sampled blocks
-	offset  []int   // slot of the first sample of batch[i]; len m+1
+	batch   []int32   // the m sampled blocks
+	offset  []int     // slot of the first sample of batch[i]; len m+1
 	buf     []float64 // fused dense reduction: Σ Δyₖaₖ over this worker's rows
 	touched []int32   // lazy: coordinates this owner touched this iteration
-	stamp   uint32  // lazy: this owner's iteration count, for stamp[]
+	stamp   uint32    // lazy: this owner's iteration count, for stamp[]
 	_       [64]byte
 }
 

@@ -60,7 +60,15 @@
 // and each coordinate's sum is formed in the same order whatever the thread
 // count: the same seed and data give bit-identical models with 1, 2 or 64
 // threads. The certificates sum fixed-size chunks in chunk order for the same
-// reason.
+// reason, and the certificate schedule depends only on certificate values.
+//
+// Lazy runs always reduce that way. Dense runs (small d) by default fuse the
+// reduction into the read phase instead: each worker scatters the rows it
+// just updated into a private dense buffer while they are in cache, and in
+// the update phase the owner of a coordinate range adds up the workers'
+// buffers there. That halves the update phase's work on two cores but sums
+// in an order that depends on which worker claimed which block, so
+// Options.Deterministic switches it off.
 //
 // # Certificates and stopping
 //

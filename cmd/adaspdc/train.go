@@ -33,7 +33,7 @@ type trainFlags struct {
 	targetPrimal                     float64
 	seed                             uint64
 	timeLimit                        time.Duration
-	quiet                            bool
+	quiet, deterministic             bool
 }
 
 func runTrain(args []string, stdout, stderr io.Writer) error {
@@ -60,6 +60,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.liblinearModel, "liblinear-model", "", "write the model in LIBLINEAR's format to this `file`")
 	fs.StringVar(&f.trace, "trace", "", "write the per-epoch trace as CSV to this `file`")
 	fs.BoolVar(&f.quiet, "quiet", false, "no per-epoch progress on stderr")
+	fs.BoolVar(&f.deterministic, "deterministic", false, "bit-identical models for any -threads (ordered reduction; lazy runs always are)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: adaspdc train [flags]\n\n"+
 			"Minimises (1/n) Σ loss(aᵢᵀx, bᵢ) + (λ/2)‖x‖² + l1‖x‖₁ and prints\n"+
