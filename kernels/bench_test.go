@@ -38,6 +38,19 @@ func randVector(rng *rand.Rand, n int) []float64 {
 	return s
 }
 
+// cpuClock measures the CPU time of a benchmark loop; see processCPUNanos.
+type cpuClock int64
+
+func startCPU() cpuClock { return cpuClock(processCPUNanos()) }
+
+// report adds the CPU time per operation since c was started to b's
+// results, as cpu-ns/op.
+func (c cpuClock) report(b *testing.B) {
+	if c != 0 && b.N > 0 {
+		b.ReportMetric(float64(processCPUNanos()-int64(c))/float64(b.N), "cpu-ns/op")
+	}
+}
+
 // sink keeps results alive so the compiler cannot drop the calls.
 var sink float64
 
@@ -49,22 +62,28 @@ func BenchmarkDot(b *testing.B) {
 			setBytes := func(b *testing.B) { b.SetBytes(int64(16 * n)) }
 			benchImpls(b, func(b *testing.B) {
 				setBytes(b)
+				cpu := startCPU()
 				for b.Loop() {
 					sink += Dot(x, y)
 				}
+				cpu.report(b)
 			})
 			b.Run("impl=gonum-floats", func(b *testing.B) {
 				setBytes(b)
+				cpu := startCPU()
 				for b.Loop() {
 					sink += floats.Dot(x, y)
 				}
+				cpu.report(b)
 			})
 			b.Run("impl=gonum-blas64", func(b *testing.B) {
 				setBytes(b)
 				vx, vy := blas64.Vector{N: n, Inc: 1, Data: x}, blas64.Vector{N: n, Inc: 1, Data: y}
+				cpu := startCPU()
 				for b.Loop() {
 					sink += blas64.Dot(vx, vy)
 				}
+				cpu.report(b)
 			})
 		})
 	}
@@ -80,22 +99,28 @@ func BenchmarkAxpy(b *testing.B) {
 			setBytes := func(b *testing.B) { b.SetBytes(int64(24 * n)) }
 			benchImpls(b, func(b *testing.B) {
 				setBytes(b)
+				cpu := startCPU()
 				for b.Loop() {
 					Axpy(alpha, x, y)
 				}
+				cpu.report(b)
 			})
 			b.Run("impl=gonum-floats", func(b *testing.B) {
 				setBytes(b)
+				cpu := startCPU()
 				for b.Loop() {
 					floats.AddScaled(y, alpha, x)
 				}
+				cpu.report(b)
 			})
 			b.Run("impl=gonum-blas64", func(b *testing.B) {
 				setBytes(b)
 				vx, vy := blas64.Vector{N: n, Inc: 1, Data: x}, blas64.Vector{N: n, Inc: 1, Data: y}
+				cpu := startCPU()
 				for b.Loop() {
 					blas64.Axpy(alpha, vx, vy)
 				}
+				cpu.report(b)
 			})
 		})
 	}
@@ -165,6 +190,7 @@ func benchSparse(b *testing.B, bytesPerNNZ int, body func(val []float64, idx []i
 			benchImpls(b, func(b *testing.B) {
 				b.SetBytes(int64(bytesPerNNZ * sh.nnz))
 				r := 0
+				cpu := startCPU()
 				for b.Loop() {
 					val, idx := rs.row(r)
 					body(val, idx, x, y)
@@ -172,6 +198,7 @@ func benchSparse(b *testing.B, bytesPerNNZ int, body func(val []float64, idx []i
 						r = 0
 					}
 				}
+				cpu.report(b)
 			})
 		})
 	}

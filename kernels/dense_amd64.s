@@ -6,11 +6,11 @@
 // vectors in flight for Axpy) so that consecutive FMAs are independent and
 // both FMA pipes stay busy despite the four-cycle FMA latency.
 
-// func dotAVX2Asm(x, y []float64) float64
-TEXT ·dotAVX2Asm(SB), NOSPLIT, $0-56
-	MOVQ   x_base+0(FP), SI
-	MOVQ   x_len+8(FP), CX
-	MOVQ   y_base+24(FP), DI
+// func dotAVX2Asm(x, y *float64, n int) float64
+TEXT ·dotAVX2Asm(SB), NOSPLIT, $0-32
+	MOVQ   x+0(FP), SI
+	MOVQ   n+16(FP), CX
+	MOVQ   y+8(FP), DI
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
 	VXORPD Y2, Y2, Y2
@@ -66,15 +66,15 @@ dot1:
 
 done:
 	VZEROUPPER
-	VMOVSD X0, ret+48(FP)
+	VMOVSD X0, ret+24(FP)
 	RET
 
-// func axpyAVX2Asm(alpha float64, x, y []float64)
-TEXT ·axpyAVX2Asm(SB), NOSPLIT, $0-56
+// func axpyAVX2Asm(alpha float64, x, y *float64, n int)
+TEXT ·axpyAVX2Asm(SB), NOSPLIT, $0-32
 	VBROADCASTSD alpha+0(FP), Y8
-	MOVQ         x_base+8(FP), SI
-	MOVQ         x_len+16(FP), CX
-	MOVQ         y_base+32(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         n+24(FP), CX
+	MOVQ         y+16(FP), DI
 	XORQ         AX, AX
 	MOVQ         CX, DX
 	ANDQ         $~15, DX
@@ -127,11 +127,11 @@ axpydone:
 	VZEROUPPER
 	RET
 
-// func dotAVX512Asm(x, y []float64) float64
-TEXT ·dotAVX512Asm(SB), NOSPLIT, $0-56
-	MOVQ   x_base+0(FP), SI
-	MOVQ   x_len+8(FP), CX
-	MOVQ   y_base+24(FP), DI
+// func dotAVX512Asm(x, y *float64, n int) float64
+TEXT ·dotAVX512Asm(SB), NOSPLIT, $0-32
+	MOVQ   x+0(FP), SI
+	MOVQ   n+16(FP), CX
+	MOVQ   y+8(FP), DI
 	VPXORQ Z0, Z0, Z0
 	VPXORQ Z1, Z1, Z1
 	VPXORQ Z2, Z2, Z2
@@ -190,15 +190,15 @@ reduce512:
 	VPERMILPD     $1, X0, X1
 	VADDSD        X1, X0, X0
 	VZEROUPPER
-	VMOVSD        X0, ret+48(FP)
+	VMOVSD        X0, ret+24(FP)
 	RET
 
-// func axpyAVX512Asm(alpha float64, x, y []float64)
-TEXT ·axpyAVX512Asm(SB), NOSPLIT, $0-56
+// func axpyAVX512Asm(alpha float64, x, y *float64, n int)
+TEXT ·axpyAVX512Asm(SB), NOSPLIT, $0-32
 	VBROADCASTSD alpha+0(FP), Z8
-	MOVQ         x_base+8(FP), SI
-	MOVQ         x_len+16(FP), CX
-	MOVQ         y_base+32(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         n+24(FP), CX
+	MOVQ         y+16(FP), DI
 	XORQ         AX, AX
 	MOVQ         CX, DX
 	ANDQ         $~31, DX

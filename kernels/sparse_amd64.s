@@ -62,13 +62,13 @@
 	VADDSD       (base)(R11*8), xhi, xt   \
 	VMOVSD       xt, (base)(R11*8)
 
-// func sparseDotAVX2Asm(val []float64, idx []int32, x []float64) (sum float64, ok bool)
-TEXT ·sparseDotAVX2Asm(SB), NOSPLIT, $0-81
-	MOVQ   val_base+0(FP), SI
-	MOVQ   idx_base+24(FP), DI
-	MOVQ   idx_len+32(FP), CX
-	MOVQ   x_base+48(FP), DX
-	MOVQ   x_len+56(FP), R8
+// func sparseDotAVX2Asm(val *float64, idx *int32, n int, x *float64, xlen int) (sum float64, ok bool)
+TEXT ·sparseDotAVX2Asm(SB), NOSPLIT, $0-49
+	MOVQ   val+0(FP), SI
+	MOVQ   idx+8(FP), DI
+	MOVQ   n+16(FP), CX
+	MOVQ   x+24(FP), DX
+	MOVQ   xlen+32(FP), R8
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
 	XORQ   AX, AX
@@ -119,24 +119,24 @@ dot1:
 
 done:
 	VZEROUPPER
-	VMOVSD X0, sum+72(FP)
-	MOVB   $1, ok+80(FP)
+	VMOVSD X0, sum+40(FP)
+	MOVB   $1, ok+48(FP)
 	RET
 
 bad:
 	VZEROUPPER
-	MOVQ $0, sum+72(FP)
-	MOVB $0, ok+80(FP)
+	MOVQ $0, sum+40(FP)
+	MOVB $0, ok+48(FP)
 	RET
 
-// func sparseAxpyAVX2Asm(alpha float64, val []float64, idx []int32, y []float64) bool
-TEXT ·sparseAxpyAVX2Asm(SB), NOSPLIT, $0-81
+// func sparseAxpyAVX2Asm(alpha float64, val *float64, idx *int32, n int, y *float64, ylen int) (ok bool)
+TEXT ·sparseAxpyAVX2Asm(SB), NOSPLIT, $0-49
 	VBROADCASTSD alpha+0(FP), Y8
-	MOVQ         val_base+8(FP), SI
-	MOVQ         idx_base+32(FP), DI
-	MOVQ         idx_len+40(FP), CX
-	MOVQ         y_base+56(FP), DX
-	MOVQ         y_len+64(FP), R8
+	MOVQ         val+8(FP), SI
+	MOVQ         idx+16(FP), DI
+	MOVQ         n+24(FP), CX
+	MOVQ         y+32(FP), DX
+	MOVQ         ylen+40(FP), R8
 	XORQ         AX, AX
 	MOVQ         CX, R9
 	ANDQ         $~3, R9
@@ -168,26 +168,23 @@ axpy1:
 
 done:
 	VZEROUPPER
-	MOVB $1, ok+80(FP)
+	MOVB $1, ok+48(FP)
 	RET
 
 bad:
 	VZEROUPPER
-	MOVB $0, ok+80(FP)
+	MOVB $0, ok+48(FP)
 	RET
 
-// func sparseDotAxpyAVX2Asm(alpha float64, val []float64, idx []int32, x, y []float64) (sum float64, ok bool)
-TEXT ·sparseDotAxpyAVX2Asm(SB), NOSPLIT, $0-113
+// func sparseDotAxpyAVX2Asm(alpha float64, val *float64, idx *int32, n int, x, y *float64, bound int) (sum float64, ok bool)
+TEXT ·sparseDotAxpyAVX2Asm(SB), NOSPLIT, $0-65
 	VBROADCASTSD alpha+0(FP), Y8
-	MOVQ         val_base+8(FP), SI
-	MOVQ         idx_base+32(FP), DI
-	MOVQ         idx_len+40(FP), CX
-	MOVQ         x_base+56(FP), DX
-	MOVQ         y_base+80(FP), R13
-	MOVQ         x_len+64(FP), R8
-	MOVQ         y_len+88(FP), R9
-	CMPQ         R9, R8
-	CMOVQLT      R9, R8                 // R8 = min(len(x), len(y))
+	MOVQ         val+8(FP), SI
+	MOVQ         idx+16(FP), DI
+	MOVQ         n+24(FP), CX
+	MOVQ         x+32(FP), DX
+	MOVQ         y+40(FP), R13
+	MOVQ         bound+48(FP), R8
 	VXORPD       Y0, Y0, Y0
 	XORQ         AX, AX
 	MOVQ         CX, R9
@@ -230,12 +227,12 @@ dotaxpy1:
 
 done:
 	VZEROUPPER
-	VMOVSD X0, sum+104(FP)
-	MOVB   $1, ok+112(FP)
+	VMOVSD X0, sum+56(FP)
+	MOVB   $1, ok+64(FP)
 	RET
 
 bad:
 	VZEROUPPER
-	MOVQ $0, sum+104(FP)
-	MOVB $0, ok+112(FP)
+	MOVQ $0, sum+56(FP)
+	MOVB $0, ok+64(FP)
 	RET

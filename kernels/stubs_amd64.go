@@ -2,57 +2,66 @@
 
 package kernels
 
+import "unsafe"
+
 // The assembly kernels and the Go functions that check their arguments
-// before calling them. The checks stay in Go because only Go can panic;
-// calling the assembly directly (not through a function value) costs no
-// ABI wrapper. The sparse kernels check every index themselves and return
-// ok == false, without having touched memory outside x and y, when one is
-// out of range.
+// before calling them. The checks stay in Go because only Go can panic.
+// The Go functions call the assembly directly, not through a function
+// value, so no ABI wrapper intervenes, and pass bare pointers and lengths
+// rather than slices, because every argument word of an assembly function
+// goes through memory.
+//
+// The sparse kernels check every index against the bound they are given
+// before using it, and return ok == false, without having touched memory
+// outside the dense vector, if one is out of range.
 
 //go:noescape
-func dotAVX2Asm(x, y []float64) float64
+func dotAVX2Asm(x, y *float64, n int) float64
 
 //go:noescape
-func axpyAVX2Asm(alpha float64, x, y []float64)
+func axpyAVX2Asm(alpha float64, x, y *float64, n int)
 
 //go:noescape
-func dotAVX512Asm(x, y []float64) float64
+func dotAVX512Asm(x, y *float64, n int) float64
 
 //go:noescape
-func axpyAVX512Asm(alpha float64, x, y []float64)
+func axpyAVX512Asm(alpha float64, x, y *float64, n int)
 
 //go:noescape
-func sparseDotAVX2Asm(val []float64, idx []int32, x []float64) (sum float64, ok bool)
+func sparseDotAVX2Asm(val *float64, idx *int32, n int, x *float64, xlen int) (sum float64, ok bool)
 
 //go:noescape
-func sparseAxpyAVX2Asm(alpha float64, val []float64, idx []int32, y []float64) (ok bool)
+func sparseAxpyAVX2Asm(alpha float64, val *float64, idx *int32, n int, y *float64, ylen int) (ok bool)
 
 //go:noescape
-func sparseDotAxpyAVX2Asm(alpha float64, val []float64, idx []int32, x, y []float64) (sum float64, ok bool)
+func sparseDotAxpyAVX2Asm(alpha float64, val *float64, idx *int32, n int, x, y *float64, bound int) (sum float64, ok bool)
+
+// The pointers below come from unsafe.SliceData, which unlike &s[0] is
+// defined for empty slices; the kernels then read nothing.
 
 func dotAVX2(x, y []float64) float64 {
 	checkDot(x, y)
-	return dotAVX2Asm(x, y)
+	return dotAVX2Asm(unsafe.SliceData(x), unsafe.SliceData(y), len(x))
 }
 
 func axpyAVX2(alpha float64, x, y []float64) {
 	checkAxpy(x, y)
-	axpyAVX2Asm(alpha, x, y)
+	axpyAVX2Asm(alpha, unsafe.SliceData(x), unsafe.SliceData(y), len(x))
 }
 
 func dotAVX512(x, y []float64) float64 {
 	checkDot(x, y)
-	return dotAVX512Asm(x, y)
+	return dotAVX512Asm(unsafe.SliceData(x), unsafe.SliceData(y), len(x))
 }
 
 func axpyAVX512(alpha float64, x, y []float64) {
 	checkAxpy(x, y)
-	axpyAVX512Asm(alpha, x, y)
+	axpyAVX512Asm(alpha, unsafe.SliceData(x), unsafe.SliceData(y), len(x))
 }
 
 func sparseDotAVX2(val []float64, idx []int32, x []float64) float64 {
 	checkSparse(val, idx)
-	sum, ok := sparseDotAVX2Asm(val, idx, x)
+	sum, ok := sparseDotAVX2Asm(unsafe.SliceData(val), unsafe.SliceData(idx), len(idx), unsafe.SliceData(x), len(x))
 	if !ok {
 		panic(indexError(idx, len(x)))
 	}
@@ -61,14 +70,14 @@ func sparseDotAVX2(val []float64, idx []int32, x []float64) float64 {
 
 func sparseAxpyAVX2(alpha float64, val []float64, idx []int32, y []float64) {
 	checkSparse(val, idx)
-	if !sparseAxpyAVX2Asm(alpha, val, idx, y) {
+	if !sparseAxpyAVX2Asm(alpha, unsafe.SliceData(val), unsafe.SliceData(idx), len(idx), unsafe.SliceData(y), len(y)) {
 		panic(indexError(idx, len(y)))
 	}
 }
 
 func sparseDotAxpyAVX2(alpha float64, val []float64, idx []int32, x, y []float64) float64 {
 	n := checkDotAxpy(val, idx, x, y)
-	sum, ok := sparseDotAxpyAVX2Asm(alpha, val, idx, x, y)
+	sum, ok := sparseDotAxpyAVX2Asm(alpha, unsafe.SliceData(val), unsafe.SliceData(idx), len(idx), unsafe.SliceData(x), unsafe.SliceData(y), n)
 	if !ok {
 		panic(indexError(idx, n))
 	}
