@@ -1,6 +1,7 @@
 package sparse
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,9 +22,24 @@ func benchPath(b *testing.B, name string) string {
 }
 
 // BenchmarkReadFile measures ReadFile on LIBSVM text with one parser
-// goroutine and with GOMAXPROCS of them. The throughput is in bytes of text.
+// goroutine and with GOMAXPROCS of them, next to the plain strings/strconv
+// reader of the tests (referenceRead) as a baseline. The throughput is in
+// bytes of text.
 func BenchmarkReadFile(b *testing.B) {
 	for _, name := range benchFiles {
+		b.Run(name+"/reference", func(b *testing.B) {
+			path := benchPath(b, name)
+			for b.Loop() {
+				text, err := os.ReadFile(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if d, _, _ := referenceRead(string(text), 0); d == nil {
+					b.Fatal("reference reader failed")
+				}
+				b.SetBytes(int64(len(text)))
+			}
+		})
 		for _, threads := range []int{1, runtime.GOMAXPROCS(0)} {
 			b.Run(fmt.Sprintf("%s/threads=%d", name, threads), func(b *testing.B) {
 				path := benchPath(b, name)
@@ -113,5 +129,30 @@ func BenchmarkParseChunk(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkChunkSize reads each file from memory with GOMAXPROCS threads
+// and fixed chunk sizes, next to the default choice, to justify it.
+func BenchmarkChunkSize(b *testing.B) {
+	for _, name := range benchFiles {
+		for _, size := range []int{0, 64 << 10, 256 << 10, 1 << 20, 4 << 20} {
+			label := "default"
+			if size > 0 {
+				label = fmt.Sprintf("%dKiB", size>>10)
+			}
+			b.Run(name+"/"+label, func(b *testing.B) {
+				text, err := os.ReadFile(benchPath(b, name))
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.SetBytes(int64(len(text)))
+				for b.Loop() {
+					if _, err := ReadLIBSVM(bytes.NewReader(text), name, ReadOptions{chunkSize: size}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }

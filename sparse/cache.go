@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"sync"
 	"unsafe"
 )
 
@@ -202,13 +203,10 @@ func readCacheFile(f *os.File, name string) (*Dataset, error) {
 // slices.
 func decodeCache(buf []byte, h cacheHeader, name string) (*Dataset, error) {
 	payload := buf[cacheHeaderSize:]
-	if crc := crc32.Checksum(payload, castagnoli); crc != h.payloadCRC {
-		return nil, fmt.Errorf("%s: cache payload corrupt (checksum %08x, stored %08x)", name, crc, h.payloadCRC)
-	}
 	rows, nnz := int(h.rows), int(h.nnz)
-	yBytes, payload := payload[:rows*8], payload[rows*8:]
-	ptrBytes, payload := payload[:(rows+1)*8], payload[(rows+1)*8:]
-	valBytes, idxBytes := payload[:nnz*8], payload[nnz*8:]
+	yBytes, rest := payload[:rows*8], payload[rows*8:]
+	ptrBytes, rest := rest[:(rows+1)*8], rest[(rows+1)*8:]
+	valBytes, idxBytes := rest[:nnz*8], rest[nnz*8:]
 	m := &CSR{
 		Rows:    rows,
 		Cols:    int(h.cols),
@@ -218,9 +216,21 @@ func decodeCache(buf []byte, h cacheHeader, name string) (*Dataset, error) {
 	}
 	d := &Dataset{Name: name, X: m, Y: fromBytes[float64](yBytes)}
 	// The checksum only guards against accidents; a well-formed file can
-	// still hold a matrix that would make the solvers index out of range.
-	if err := d.check(); err != nil {
-		return nil, fmt.Errorf("%s: cache holds an invalid dataset: %w", name, err)
+	// still hold a matrix that would make the solvers index out of range,
+	// so the dataset is validated as well. The two passes only read the
+	// buffer, and validating possibly corrupt data is safe (Validate
+	// bounds-checks before it slices), so they run concurrently: on two
+	// cores the load costs the read plus the longer pass, not both.
+	var crc uint32
+	var wg sync.WaitGroup
+	wg.Go(func() { crc = crc32.Checksum(payload, castagnoli) })
+	invalid := d.check()
+	wg.Wait()
+	if crc != h.payloadCRC {
+		return nil, fmt.Errorf("%s: cache payload corrupt (checksum %08x, stored %08x)", name, crc, h.payloadCRC)
+	}
+	if invalid != nil {
+		return nil, fmt.Errorf("%s: cache holds an invalid dataset: %w", name, invalid)
 	}
 	return d, nil
 }

@@ -220,6 +220,7 @@ func TestCacheRefusesInvalidContent(t *testing.T) {
 		{"column out of range", func(d *Dataset) { d.X.Indices[0] = 99 }},
 		{"unsorted columns", func(d *Dataset) { d.X.Indices[0], d.X.Indices[1] = d.X.Indices[1], d.X.Indices[0] }},
 		{"decreasing row pointer", func(d *Dataset) { d.X.Indptr[2] = 0 }},
+		{"row pointer past nnz", func(d *Dataset) { d.X.Indptr[1] = 1 << 40 }},
 		{"NaN value", func(d *Dataset) { d.X.Values[1] = math.NaN() }},
 		{"infinite label", func(d *Dataset) { d.Y[0] = math.Inf(-1) }},
 	} {

@@ -58,8 +58,10 @@ func (m *CSR) Validate() error {
 	}
 	for i := 0; i < m.Rows; i++ {
 		lo, hi := m.Indptr[i], m.Indptr[i+1]
-		if hi < lo {
-			return fmt.Errorf("sparse: row %d: Indptr decreases (%d < %d)", i, hi, lo)
+		if hi < lo || hi > nnz {
+			// Checked before slicing: a pointer past nnz in the middle
+			// of Indptr must be an error, not a panic.
+			return fmt.Errorf("sparse: row %d: Indptr[%d]=%d is below Indptr[%d]=%d or above nnz=%d", i, i+1, hi, i, lo, nnz)
 		}
 		prev := int32(-1)
 		for _, j := range m.Indices[lo:hi] {

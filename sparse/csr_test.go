@@ -183,6 +183,8 @@ func TestCSRValidateCatchesBrokenMatrices(t *testing.T) {
 		"column too large": func(m *CSR) { m.Indices[1] = 3 },
 		"unsorted":         func(m *CSR) { m.Indices[0], m.Indices[1] = 2, 0 },
 		"short Values":     func(m *CSR) { m.Values = m.Values[:2] },
+		"pointer past nnz": func(m *CSR) { m.Indptr[1] = 100 },
+		"pointer negative": func(m *CSR) { m.Indptr[1] = -1 },
 	} {
 		m := good()
 		spoil(m)
