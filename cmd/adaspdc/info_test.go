@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/adaspdc/adaspdc/sparse"
 )
 
 // runCmd runs the command line args and returns the exit status and output.
@@ -71,6 +73,34 @@ func TestInfoBundled(t *testing.T) {
 	status, out, _ := runCmd("info")
 	if status != 0 || out != sharedShapes["heart_scale"]+"\n" {
 		t.Errorf("status %d, stdout %q", status, out)
+	}
+}
+
+// TestInfoCache checks that info reads a binary cache like the text file it
+// was made from.
+func TestInfoCache(t *testing.T) {
+	d, err := sparse.ReadLIBSVM(bytes.NewReader(bundledData), "heart_scale", sparse.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "heart_scale.cache")
+	var b bytes.Buffer
+	if err := sparse.WriteCache(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	status, out, errOut := runCmd("info", "-data", path)
+	if status != 0 || out != sharedShapes["heart_scale"]+"\n" {
+		t.Errorf("status %d, stdout %q, stderr %q", status, out, errOut)
+	}
+	if err := os.WriteFile(path, b.Bytes()[:b.Len()-1], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	status, _, errOut = runCmd("info", "-data", path)
+	if status != 1 || !strings.Contains(errOut, "cache is") {
+		t.Errorf("truncated cache: status %d, stderr %q", status, errOut)
 	}
 }
 
