@@ -533,14 +533,14 @@ func parseLine(line []byte, limit int64, ind []int32, val []float64) (label floa
 func parseFinite(tok []byte) (float64, string) {
 	v, err := parseFloat(tok)
 	switch {
+	case err == nil && !math.IsNaN(v) && !math.IsInf(v, 0):
+		return v, ""
 	case errors.Is(err, strconv.ErrRange):
 		return 0, quote(tok) + " overflows float64"
 	case err != nil:
 		return 0, quote(tok) + " is not a number"
-	case math.IsNaN(v) || math.IsInf(v, 0):
-		return 0, quote(tok) + " is not finite"
 	}
-	return v, ""
+	return 0, quote(tok) + " is not finite"
 }
 
 // isQID reports whether the token at the start of rest is an SVMlight query
