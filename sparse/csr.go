@@ -63,12 +63,20 @@ func (m *CSR) Validate() error {
 			// of Indptr must be an error, not a panic.
 			return fmt.Errorf("sparse: row %d: Indptr[%d]=%d is below Indptr[%d]=%d or above nnz=%d", i, i+1, hi, i, lo, nnz)
 		}
-		prev := int32(-1)
-		for _, j := range m.Indices[lo:hi] {
-			if j <= prev || int(j) >= m.Cols {
-				return fmt.Errorf("sparse: row %d: column %d out of order or out of range [0,%d)", i, j, m.Cols)
+		if lo == hi {
+			continue
+		}
+		// Check strict ascent pairwise, then only the ends against the
+		// range: one comparison per entry keeps this pass cheap enough to
+		// run on every cache load.
+		row := m.Indices[lo:hi]
+		for k := 1; k < len(row); k++ {
+			if row[k] <= row[k-1] {
+				return fmt.Errorf("sparse: row %d: column %d after %d: columns must be strictly ascending", i, row[k], row[k-1])
 			}
-			prev = j
+		}
+		if first, last := row[0], row[len(row)-1]; first < 0 || int(last) >= m.Cols {
+			return fmt.Errorf("sparse: row %d: columns %d..%d out of range [0,%d)", i, first, last, m.Cols)
 		}
 	}
 	return nil

@@ -65,8 +65,8 @@ func (d *Dataset) check() error {
 // firstNonFinite returns the index of the first NaN or infinity in s, or −1.
 func firstNonFinite(s []float64) int {
 	for k, v := range s {
-		// v−v is NaN exactly when v is NaN or ±Inf; one subtraction and
-		// compare per element keeps this a streaming pass.
+		// v−v is NaN exactly when v is NaN or ±Inf: one subtraction and
+		// one comparison per element.
 		if v-v != 0 {
 			return k
 		}
