@@ -2,6 +2,7 @@ package sparse
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -139,12 +140,14 @@ func ReadCache(r io.Reader, name string) (*Dataset, error) {
 	const step = 16 << 20
 	buf := make([]byte, cacheHeaderSize, min(size, cacheHeaderSize+step))
 	copy(buf, head)
+	var crc uint32
 	for len(buf) < size {
 		if len(buf) == cap(buf) {
 			// Double, but never past the announced size.
 			buf = slices.Grow(buf, min(size-len(buf), len(buf)))
 		}
 		n, err := io.ReadFull(r, buf[len(buf):min(cap(buf), size)])
+		crc = crc32.Update(crc, castagnoli, buf[len(buf):len(buf)+n])
 		buf = buf[:len(buf)+n]
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			return nil, fmt.Errorf("%s: cache truncated: %d payload bytes, header announces %d", name, len(buf)-cacheHeaderSize, h.payloadSize())
@@ -156,7 +159,7 @@ func ReadCache(r io.Reader, name string) (*Dataset, error) {
 	if n, _ := io.ReadFull(r, make([]byte, 1)); n != 0 {
 		return nil, fmt.Errorf("%s: cache has bytes after the %d-byte payload", name, h.payloadSize())
 	}
-	return decodeCache(buf, h, name)
+	return decodeCache(buf, h, crc, name)
 }
 
 // readCacheFile loads a cache from f, whose first len(cacheMagic) bytes have
@@ -191,17 +194,21 @@ func readCacheFile(f *os.File, name string) (*Dataset, error) {
 	if _, err := io.ReadFull(f, buf[cacheHeaderSize:]); err != nil {
 		return nil, fmt.Errorf("%s: cache shorter than its size: %w", name, err)
 	}
+	crc := crc32.Checksum(buf[cacheHeaderSize:], castagnoli)
 	if n, _ := io.ReadFull(f, make([]byte, 1)); n != 0 {
 		return nil, fmt.Errorf("%s: cache grew while being read", name)
 	}
-	return decodeCache(buf, h, name)
+	return decodeCache(buf, h, crc, name)
 }
 
-// decodeCache verifies the payload checksum and the decoded matrix and
-// returns the dataset. On a little-endian machine the arrays alias buf,
+// decodeCache checks the payload checksum crc, computed by the caller while
+// reading, and the decoded matrix, and returns the dataset. On a little-endian machine the arrays alias buf,
 // which must not be used afterwards; elsewhere they are decoded into fresh
 // slices.
-func decodeCache(buf []byte, h cacheHeader, name string) (*Dataset, error) {
+func decodeCache(buf []byte, h cacheHeader, crc uint32, name string) (*Dataset, error) {
+	if crc != h.payloadCRC {
+		return nil, fmt.Errorf("%s: cache payload corrupt (checksum %08x, stored %08x)", name, crc, h.payloadCRC)
+	}
 	payload := buf[cacheHeaderSize:]
 	rows, nnz := int(h.rows), int(h.nnz)
 	yBytes, rest := payload[:rows*8], payload[rows*8:]
@@ -217,20 +224,28 @@ func decodeCache(buf []byte, h cacheHeader, name string) (*Dataset, error) {
 	d := &Dataset{Name: name, X: m, Y: fromBytes[float64](yBytes)}
 	// The checksum only guards against accidents; a well-formed file can
 	// still hold a matrix that would make the solvers index out of range,
-	// so the dataset is validated as well. The two passes only read the
-	// buffer, and validating possibly corrupt data is safe (Validate
-	// bounds-checks before it slices), so they run concurrently: on two
-	// cores the load costs the read plus the longer pass, not both.
-	var crc uint32
-	var wg sync.WaitGroup
-	wg.Go(func() { crc = crc32.Checksum(payload, castagnoli) })
-	invalid := d.check()
-	wg.Wait()
-	if crc != h.payloadCRC {
-		return nil, fmt.Errorf("%s: cache payload corrupt (checksum %08x, stored %08x)", name, crc, h.payloadCRC)
+	// so the dataset is validated too. The passes only read, so they are
+	// split between two goroutines: the rows' structure in two halves, the
+	// finiteness check (about half the cost of a structural half) with
+	// the second.
+	if err := m.validateShape(); err != nil {
+		return nil, fmt.Errorf("%s: cache holds an invalid dataset: %w", name, err)
 	}
-	if invalid != nil {
-		return nil, fmt.Errorf("%s: cache holds an invalid dataset: %w", name, invalid)
+	half := rows / 2
+	var secondHalf, finite error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		secondHalf = m.validateRows(half, rows)
+		if k := firstNonFinite(d.Y); k >= 0 {
+			finite = fmt.Errorf("label of row %d is %v", k, d.Y[k])
+		} else if k := firstNonFinite(m.Values); k >= 0 {
+			finite = fmt.Errorf("stored value %d is %v", k, m.Values[k])
+		}
+	})
+	firstHalf := m.validateRows(0, half)
+	wg.Wait()
+	if err := cmp.Or(firstHalf, secondHalf, finite); err != nil {
+		return nil, fmt.Errorf("%s: cache holds an invalid dataset: %w", name, err)
 	}
 	return d, nil
 }

@@ -43,6 +43,15 @@ func (m *CSR) NNZ() int64 {
 // Validate checks the structural invariants of the matrix: pointer
 // monotonicity, index range and strict ascent within each row.
 func (m *CSR) Validate() error {
+	if err := m.validateShape(); err != nil {
+		return err
+	}
+	return m.validateRows(0, m.Rows)
+}
+
+// validateShape checks the shape and the slice lengths, the part of Validate
+// that does not depend on the number of rows.
+func (m *CSR) validateShape() error {
 	if m.Rows < 0 || m.Cols < 0 {
 		return fmt.Errorf("sparse: negative shape %d×%d", m.Rows, m.Cols)
 	}
@@ -56,7 +65,14 @@ func (m *CSR) Validate() error {
 	if int64(len(m.Indices)) != nnz || int64(len(m.Values)) != nnz {
 		return fmt.Errorf("sparse: nnz=%d but len(Indices)=%d, len(Values)=%d", nnz, len(m.Indices), len(m.Values))
 	}
-	for i := 0; i < m.Rows; i++ {
+	return nil
+}
+
+// validateRows checks rows [from, to) of a matrix whose slice lengths
+// Validate has checked.
+func (m *CSR) validateRows(from, to int) error {
+	nnz := m.NNZ()
+	for i := from; i < to; i++ {
 		lo, hi := m.Indptr[i], m.Indptr[i+1]
 		if hi < lo || hi > nnz {
 			// Checked before slicing: a pointer past nnz in the middle
