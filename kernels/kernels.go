@@ -141,8 +141,11 @@ func checkAxpy(x, y []float64) {
 	if len(y) < len(x) {
 		panic(errShortY)
 	}
-	if len(x) > 0 && &x[0] != &y[0] && overlap(x, y[:len(x)]) {
-		panic(errOverlap)
+	if len(x) > 1 {
+		d := distance(x, y)
+		if d != 0 && (d < uintptr(len(x))*8 || -d < uintptr(len(x))*8) {
+			panic(errOverlap)
+		}
 	}
 }
 
@@ -161,8 +164,11 @@ func checkDotAxpy(val []float64, idx []int32, x, y []float64) int {
 		panic(errLength)
 	}
 	n := min(len(x), len(y))
-	if overlap(x[:n], y[:n]) {
-		panic(errOverlap)
+	if n > 0 {
+		d := distance(x, y)
+		if d < uintptr(n)*8 || -d < uintptr(n)*8 {
+			panic(errOverlap)
+		}
 	}
 	return n
 }
@@ -178,12 +184,9 @@ func indexError(idx []int32, n int) string {
 	return "kernels: internal error: a kernel rejected valid indices"
 }
 
-// overlap reports whether x and y share any element.
-func overlap(x, y []float64) bool {
-	if len(x) == 0 || len(y) == 0 {
-		return false
-	}
-	xlo, ylo := uintptr(unsafe.Pointer(&x[0])), uintptr(unsafe.Pointer(&y[0]))
-	xhi, yhi := xlo+uintptr(len(x))*8, ylo+uintptr(len(y))*8
-	return xlo < yhi && ylo < xhi
+// distance returns the address of x[0] minus that of y[0], modulo 2⁶⁴. The
+// elements x[:n] and y[:n] overlap exactly when distance or its negation is
+// below 8n. Both slices must be non-empty.
+func distance(x, y []float64) uintptr {
+	return uintptr(unsafe.Pointer(&x[0])) - uintptr(unsafe.Pointer(&y[0]))
 }

@@ -531,6 +531,7 @@ func TestExportedPanics(t *testing.T) {
 		mustPanic(t, errLength, func() { SparseDotAxpy(1, val[:9], idx, x, y) })
 		mustPanic(t, errOverlap, func() { SparseDotAxpy(1, val, idx, x, x) })
 		mustPanic(t, errOverlap, func() { SparseDotAxpy(1, val, idx, x[5:], x[:15]) })
+		mustPanic(t, errOverlap, func() { SparseDotAxpy(1, val, idx, x[:15], x[5:]) })
 		want := "kernels: idx[7] = 20 out of range [0, 20)"
 		mustPanic(t, want, func() { SparseDot(val, badIdx, x) })
 		mustPanic(t, want, func() { SparseAxpy(1, val, badIdx, y) })
@@ -551,6 +552,8 @@ func TestExportedPanics(t *testing.T) {
 		if !slices.Equal(x[:5], []float64{0, 2, 4, 6, 4}) {
 			t.Errorf("Axpy(1, x, x) gave %v", x[:5])
 		}
+		Axpy(0, x[:10], x[10:])
+		Axpy(0, x[10:], x[:10])
 		if got := SparseDotAxpy(1, val[:2], idx[:2], x[:10], x[10:]); got != 4 || x[10] != 11 || x[11] != 13 {
 			t.Errorf("SparseDotAxpy on disjoint halves = %v, y = %v; want 4, [11 13 ...]", got, x[10:12])
 		}
