@@ -4,7 +4,8 @@
 # LIBLINEAR has no load-only command, so two stand-ins are timed: a training
 # run so loose (-e 10) that it is mostly reading, and liblinear-predict with a
 # model trained beforehand, which reads the file and takes one dot product per
-# row. The one-thread run of adaspdc goes through env(1), which adds its own
+# row. adaspdc is also timed with one thread and on a binary cache of the
+# file (made by bench/load/mkcache). The one-thread run of adaspdc goes through env(1), which adds its own
 # exec to the time. Needs hyperfine and liblinear-tools (apt-get install -y hyperfine
 # liblinear-tools) and the data in ../shared/data beside the repository.
 #
@@ -19,11 +20,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 go build -o "$tmp/adaspdc" ./cmd/adaspdc
+go build -o "$tmp/mkcache" ./bench/load/mkcache
 for f in "$@"; do
 	liblinear-train -q -e 10 "$data/$f" "$tmp/$f.model"
+	"$tmp/mkcache" -o "$tmp/$f.cache" "$data/$f"
 	hyperfine -N -w 5 -r "$runs" --export-markdown "$tmp/$f.md" \
 		-n "adaspdc info ($f)" "$tmp/adaspdc info -data $data/$f" \
 		-n "adaspdc info, GOMAXPROCS=1 ($f)" "env GOMAXPROCS=1 $tmp/adaspdc info -data $data/$f" \
+		-n "adaspdc info, binary cache ($f)" "$tmp/adaspdc info -data $tmp/$f.cache" \
 		-n "liblinear-train -e 10 ($f)" "liblinear-train -q -e 10 $data/$f $tmp/$f.m2" \
 		-n "liblinear-predict ($f)" "liblinear-predict $data/$f $tmp/$f.model $tmp/$f.out"
 	cat "$tmp/$f.md"
