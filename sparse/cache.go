@@ -201,10 +201,10 @@ func readCacheFile(f *os.File, name string) (*Dataset, error) {
 	return decodeCache(buf, h, crc, name)
 }
 
-// decodeCache checks the payload checksum crc, computed by the caller while
-// reading, and the decoded matrix, and returns the dataset. On a little-endian machine the arrays alias buf,
-// which must not be used afterwards; elsewhere they are decoded into fresh
-// slices.
+// decodeCache checks the payload checksum crc, computed by the caller, and
+// the decoded matrix, and returns the dataset. On a little-endian machine
+// the arrays alias buf, which must not be used afterwards; elsewhere they
+// are decoded into fresh slices.
 func decodeCache(buf []byte, h cacheHeader, crc uint32, name string) (*Dataset, error) {
 	if crc != h.payloadCRC {
 		return nil, fmt.Errorf("%s: cache payload corrupt (checksum %08x, stored %08x)", name, crc, h.payloadCRC)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -122,7 +123,7 @@ func ReadFileStats(path string, opt ReadOptions) (*Dataset, ReadStats, error) {
 	if err != nil {
 		return nil, stats, err
 	}
-	d.Name = baseName(path)
+	d.Name = filepath.Base(path)
 	return d, stats, nil
 }
 
@@ -607,16 +608,4 @@ func quote(b []byte) string {
 		return strconv.Quote(string(b[:maxShown])) + "…"
 	}
 	return strconv.Quote(string(b))
-}
-
-func baseName(path string) string {
-	for i := len(path) - 1; i >= 0; i-- {
-		if os.IsPathSeparator(path[i]) {
-			if i == len(path)-1 {
-				return path
-			}
-			return path[i+1:]
-		}
-	}
-	return path
 }
