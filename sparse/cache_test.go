@@ -16,7 +16,7 @@ import (
 
 // smallDataset is a few rows of heart_scale with an empty row, −0 and a
 // denormal mixed in.
-func smallDataset(t *testing.T) *Dataset {
+func smallDataset(t testing.TB) *Dataset {
 	t.Helper()
 	input := "+1 1:0.708333 2:1 3:1 4:-0.320755 13:-1\n-1 \n-1 2:-0 5:4.9e-324 13:1e300\n+1 1:0.166667 12:-1\n"
 	d, err := readString(input, ReadOptions{NumFeatures: 14})
@@ -26,7 +26,7 @@ func smallDataset(t *testing.T) *Dataset {
 	return d
 }
 
-func encodeCache(t *testing.T, d *Dataset) []byte {
+func encodeCache(t testing.TB, d *Dataset) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := WriteCache(&b, d); err != nil {
@@ -221,6 +221,8 @@ func TestCacheRefusesInvalidContent(t *testing.T) {
 		{"unsorted columns", func(d *Dataset) { d.X.Indices[0], d.X.Indices[1] = d.X.Indices[1], d.X.Indices[0] }},
 		{"decreasing row pointer", func(d *Dataset) { d.X.Indptr[2] = 0 }},
 		{"row pointer past nnz", func(d *Dataset) { d.X.Indptr[1] = 1 << 40 }},
+		// Row 2 starts the second half that a goroutine validates alone.
+		{"negative row pointer mid-matrix", func(d *Dataset) { d.X.Indptr[2] = -1 }},
 		{"NaN value", func(d *Dataset) { d.X.Values[1] = math.NaN() }},
 		{"infinite label", func(d *Dataset) { d.Y[0] = math.Inf(-1) }},
 	} {
@@ -279,4 +281,30 @@ func TestPortableEncodingMatchesNative(t *testing.T) {
 	if !reflect.DeepEqual(fromBytes[float64](buf[1:]), f) {
 		t.Fatal("misaligned fromBytes differs")
 	}
+}
+
+// FuzzReadCache feeds ReadCache caches whose header and checksums are right
+// but whose arrays are arbitrary bytes, the case a checksum cannot catch: it
+// must never panic, and whatever it accepts must be a valid dataset.
+func FuzzReadCache(f *testing.F) {
+	d := smallDataset(f)
+	var b bytes.Buffer
+	if err := WriteCache(&b, d); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(uint8(d.X.Rows), uint8(d.X.NNZ()), uint8(d.X.Cols), b.Bytes()[cacheHeaderSize:])
+	f.Add(uint8(0), uint8(0), uint8(0), make([]byte, 8))
+	f.Fuzz(func(t *testing.T, rows, nnz, cols uint8, payload []byte) {
+		h := cacheHeader{rows: uint64(rows), cols: uint64(cols), nnz: uint64(nnz)}
+		// Pad or cut the bytes to the announced size, then seal them.
+		payload = append(payload, make([]byte, max(0, int(h.payloadSize())-len(payload)))...)[:h.payloadSize()]
+		h.payloadCRC = crc32.Checksum(payload, castagnoli)
+		got, err := ReadCache(bytes.NewReader(append(h.encode(), payload...)), "fuzz")
+		if err != nil {
+			return
+		}
+		if err := got.check(); err != nil {
+			t.Fatalf("accepted an invalid dataset: %v", err)
+		}
+	})
 }

@@ -74,10 +74,11 @@ func (m *CSR) validateRows(from, to int) error {
 	nnz := m.NNZ()
 	for i := from; i < to; i++ {
 		lo, hi := m.Indptr[i], m.Indptr[i+1]
-		if hi < lo || hi > nnz {
-			// Checked before slicing: a pointer past nnz in the middle
-			// of Indptr must be an error, not a panic.
-			return fmt.Errorf("sparse: row %d: Indptr[%d]=%d is below Indptr[%d]=%d or above nnz=%d", i, i+1, hi, i, lo, nnz)
+		if lo < 0 || hi < lo || hi > nnz {
+			// Checked before slicing: a pointer out of [0, nnz] in the
+			// middle of Indptr must be an error, not a panic, also when
+			// the rows are checked in parts and row i−1 was not seen.
+			return fmt.Errorf("sparse: row %d: row pointers %d..%d not ascending within [0, nnz=%d]", i, lo, hi, nnz)
 		}
 		if lo == hi {
 			continue

@@ -499,6 +499,22 @@ func FuzzReadLIBSVM(f *testing.F) {
 		if err := compareWithReference(string(input), opt.NumFeatures, serial, serr); err != nil {
 			t.Fatal(err)
 		}
+		// Skipping malformed lines must not depend on the chunking either.
+		skipSerial, sstats, sserr := ReadLIBSVMStats(bytes.NewReader(input), "fuzz", ReadOptions{NumFeatures: opt.NumFeatures, Threads: 1, SkipInvalid: true})
+		skipParallel, pstats, pserr := ReadLIBSVMStats(bytes.NewReader(input), "fuzz", ReadOptions{NumFeatures: opt.NumFeatures, Threads: 3, chunkSize: 7, SkipInvalid: true})
+		if (sserr == nil) != (pserr == nil) || sstats.Lines != pstats.Lines || sstats.Skipped != pstats.Skipped ||
+			(sstats.FirstSkipped == nil) != (pstats.FirstSkipped == nil) ||
+			(sstats.FirstSkipped != nil && sstats.FirstSkipped.Error() != pstats.FirstSkipped.Error()) {
+			t.Fatalf("SkipInvalid: serial %+v, %v; parallel %+v, %v", sstats, sserr, pstats, pserr)
+		}
+		if sserr == nil {
+			if msg := datasetDiff(skipParallel, skipSerial); msg != "" {
+				t.Fatalf("SkipInvalid: parallel differs from serial: %s", msg)
+			}
+			if err := skipSerial.X.Validate(); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if serr != nil {
 			var pe *ParseError
 			if !errors.As(serr, &pe) {
