@@ -93,19 +93,19 @@
 //
 // Wall time (sec/op) varied by ±100% and more between rounds, because the
 // benchmarks waited for a core; the benchmarks therefore also report the
-// process CPU time per call (cpu-ns/op), which varied by ±3–10% (±20–30%
-// for the rcv1-like rows, which depend on the shared L3). Medians of six,
-// in nanoseconds of CPU time per call:
+// process CPU time per call (cpu-ns/op), which varied by ±5–15% (up to
+// ±23% for the rows cycled through the shared L3). Medians of six, in
+// nanoseconds of CPU time per call:
 //
-//	dense         generic  avx2fma   avx512  gonum floats  SIMD vs gonum
-//	Dot 100          25.5      8.0      5.7          13.5  2.3×
-//	Dot 1k            245     59.7     33.0           121  3.7×
-//	Dot 10k          2331      664      792          1164  1.8× (avx2fma), 1.5× (avx512)
-//	Dot 100k        24080    12910    12720         14050  1.1×
-//	Axpy 100         36.8     10.3      8.0          16.4  2.0×
-//	Axpy 1k           360     72.4     43.7           148  3.4×
-//	Axpy 10k         3559      751      807          1450  1.9× (avx2fma), 1.8× (avx512)
-//	Axpy 100k       35220    13120    12750         15410  1.2×
+//	dense       generic  avx2fma   avx512  gonum floats  SIMD vs gonum
+//	Dot 100        25.8     8.05     5.77          13.5  2.3×
+//	Dot 1k          246     60.7     33.7           123  3.7×
+//	Dot 10k        2334      664      797          1180  1.8× (avx2fma), 1.5× (avx512)
+//	Dot 100k      23910    13050    12890         14170  1.1×
+//	Axpy 100       28.6     9.37     7.89          16.6  2.1×
+//	Axpy 1k         276     70.3     39.0           147  3.8×
+//	Axpy 10k       2676      762      805          1463  1.9× (avx2fma), 1.8× (avx512)
+//	Axpy 100k     26980    13070    12630         15390  1.2×
 //
 // gonum's floats.Dot and floats.AddScaled run its SSE2 assembly
 // (f64.DotUnitary, f64.AxpyUnitary); blas64 is within a few per cent of
@@ -113,30 +113,36 @@
 // (160 KB, in L2) and 100k (1.6 MB, in L3) all the kernels are limited by
 // cache bandwidth, which gonum's loop already uses half of (L2) or most of
 // (L3). At 10k elements the 256-bit loop of avx2fma beats the 512-bit one
-// by 16% on this CPU; at 40k and beyond the 512-bit loop is ahead again,
-// so avx512 keeps it throughout.
+// by 20% on this CPU; at 40k (measured separately) and 100k the two are
+// within 6% of each other, the 512-bit loop ahead, so avx512 keeps it
+// throughout.
 //
-//	sparse (avx2fma and avx512 share these kernels)
-//	                        generic    SIMD  speed-up
-//	SparseDot 100 nnz          35.6    25.2  1.41×
-//	SparseDot 1k nnz            357     260  1.37×
-//	SparseDot 10k nnz          4000    2744  1.46×
-//	SparseDot 100k nnz        74130   66950  1.11× (not significant)
-//	SparseDot rcv1-like        33.0    30.6  1.08× (not significant)
-//	SparseDot w8a-like         9.34    9.05  1.03× (not significant)
-//	SparseAxpy 100 nnz         39.3    29.8  1.32×
-//	SparseAxpy 1k nnz           429     328  1.31×
-//	SparseAxpy 10k nnz         4507    3514  1.28×
-//	SparseAxpy 100k nnz       79350   70170  1.13× (not significant)
-//	SparseAxpy rcv1-like       41.2    36.2  1.14× (not significant)
-//	SparseAxpy w8a-like        9.91    9.58  1.03× (not significant)
-//	SparseDotAxpy 100 nnz      55.9    44.4  1.26×
-//	SparseDotAxpy rcv1-like    63.7    59.9  1.06×
-//	SparseDotAxpy w8a-like     13.8    13.1  1.05×
+//	sparse                  generic  avx2fma   avx512  SIMD vs generic
+//	SparseDot 100 nnz          35.7     25.1     25.4  1.4×
+//	SparseDot 1k nnz            365      262      266  1.4×
+//	SparseDot 10k nnz          4038     2797     2821  1.4×
+//	SparseDot 100k nnz        68780    65310    63950  1.05–1.08× (p > 0.1)
+//	SparseDot rcv1-like        33.0     30.3     30.3  1.09×
+//	SparseDot w8a-like         9.32     8.88     9.03  1.03–1.05×
+//	SparseAxpy 100 nnz         40.8     31.2     31.0  1.3×
+//	SparseAxpy 1k nnz           447      336      339  1.3×
+//	SparseAxpy 10k nnz         4771     3612     3607  1.3×
+//	SparseAxpy 100k nnz       71830    68640    68890  1.04× (p > 0.05)
+//	SparseAxpy rcv1-like       41.7     37.2     36.8  1.12–1.14×
+//	SparseAxpy w8a-like        10.1     9.74     9.81  1.03× (p > 0.3)
+//	SparseDotAxpy 100 nnz      53.4     43.0     43.1  1.24×
+//	SparseDotAxpy 1k nnz        611      532      530  1.15×
+//	SparseDotAxpy rcv1-like    65.1     61.4     59.6  1.06–1.09× (p > 0.09)
+//	SparseDotAxpy w8a-like     12.1     11.8     11.8  1.02× (p > 0.4)
 //
-// The single rows (n nnz over 10n columns, the same row on every call)
-// gain 1.3–1.5× from the SIMD kernels, which load each value and pair of
-// indices once per vector rather than once per entry. The rcv1-like rows
+// avx2fma and avx512 run the same sparse kernels, so the difference between
+// their columns shows the noise.
+//
+// Single rows of up to 10k entries (over ten times as many columns, the
+// same row on every call) gain 1.3–1.4× in SparseDot and SparseAxpy and
+// 1.15–1.25× in SparseDotAxpy from the assembly, which loads values four at
+// a time and indices two at a time; at 100k entries x (8 MB) no longer fits
+// in L2 and the gain shrinks to a few per cent. The rcv1-like rows
 // (75 sorted entries over 47,236 columns, 8,192 rows cycled) do not: their
 // time goes to fetching x[idx[k]] from L2 and the rows from L3, which no
 // instruction set changes. The w8a-like rows (12 entries of 1.0 over 300
