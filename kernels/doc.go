@@ -132,6 +132,8 @@
 //	SparseAxpy w8a-like        10.1     9.74     9.81  1.03× (p > 0.3)
 //	SparseDotAxpy 100 nnz      53.4     43.0     43.1  1.24×
 //	SparseDotAxpy 1k nnz        611      532      530  1.15×
+//	SparseDotAxpy 10k nnz     11490    10330    10430  1.10×
+//	SparseDotAxpy 100k nnz   151200   134200   134300  1.13×
 //	SparseDotAxpy rcv1-like    65.1     61.4     59.6  1.06–1.09× (p > 0.09)
 //	SparseDotAxpy w8a-like     12.1     11.8     11.8  1.02× (p > 0.4)
 //
@@ -140,9 +142,10 @@
 //
 // Single rows of up to 10k entries (over ten times as many columns, the
 // same row on every call) gain 1.3–1.4× in SparseDot and SparseAxpy and
-// 1.15–1.25× in SparseDotAxpy from the assembly, which loads values four at
+// 1.1–1.25× in SparseDotAxpy from the assembly, which loads values four at
 // a time and indices two at a time; at 100k entries x (8 MB) no longer fits
-// in L2 and the gain shrinks to a few per cent. The rcv1-like rows
+// in L2 and the gain of SparseDot and SparseAxpy shrinks to a few per cent.
+// The rcv1-like rows
 // (75 sorted entries over 47,236 columns, 8,192 rows cycled) do not: their
 // time goes to fetching x[idx[k]] from L2 and the rows from L3, which no
 // instruction set changes. The w8a-like rows (12 entries of 1.0 over 300
