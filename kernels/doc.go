@@ -145,12 +145,13 @@
 // 1.1–1.25× in SparseDotAxpy from the assembly, which loads values four at
 // a time and indices two at a time; at 100k entries x (8 MB) no longer fits
 // in L2 and the gain of SparseDot and SparseAxpy shrinks to a few per cent.
-// The rcv1-like rows
-// (75 sorted entries over 47,236 columns, 8,192 rows cycled) do not: their
-// time goes to fetching x[idx[k]] from L2 and the rows from L3, which no
-// instruction set changes (with the rows over 3,000 columns instead, so
-// that x stays in L1, SparseDot gains 1.25×, measured separately). The w8a-like rows (12 entries of 1.0 over 300
-// columns, 16,384 rows cycled) do not either: an empty row already costs
+//
+// The rcv1-like rows (75 sorted entries over 47,236 columns, 8,192 rows
+// cycled) gain little: their time goes to fetching x[idx[k]] from L2 and
+// the rows from L3, which no instruction set changes (with the same rows
+// over 3,000 columns, so that x stays in L1, SparseDot gains 1.25×,
+// measured separately). The w8a-like rows (12 entries of 1.0 over 300
+// columns, 16,384 rows cycled) gain little too: an empty row already costs
 // 2.8 ns through SparseDot with the generic kernels and 3.3 ns with the
 // assembly (one more call: the checking Go function), a third of the 9 ns
 // of a w8a-like row, and twelve entries are too few for the vector loop to
