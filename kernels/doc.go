@@ -65,7 +65,7 @@
 // four elements of x assembled from scalar loads, meet in one 256-bit FMA;
 // SparseAxpy scales four values by α in one multiply and adds each lane to
 // y in turn. On the AMD Zen 5 (EPYC, family 1Ah) they were measured on,
-// kernels built on VGATHERDPD were 5–35% slower than these, and SparseAxpy
+// kernels built on VGATHERDPD were 10–40% slower than these, and SparseAxpy
 // built on VSCATTERDPD (with VPCONFLICTD to divert blocks with repeated
 // indices to a scalar loop) 50–90% slower; 512-bit versions of the
 // scalar-load kernels were no faster either. The avx512 implementation
