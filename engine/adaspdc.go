@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -73,15 +74,25 @@ type solver struct {
 	stop    bool         // set by worker 0 in the update phase, read after the barrier
 
 	sampled int64 // samples updated so far, for the passes count
+
+	// The batches are double-buffered: iteration it runs batches[it&1]
+	// while worker 0 draws batches[(it+1)&1] at the start of its read phase
+	// (the dynamic block claims let the other workers take up the slack),
+	// so sampling is neither serial nor repeated on every worker.
+	sampler blocks.Sampler
+	batches [2]batch
+	iter    uint64 // iterations run; changed by worker 0 in the update phase
 }
 
-// workerState is what each worker keeps to itself. Every worker draws the
-// same blocks from an identically seeded sampler, so the batch, its slot
-// offsets and the step sizes need no communication.
+// batch is one iteration's sample of blocks and the steps it implies.
+type batch struct {
+	blocks     []int32 // the m sampled blocks
+	offset     []int   // slot of the first sample of blocks[i]; len m+1
+	tau, theta float64 // τᵗ and θᵗ (Eq. 12, 15)
+}
+
+// workerState is what each worker keeps to itself.
 type workerState struct {
-	sampler blocks.Sampler
-	batch   []int32   // the m sampled blocks
-	offset  []int     // slot of the first sample of batch[i]; len m+1
 	buf     []float64 // fused dense reduction: Σ Δyₖaₖ over this worker's rows
 	touched []int32   // lazy: coordinates this owner touched this iteration
 	stamp   uint32    // lazy: this owner's iteration count, for stamp[]
@@ -146,8 +157,12 @@ func newSolver(prob Problem, opt Options) (*solver, error) {
 	if opt.M > s.nb {
 		return nil, fmt.Errorf("engine: m = %d blocks per iteration, but the data has only %d blocks of %d samples: lower -m or -block", opt.M, s.nb, opt.BlockSize)
 	}
-	s.pool = sched.NewPool(opt.Threads)
-	threads := s.pool.Threads()
+	threads := opt.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	// More workers than blocks per iteration would only wait at barriers.
+	s.pool = sched.NewPool(min(threads, opt.M))
 	s.norms, err = blocks.SpectralNorms(x, s.part, 1e-6, threads)
 	if err != nil {
 		s.pool.Close()
@@ -196,6 +211,7 @@ func newSolver(prob Problem, opt Options) (*solver, error) {
 		s.lazy = float64(s.d) > 16*batchNNZ
 	}
 
+	threads = s.pool.Threads()
 	s.bar = sched.NewBarrier(threads, 0)
 	colNNZ := make([]int64, s.d)
 	for _, j := range x.Indices {
@@ -217,20 +233,19 @@ func newSolver(prob Problem, opt Options) (*solver, error) {
 	s.owners = sched.NewOwners(colNNZ, threads)
 	s.workers = make([]workerState, threads)
 	for w := range s.workers {
-		smp, err := blocks.NewUniform(s.nb, opt.M, opt.Seed^0x9e3779b97f4a7c15)
-		if err != nil {
-			s.pool.Close()
-			return nil, fmt.Errorf("engine: sampler: %w", err)
-		}
-		s.workers[w] = workerState{
-			sampler: smp,
-			batch:   make([]int32, opt.M),
-			offset:  make([]int, opt.M+1),
-		}
 		if s.fused {
 			s.workers[w].buf = make([]float64, s.d)
 		}
 	}
+	s.sampler, err = blocks.NewUniform(s.nb, opt.M, opt.Seed^0x9e3779b97f4a7c15)
+	if err != nil {
+		s.pool.Close()
+		return nil, fmt.Errorf("engine: sampler: %w", err)
+	}
+	for i := range s.batches {
+		s.batches[i] = batch{blocks: make([]int32, opt.M), offset: make([]int, opt.M+1)}
+	}
+	s.drawBatch(&s.batches[0])
 	s.dy = make([]float64, opt.M*s.maxQ)
 	s.u = make([]float64, s.d)
 	if s.lazy {
@@ -434,18 +449,23 @@ func (s *solver) epoch(ctx context.Context, deadline time.Time) {
 		ws := &s.workers[w]
 		lo, hi := s.owners.Range(w)
 		for it := 0; it < iters; it++ {
-			// segT only changes in worker 0's update phase, so it is read here.
+			// segT and iter only change in worker 0's update phase, so they
+			// are read here.
 			t := int32(s.segT)
-			tau, theta := s.drawBatch(ws)
-			s.readPhase(ws, t)
+			bt := &s.batches[s.iter&1]
+			if w == 0 {
+				s.drawBatch(&s.batches[(s.iter+1)&1])
+			}
+			s.readPhase(ws, bt, t)
 			s.bar.Wait()
-			s.updatePhase(ws, lo, hi, t, tau, theta)
+			s.updatePhase(ws, bt, lo, hi, t)
 			if w == 0 {
 				if s.lazy {
-					s.advanceSegment(tau, theta)
+					s.advanceSegment(bt.tau, bt.theta)
 				}
 				s.next.Store(0)
-				s.sampled += int64(ws.offset[len(ws.batch)])
+				s.iter++
+				s.sampled += int64(bt.offset[len(bt.blocks)])
 				if it&255 == 255 && (ctx.Err() != nil || (!deadline.IsZero() && time.Now().After(deadline))) {
 					s.stop = true
 				}
@@ -473,25 +493,25 @@ func (s *solver) epoch(ctx context.Context, deadline time.Time) {
 	}
 }
 
-// drawBatch samples this iteration's blocks into the worker's own buffers
-// and returns τᵗ and θᵗ (Eq. 12, 15) from their largest spectral norm.
-func (s *solver) drawBatch(ws *workerState) (tau, theta float64) {
-	ws.batch = ws.sampler.Sample(ws.batch)
+// drawBatch samples an iteration's blocks and sets τᵗ and θᵗ (Eq. 12, 15)
+// from their largest spectral norm.
+func (s *solver) drawBatch(bt *batch) {
+	bt.blocks = s.sampler.Sample(bt.blocks)
 	rmax := 0.0
 	off := 0
-	for i, b := range ws.batch {
-		ws.offset[i] = off
+	for i, b := range bt.blocks {
+		bt.offset[i] = off
 		off += len(s.part.Block(int(b)))
 		rmax = math.Max(rmax, s.norms[b])
 	}
-	ws.offset[len(ws.batch)] = off
-	return s.tauC / rmax, 1 - 1/(s.thA+s.thB*rmax)
+	bt.offset[len(bt.blocks)] = off
+	bt.tau, bt.theta = s.tauC/rmax, 1-1/(s.thA+s.thB*rmax)
 }
 
 // readPhase is Eq. 9 for the blocks this worker claims: yₖ ← prox of φₖ* at
 // the margin aₖᵀx̄. It writes only yₖ and Δyₖ of its own blocks.
-func (s *solver) readPhase(ws *workerState, t int32) {
-	m := int64(len(ws.batch))
+func (s *solver) readPhase(ws *workerState, bt *batch, t int32) {
+	m := int64(len(bt.blocks))
 	chunk := max(1, m/int64(8*len(s.workers)))
 	if len(s.workers) == 1 {
 		chunk = m // nobody to share with: skip the atomic claims
@@ -503,9 +523,9 @@ func (s *solver) readPhase(ws *workerState, t int32) {
 			return
 		}
 		for i := first; i < min(first+chunk, m); i++ {
-			b := ws.batch[i]
+			b := bt.blocks[i]
 			sig := s.sigma[b]
-			slot := ws.offset[i]
+			slot := bt.offset[i]
 			for _, k := range s.part.Block(int(b)) {
 				val, idx := s.x.Row(int(k))
 				var z float64
@@ -532,7 +552,8 @@ func (s *solver) readPhase(ws *workerState, t int32) {
 // lock-free reducer: each coordinate has one writer, and its sum is formed
 // in batch order, so the result does not depend on the thread count) and
 // then applies Eq. 11, 14 and 13 to them.
-func (s *solver) updatePhase(ws *workerState, lo, hi, t int32, tau, theta float64) {
+func (s *solver) updatePhase(ws *workerState, bt *batch, lo, hi, t int32) {
+	tau, theta := bt.tau, bt.theta
 	if s.lazy {
 		ws.stamp++
 		if ws.stamp == 0 { // wrapped after 2³² iterations: forget old stamps
@@ -541,8 +562,8 @@ func (s *solver) updatePhase(ws *workerState, lo, hi, t int32, tau, theta float6
 		}
 		stamp := ws.stamp
 		ws.touched = ws.touched[:0]
-		for i, b := range ws.batch {
-			slot := ws.offset[i]
+		for i, b := range bt.blocks {
+			slot := bt.offset[i]
 			for _, k := range s.part.Block(int(b)) {
 				dy := s.dy[slot]
 				slot++
@@ -580,8 +601,8 @@ func (s *solver) updatePhase(ws *workerState, lo, hi, t int32, tau, theta float6
 			clear(buf)
 		}
 	} else {
-		for i, b := range ws.batch {
-			slot := ws.offset[i]
+		for i, b := range bt.blocks {
+			slot := bt.offset[i]
 			for _, k := range s.part.Block(int(b)) {
 				dy := s.dy[slot]
 				slot++
