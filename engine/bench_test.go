@@ -17,7 +17,7 @@ import (
 func BenchmarkEpoch(b *testing.B) {
 	for _, file := range []string{"a9a", "w8a"} {
 		x, y := sharedData(b, file)
-		for _, m := range []int{1, 8, 64, 512} {
+		for _, m := range []int{1, 8, 64, 512, 4096} {
 			for _, threads := range []int{1, 2} {
 				b.Run(fmt.Sprintf("%s/m=%d/threads=%d", file, m, threads), func(b *testing.B) {
 					prob := Problem{X: x, B: y, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-5}}
