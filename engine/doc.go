@@ -42,14 +42,18 @@
 //
 // # Concurrency
 //
-// An epoch runs as one phase of a persistent sched.Pool. Every worker draws
-// the same blocks from an identically seeded sampler, so no one hands out
-// work. Each iteration has two phases separated by a sched.Barrier:
+// An epoch runs as one phase of a persistent sched.Pool, with at most m
+// workers (more would only wait). The batches are double-buffered: while
+// the workers process iteration t's blocks, worker 0 draws iteration t+1's
+// from the one seeded sampler, so the sequence of batches does not depend on
+// the thread count. Each iteration has two phases separated by a
+// sched.Barrier:
 //
-//   - the read phase: workers claim sampled blocks from an atomic counter,
-//     compute margins (reading x̄, computing lazily caught-up values on the
-//     fly without writing them) and update the duals of their blocks, which
-//     no one else touches;
+//   - the read phase: workers claim sampled blocks from an atomic counter
+//     (worker 0 joins after drawing the next batch), compute margins
+//     (reading x̄, computing lazily caught-up values on the fly without
+//     writing them) and update the duals of their blocks, which no one else
+//     touches;
 //   - the update phase: the coordinates are cut into contiguous ranges with
 //     equal column nonzero counts (sched.Owners); each worker adds the batch
 //     rows' entries that fall in its range, in batch order, and applies the
