@@ -100,6 +100,12 @@ type Options struct {
 	Seed      uint64    // seeds the partition and the block sampler
 	Lazy      Lazy      // default LazyAuto
 
+	// StepScale multiplies the dual steps σᵢ and the primal step τ of
+	// Eq. 10 and 12; default 1, the paper's. Values up to 2 keep στ‖K‖² ≤ 1
+	// (the Chambolle–Pock condition) but leave the paper's convergence proof;
+	// a run that diverges stops with an error. Must be in (0, 4].
+	StepScale float64
+
 	// Deterministic makes the model bit-identical for a given seed and data
 	// whatever the thread count: the batch is reduced by coordinate owners in
 	// batch order (sched.Owners). Lazy runs always reduce that way. Dense
@@ -146,6 +152,9 @@ func (o Options) withDefaults() Options {
 	if o.Lazy == "" {
 		o.Lazy = LazyAuto
 	}
+	if o.StepScale == 0 {
+		o.StepScale = 1
+	}
 	if o.Tol == 0 {
 		o.Tol = 1e-6
 	}
@@ -170,6 +179,9 @@ func (o Options) validate(n int) error {
 	case LazyAuto, LazyOn, LazyOff:
 	default:
 		return fmt.Errorf("engine: unknown lazy mode %q (want auto, on or off)", o.Lazy)
+	}
+	if !(o.StepScale > 0 && o.StepScale <= 4) {
+		return fmt.Errorf("engine: step scale %v: must be in (0, 4]", o.StepScale)
 	}
 	if o.BlockSize < 1 {
 		return fmt.Errorf("engine: block size %d: must be at least 1", o.BlockSize)

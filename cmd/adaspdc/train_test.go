@@ -81,6 +81,7 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"-m", "100", "-block", "10"}, 1, "only 27 blocks"},
 		{[]string{"-loss", "hinge"}, 2, "logistic"},
 		{[]string{"-threads", "0"}, 2, "at least 1"},
+		{[]string{"-step-scale", "5"}, 1, "step scale"},
 		{[]string{"-partition", "random"}, 1, "shuffle"},
 		{[]string{"-bogus"}, 2, "flag provided but not defined"},
 		{[]string{"-data", "/nonexistent/file"}, 1, "/nonexistent/file"},
@@ -98,5 +99,27 @@ func TestTrainMulticlassRefused(t *testing.T) {
 	status, _, errOut := runCmd("train", "-quiet", "-data", path)
 	if status != 1 || !strings.Contains(errOut, "3 distinct labels") {
 		t.Errorf("status %d, stderr %q", status, errOut)
+	}
+}
+
+// TestTrainDeterministicFlag checks that -deterministic reaches the engine:
+// the model files of a 1-thread and a 2-thread run must be identical.
+func TestTrainDeterministicFlag(t *testing.T) {
+	dir := t.TempDir()
+	var models [2][]byte
+	for i, threads := range []string{"1", "2"} {
+		path := filepath.Join(dir, "m"+threads+".json")
+		status, _, errOut := runCmd("train", "-quiet", "-deterministic", "-m", "16", "-lazy", "off",
+			"-threads", threads, "-tol", "-1", "-max-epochs", "5", "-model", path)
+		if status != 0 {
+			t.Fatalf("threads %s: status %d, %s", threads, status, errOut)
+		}
+		var err error
+		if models[i], err = os.ReadFile(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if string(models[0]) != string(models[1]) {
+		t.Error("-deterministic models differ between 1 and 2 threads")
 	}
 }
