@@ -50,6 +50,7 @@ func main() {
 	runs := flag.Int("runs", 3, "timed runs per configuration (the median is kept)")
 	ms := flag.String("m", "1,4,16,64", "comma-separated -m values for adaspdc")
 	threads := flag.Int("threads", 2, "adaspdc -threads")
+	extra := flag.String("args", "", "extra space-separated flags for adaspdc train, e.g. \"-step-scale 2\"")
 	flag.Parse()
 
 	objectives := []objective{
@@ -123,6 +124,7 @@ func main() {
 					"-lambda", strconv.FormatFloat(obj.lambda, 'g', -1, 64), "-m", m,
 					"-threads", strconv.Itoa(*threads), "-tol", "-1", "-max-epochs", "5000",
 					"-target-primal", strconv.FormatFloat(target, 'g', -1, 64)}
+				args = append(args, strings.Fields(*extra)...)
 				out, err := exec.Command(*bin, args...).CombinedOutput()
 				if err != nil {
 					log.Fatalf("%s %v: %v\n%s", *bin, args, err, out)
