@@ -428,7 +428,7 @@ func (s *solver) checkInterval(tp TracePoint, since int, prevGap float64) int {
 // checkDivergence stops a run whose certificate is not finite or whose gap
 // has grown far above its best value for several epochs in a row.
 func (s *solver) checkDivergence(tp TracePoint, best *float64, worse *int) error {
-	hint := "scale the features (e.g. to [-1, 1]), lower -m, or raise -lambda"
+	hint := "scale the features (e.g. to [-1, 1]) or the rows (-normalize unit), lower -m, or raise -lambda"
 	if math.IsNaN(tp.Gap) || math.IsInf(tp.Gap, 0) || math.IsNaN(tp.Primal) || math.IsInf(tp.Primal, 0) {
 		return fmt.Errorf("engine: diverged at epoch %d: primal %v, dual %v: %s", tp.Epoch, tp.Primal, tp.Dual, hint)
 	}

@@ -17,15 +17,18 @@ import (
 // Weights has Dim entries, one per feature, and one more when Bias ≠ 0: the
 // weight of a constant feature of value Bias appended to every row (as
 // LIBLINEAR's -B). For classification, Labels holds the raw label values
-// [negative, positive] that the margin's sign maps back to.
+// [negative, positive] that the margin's sign maps back to. Normalize is
+// "unit" when the training rows were scaled to unit norm (before the bias
+// feature was appended), so that Margin scales new rows the same way.
 type Model struct {
-	Loss    string    `json:"loss"`
-	Lambda  float64   `json:"lambda"`
-	L1      float64   `json:"l1"`
-	Bias    float64   `json:"bias"`
-	Labels  []float64 `json:"labels,omitempty"`
-	Dim     int       `json:"dim"`
-	Weights []float64 `json:"weights"`
+	Loss      string    `json:"loss"`
+	Lambda    float64   `json:"lambda"`
+	L1        float64   `json:"l1"`
+	Bias      float64   `json:"bias"`
+	Normalize string    `json:"normalize,omitempty"`
+	Labels    []float64 `json:"labels,omitempty"`
+	Dim       int       `json:"dim"`
+	Weights   []float64 `json:"weights"`
 }
 
 // Validate checks the model's shape.
@@ -45,6 +48,9 @@ func (m *Model) Validate() error {
 			return fmt.Errorf("engine: model weight %d is %v", j, w)
 		}
 	}
+	if m.Normalize != "" && m.Normalize != "unit" {
+		return fmt.Errorf("engine: model normalize %q: want \"unit\" or nothing", m.Normalize)
+	}
 	if _, err := LossByName(m.Loss, 1); err != nil {
 		return err
 	}
@@ -55,12 +61,15 @@ func (m *Model) Validate() error {
 // 0-based ascending column indices. Features at or beyond Dim, which a test
 // file may use, are ignored as LIBLINEAR does.
 func (m *Model) Margin(val []float64, idx []int32) float64 {
-	var z float64
+	var z, sq float64
 	for p, j := range idx {
-		if int(j) >= m.Dim {
-			break
+		sq += val[p] * val[p]
+		if int(j) < m.Dim {
+			z += val[p] * m.Weights[j]
 		}
-		z += val[p] * m.Weights[j]
+	}
+	if m.Normalize == "unit" && sq > 0 {
+		z /= math.Sqrt(sq)
 	}
 	if m.Bias != 0 {
 		z += m.Bias * m.Weights[m.Dim]
@@ -121,6 +130,9 @@ var liblinearSolver = map[string]string{
 func (m *Model) SaveLIBLINEAR(path string) error {
 	if m.L1 != 0 {
 		return errors.New("engine: LIBLINEAR's model format has no elastic-net solver; the weights would still predict, but refusing to mislabel the model")
+	}
+	if m.Normalize != "" {
+		return errors.New("engine: liblinear-predict would not normalise the rows as this model needs; normalise the data file itself instead of using -normalize")
 	}
 	solver, ok := liblinearSolver[m.Loss]
 	if !ok {

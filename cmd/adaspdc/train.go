@@ -26,6 +26,7 @@ func init() {
 
 type trainFlags struct {
 	loss, partition, solver, lazy    string
+	normalize                        string
 	model, liblinearModel, trace     string
 	m, block, threads                int
 	maxEpochs                        int
@@ -43,6 +44,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.loss, "loss", "logistic", "loss: logistic, squared, smoothhinge or sqhinge")
 	fs.Float64Var(&f.lambda, "lambda", 0, "L2 strength λ > 0 in (λ/2)‖x‖² (default 1/n, LIBLINEAR's C = 1)")
 	fs.Float64Var(&f.l1, "l1", 0, "L1 strength of the elastic net, ≥ 0")
+	fs.StringVar(&f.normalize, "normalize", "none", "scale rows before training: none, or unit (each row to norm 1; the model applies it when predicting)")
 	fs.Float64Var(&f.bias, "bias", 0, "append a constant feature of this `value` (as LIBLINEAR's -B); 0: none")
 	fs.Float64Var(&f.smoothing, "smoothing", 1, "parameter of the smoothed hinge")
 	fs.IntVar(&f.m, "m", 1, "dual blocks updated per iteration")
@@ -82,6 +84,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if math.IsNaN(f.bias) || math.IsInf(f.bias, 0) || f.bias < 0 {
 		return usageErrorf(fs, "-bias %v: must be a finite value ≥ 0", f.bias)
 	}
+	if f.normalize != "none" && f.normalize != "unit" {
+		return usageErrorf(fs, "-normalize %q: want none or unit", f.normalize)
+	}
 	loss, err := engine.LossByName(f.loss, f.smoothing)
 	if err != nil {
 		return usageErrorf(fs, "-loss: %v", err)
@@ -97,6 +102,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	dim := ds.X.Cols
 	x := ds.X
+	if f.normalize == "unit" {
+		x.NormalizeRowsUnit()
+	}
 	if f.bias != 0 {
 		x = x.WithBias(f.bias)
 	}
@@ -158,6 +166,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	model.Dim = dim
 	model.Bias = f.bias
+	if f.normalize == "unit" {
+		model.Normalize = "unit"
+	}
 	model.Labels = labels
 	fp := res.Final
 	fmt.Fprintf(stdout, "epochs=%d passes=%.1f primal=%.12g dual=%.12g gap=%.3e seconds=%.3f\n",

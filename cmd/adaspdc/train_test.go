@@ -82,6 +82,7 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"-loss", "hinge"}, 2, "logistic"},
 		{[]string{"-threads", "0"}, 2, "at least 1"},
 		{[]string{"-step-scale", "5"}, 1, "step scale"},
+		{[]string{"-normalize", "max"}, 2, "want none or unit"},
 		{[]string{"-partition", "random"}, 1, "shuffle"},
 		{[]string{"-bogus"}, 2, "flag provided but not defined"},
 		{[]string{"-data", "/nonexistent/file"}, 1, "/nonexistent/file"},
