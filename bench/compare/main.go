@@ -50,13 +50,26 @@ func main() {
 	runs := flag.Int("runs", 3, "timed runs per configuration (the median is kept)")
 	ms := flag.String("m", "1,4,16,64", "comma-separated -m values for adaspdc")
 	threads := flag.Int("threads", 2, "adaspdc -threads")
+	objs := flag.String("objectives", "logistic:1e-5,logistic:1e-6,sqhinge:1e-5", "comma-separated loss:λ pairs (logistic or sqhinge)")
+	normalize := flag.Bool("normalize", false, "scale every row to unit norm first (a normalised copy is written for both tools)")
 	extra := flag.String("args", "", "extra space-separated flags for adaspdc train, e.g. \"-step-scale 2\"")
 	flag.Parse()
 
-	objectives := []objective{
-		{"logistic", 1e-5, []int{0, 7}, 0},
-		{"logistic", 1e-6, []int{0, 7}, 0},
-		{"sqhinge", 1e-5, []int{1, 2}, 2},
+	var objectives []objective
+	for _, o := range strings.Split(*objs, ",") {
+		name, lam, _ := strings.Cut(o, ":")
+		l, err := strconv.ParseFloat(lam, 64)
+		if err != nil {
+			log.Fatalf("-objectives %q: %v", o, err)
+		}
+		switch name {
+		case "logistic":
+			objectives = append(objectives, objective{"logistic", l, []int{0, 7}, 0})
+		case "sqhinge":
+			objectives = append(objectives, objective{"sqhinge", l, []int{1, 2}, 2})
+		default:
+			log.Fatalf("-objectives %q: loss must be logistic or sqhinge", o)
+		}
 	}
 	tmp, err := os.MkdirTemp("", "compare")
 	if err != nil {
@@ -76,6 +89,19 @@ func main() {
 			log.Fatal(err)
 		}
 		name := filepath.Base(path)
+		if *normalize {
+			ds.X.NormalizeRowsUnit()
+			path = filepath.Join(tmp, name+".unit")
+			f, err := os.Create(path)
+			if err != nil {
+				log.Fatal(err)
+			}
+			if err := sparse.WriteLIBSVM(f, ds); err != nil {
+				log.Fatal(err)
+			}
+			f.Close()
+			name += " (unit rows)"
+		}
 		for _, obj := range objectives {
 			loss, _ := engine.LossByName(obj.loss, 1)
 			prob := engine.Problem{X: ds.X, B: y, Loss: loss, Reg: engine.Regularizer{Lambda: obj.lambda}}
