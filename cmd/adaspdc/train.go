@@ -104,6 +104,11 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	x := ds.X
 	if f.normalize == "unit" {
 		x.NormalizeRowsUnit()
+	} else if lo, hi := normRange(x); hi > 10*lo && !f.quiet {
+		// AdaSPDC's primal step follows 1/R of the sampled rows; with m = 1
+		// on data whose row norms spread widely (raw counts) it can stall
+		// at a gap of 1e-4..1e-3 (bench/README.md, news20).
+		fmt.Fprintf(stderr, "adaspdc train: row norms range from %.3g to %.3g; if the gap stalls, try -normalize unit or -partition norm with -block > 1\n", lo, hi)
 	}
 	if f.bias != 0 {
 		x = x.WithBias(f.bias)
@@ -209,4 +214,16 @@ func usageErrorf(fs *flag.FlagSet, format string, args ...any) error {
 	err := fmt.Errorf(format, args...)
 	fmt.Fprintf(fs.Output(), "%s: %v\n", fs.Name(), err)
 	return usageError{err}
+}
+
+// normRange returns the smallest positive and the largest row norm.
+func normRange(x *sparse.CSR) (lo, hi float64) {
+	lo = math.Inf(1)
+	for _, sq := range x.RowSquaredNorms() {
+		if sq > 0 {
+			lo = math.Min(lo, sq)
+			hi = math.Max(hi, sq)
+		}
+	}
+	return math.Sqrt(lo), math.Sqrt(hi)
 }
