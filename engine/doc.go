@@ -74,6 +74,15 @@
 // in an order that depends on which worker claimed which block, so
 // Options.Deterministic switches it off.
 //
+// # A caveat on row norms
+//
+// AdaSPDC's primal step τᵗ ∝ 1/Rᵗ_max follows the sampled blocks. On data
+// whose row norms spread over orders of magnitude (raw counts) and with
+// small m, short rows then take very long primal steps with a noisy batch
+// estimate, and the gap can stall far above the tolerance; the measurements
+// are in bench/README.md. Rows scaled to unit norm (as in the paper's
+// experiments), or blocks grouped by norm, avoid it.
+//
 // # Certificates and stopping
 //
 // After every epoch all coordinates are synchronised and the duality gap
