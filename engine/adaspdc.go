@@ -568,34 +568,17 @@ func (s *solver) updatePhase(ws *workerState, bt *batch, lo, hi, t int32) {
 		}
 		stamp := ws.stamp
 		ws.touched = ws.touched[:0]
-		for i, b := range bt.blocks {
-			slot := bt.offset[i]
-			for _, k := range s.part.Block(int(b)) {
-				dy := s.dy[slot]
-				slot++
-				if dy == 0 {
-					continue
+		s.ownedBatchRows(bt, lo, hi, func(dy float64, val []float64, idx []int32) {
+			for p, j := range idx {
+				if s.stamp[j] != stamp {
+					s.stamp[j] = stamp
+					ws.touched = append(ws.touched, j)
 				}
-				val, idx := s.x.Row(int(k))
-				a, e := sched.Clip(idx, lo, hi)
-				for p := a; p < e; p++ {
-					j := idx[p]
-					if s.stamp[j] != stamp {
-						s.stamp[j] = stamp
-						ws.touched = append(ws.touched, j)
-					}
-					s.u[j] += dy * val[p]
-				}
+				s.u[j] += dy * val[p]
 			}
-		}
+		})
 		for _, j := range ws.touched {
-			xt := s.valueAt(j, t)
-			uj := s.u[j]
-			s.u[j] = 0
-			xn := s.reg.Prox(xt-tau*(s.r[j]+s.scale*uj), tau) // Eq. 11
-			s.xbar[j] = xn + theta*(xn-xt)                    // Eq. 14
-			s.xv[j] = xn
-			s.r[j] += s.rScale * uj // Eq. 13
+			s.primalStep(j, s.valueAt(j, t), tau, theta)
 			s.last[j] = t + 1
 		}
 		return
@@ -607,35 +590,47 @@ func (s *solver) updatePhase(ws *workerState, bt *batch, lo, hi, t int32) {
 			clear(buf)
 		}
 	} else {
-		for i, b := range bt.blocks {
-			slot := bt.offset[i]
-			for _, k := range s.part.Block(int(b)) {
-				dy := s.dy[slot]
-				slot++
-				if dy == 0 {
-					continue
-				}
-				val, idx := s.x.Row(int(k))
-				a, e := sched.Clip(idx, lo, hi)
-				if a < e {
-					kernels.SparseAxpy(dy, val[a:e], idx[a:e], s.u)
-				}
-			}
-		}
+		s.ownedBatchRows(bt, lo, hi, func(dy float64, val []float64, idx []int32) {
+			kernels.SparseAxpy(dy, val, idx, s.u)
+		})
 	}
 	if s.reg.L1 == 0 {
 		s.denseL2Update(lo, hi, tau, theta)
 		return
 	}
 	for j := lo; j < hi; j++ {
-		xt := s.xv[j]
-		uj := s.u[j]
-		s.u[j] = 0
-		xn := s.reg.Prox(xt-tau*(s.r[j]+s.scale*uj), tau) // Eq. 11
-		s.xbar[j] = xn + theta*(xn-xt)                    // Eq. 14
-		s.xv[j] = xn
-		s.r[j] += s.rScale * uj // Eq. 13
+		s.primalStep(j, s.xv[j], tau, theta)
 	}
+}
+
+// ownedBatchRows calls f, in batch order, for every sampled row whose dual
+// changed, with its Δy and just the entries in the owned columns [lo, hi).
+func (s *solver) ownedBatchRows(bt *batch, lo, hi int32, f func(dy float64, val []float64, idx []int32)) {
+	for i, b := range bt.blocks {
+		slot := bt.offset[i]
+		for _, k := range s.part.Block(int(b)) {
+			dy := s.dy[slot]
+			slot++
+			if dy == 0 {
+				continue
+			}
+			val, idx := s.x.Row(int(k))
+			if a, e := sched.Clip(idx, lo, hi); a < e {
+				f(dy, val[a:e], idx[a:e])
+			}
+		}
+	}
+}
+
+// primalStep applies Eq. 11, 14 and 13 to coordinate j, whose value at
+// this iteration is xt, and consumes its batch sum u[j].
+func (s *solver) primalStep(j int32, xt, tau, theta float64) {
+	uj := s.u[j]
+	s.u[j] = 0
+	xn := s.reg.Prox(xt-tau*(s.r[j]+s.scale*uj), tau) // Eq. 11
+	s.xbar[j] = xn + theta*(xn-xt)                    // Eq. 14
+	s.xv[j] = xn
+	s.r[j] += s.rScale * uj // Eq. 13
 }
 
 // denseL2Update is the dense update's loop for g = (λ/2)‖x‖², where the
