@@ -55,7 +55,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.solver, "solver", "adaspdc", "adaspdc, or spdc for the constant-step baseline")
 	fs.StringVar(&f.lazy, "lazy", "auto", "lazy primal updates: auto, on or off")
 	fs.Float64Var(&f.stepScale, "step-scale", 1, "multiply the paper's steps σ and τ by this `factor` in (0, 4]; 2 is often faster but unproven")
-	fs.Float64Var(&f.tol, "tol", 1e-6, "stop at this relative duality gap (P−D)/max(1,|P|)")
+	fs.Float64Var(&f.tol, "tol", 1e-6, "stop at this relative duality gap (P−D)/max(1,|P|); ≤ 0: run to -max-epochs")
 	fs.Float64Var(&f.targetPrimal, "target-primal", 0, "also stop once the primal objective is at or below this `value` (for benchmarks)")
 	fs.IntVar(&f.maxEpochs, "max-epochs", 1000, "stop after this many epochs")
 	fs.DurationVar(&f.timeLimit, "time-limit", 0, "stop after this long (e.g. 30s); 0: no limit")
@@ -78,8 +78,19 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if lambdaSet && !(f.lambda > 0) {
 		return usageErrorf(fs, "-lambda %v: AdaSPDC needs a strongly convex regularizer, λ > 0; for a pure L1 (lasso) model keep a small -lambda such as 1e-8 next to -l1", f.lambda)
 	}
-	if f.threads < 1 {
-		return usageErrorf(fs, "-threads %d: must be at least 1", f.threads)
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"threads", f.threads}, {"m", f.m}, {"block", f.block}, {"max-epochs", f.maxEpochs}} {
+		if c.v < 1 {
+			return usageErrorf(fs, "-%s %d: must be at least 1", c.name, c.v)
+		}
+	}
+	if math.IsNaN(f.tol) || math.IsInf(f.tol, 0) {
+		return usageErrorf(fs, "-tol %v: must be a finite number", f.tol)
+	}
+	if f.tol <= 0 {
+		f.tol = -1 // the engine's "no gap test": run to -max-epochs
 	}
 	if math.IsNaN(f.bias) || math.IsInf(f.bias, 0) || f.bias < 0 {
 		return usageErrorf(fs, "-bias %v: must be a finite value ≥ 0", f.bias)
