@@ -1,7 +1,6 @@
 package sched
 
 import (
-	"fmt"
 	"runtime"
 	"sync"
 
@@ -73,13 +72,4 @@ func (p *Pool) Close() error {
 		close(p.start[w])
 	}
 	return p.group.Wait()
-}
-
-// Split returns the half-open range of [0, n) that worker w of threads
-// handles when n items are cut into threads contiguous, nearly equal parts.
-func Split(n, threads, w int) (lo, hi int) {
-	if threads <= 0 || w < 0 || w >= threads {
-		panic(fmt.Sprintf("sched: Split(%d, %d, %d): bad worker", n, threads, w))
-	}
-	return n * w / threads, n * (w + 1) / threads
 }

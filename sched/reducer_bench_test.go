@@ -54,6 +54,15 @@ func makeBatch(rows, nnz, d int, seed uint64) []batchRow {
 	return batch
 }
 
+// Split returns the half-open range of [0, n) that worker w of threads
+// handles when n items are cut into threads contiguous, nearly equal parts.
+func Split(n, threads, w int) (lo, hi int) {
+	if threads <= 0 || w < 0 || w >= threads {
+		panic(fmt.Sprintf("sched: Split(%d, %d, %d): bad worker", n, threads, w))
+	}
+	return n * w / threads, n * (w + 1) / threads
+}
+
 func atomicAdd(p *uint64, v float64) {
 	for {
 		old := atomic.LoadUint64(p)
