@@ -53,7 +53,10 @@ type solver struct {
 	xv   []float64
 	xbar []float64
 	r    []float64
-	last []int32 // lazy only: the iteration of the segment x, x̄, r are valid at
+	// Lazy runs keep a coordinate's state in one record, so that a row's
+	// read of a cold coordinate costs one cache miss rather than four; the
+	// arrays above are brought up to date from it at every synchronisation.
+	lz []lazyCoord
 
 	lazy   bool
 	fused  bool      // dense update with the reduction fused into the read phase
@@ -69,7 +72,6 @@ type solver struct {
 	workers []workerState
 	dy      []float64    // Δyₖ per batch slot, written in the read phase
 	u       []float64    // Σ Δyₖ aₖⱼ, written by the owner of j
-	stamp   []uint32     // lazy: owner's iteration stamp of the last touch of j
 	next    atomic.Int64 // block claims of the read phase
 	stop    bool         // set by worker 0 in the update phase, read after the barrier
 
@@ -249,8 +251,7 @@ func newSolver(prob Problem, opt Options) (*solver, error) {
 	s.dy = make([]float64, opt.M*s.maxQ)
 	s.u = make([]float64, s.d)
 	if s.lazy {
-		s.stamp = make([]uint32, s.d)
-		s.last = make([]int32, s.d)
+		s.lz = make([]lazyCoord, s.d)
 	}
 	iters := s.itersPerEpoch()
 	s.segP = make([]float64, iters+1)
@@ -260,6 +261,9 @@ func newSolver(prob Problem, opt Options) (*solver, error) {
 	s.resetSegment()
 
 	s.initIterate()
+	for j := range s.lz {
+		s.lz[j] = lazyCoord{x: s.xv[j], xbar: s.xbar[j], r: s.r[j]}
+	}
 	return s, nil
 }
 
@@ -571,23 +575,32 @@ func (s *solver) updatePhase(ws *workerState, bt *batch, lo, hi, t int32) {
 	if s.lazy {
 		ws.stamp++
 		if ws.stamp == 0 { // wrapped after 2³² iterations: forget old stamps
-			clear(s.stamp[lo:hi])
+			for j := lo; j < hi; j++ {
+				s.lz[j].stamp = 0
+			}
 			ws.stamp = 1
 		}
 		stamp := ws.stamp
 		ws.touched = ws.touched[:0]
 		s.ownedBatchRows(bt, lo, hi, func(dy float64, val []float64, idx []int32) {
 			for p, j := range idx {
-				if s.stamp[j] != stamp {
-					s.stamp[j] = stamp
+				if c := &s.lz[j]; c.stamp != stamp {
+					c.stamp = stamp
 					ws.touched = append(ws.touched, j)
 				}
 				s.u[j] += dy * val[p]
 			}
 		})
 		for _, j := range ws.touched {
-			s.primalStep(j, s.valueAt(j, t), tau, theta)
-			s.last[j] = t + 1
+			c := &s.lz[j]
+			xt := s.catchUp(c.x, c.last, t, c.r)
+			uj := s.u[j]
+			s.u[j] = 0
+			xn := s.reg.Prox(xt-tau*(c.r+s.scale*uj), tau) // Eq. 11
+			c.xbar = xn + theta*(xn-xt)                    // Eq. 14
+			c.x = xn
+			c.r += s.rScale * uj // Eq. 13
+			c.last = t + 1
 		}
 		return
 	}
@@ -630,8 +643,8 @@ func (s *solver) ownedBatchRows(bt *batch, lo, hi int32, f func(dy float64, val 
 	}
 }
 
-// primalStep applies Eq. 11, 14 and 13 to coordinate j, whose value at
-// this iteration is xt, and consumes its batch sum u[j].
+// primalStep applies Eq. 11, 14 and 13 to coordinate j of a dense run,
+// whose value at this iteration is xt, and consumes its batch sum u[j].
 func (s *solver) primalStep(j int32, xt, tau, theta float64) {
 	uj := s.u[j]
 	s.u[j] = 0

@@ -94,21 +94,24 @@ func (s *solver) catchUp(x0 float64, t0, t int32, r float64) float64 {
 	return x0
 }
 
-// valueAt returns x_j at iteration t of the segment.
-func (s *solver) valueAt(j, t int32) float64 {
-	return s.catchUp(s.xv[j], s.last[j], t, s.r[j])
+// lazyCoord is a coordinate's state in a lazy run: x, x̄ and r are valid
+// at iteration last of the segment; stamp is its owner's iteration count
+// when the batch last touched it.
+type lazyCoord struct {
+	x, xbar, r float64
+	last       int32
+	stamp      uint32
 }
 
 // xbarAt returns x̄_j at iteration t (Eq. 14 replayed):
 // x̄_t = x_t + θ_{t−1}(x_t − x_{t−1}). It only reads shared state.
 func (s *solver) xbarAt(j, t int32) float64 {
-	l := s.last[j]
-	if l == t {
-		return s.xbar[j]
+	c := &s.lz[j]
+	if c.last == t {
+		return c.xbar
 	}
-	r := s.r[j]
-	xp := s.catchUp(s.xv[j], l, t-1, r)
-	xt := s.step(xp, t-1, r)
+	xp := s.catchUp(c.x, c.last, t-1, c.r)
+	xt := s.step(xp, t-1, c.r)
 	return xt + s.segTh[t-1]*(xt-xp)
 }
 
@@ -126,15 +129,16 @@ func (s *solver) lazyDot(val []float64, idx []int32, t int32) float64 {
 	pt1, st1 := s.segP[t-1], s.segS[t-1]
 	tau, th := s.segTau[t-1], s.segTh[t-1]
 	a := 1 / (1 + tau*s.lam)
-	last, xbar, xv, rr, segP, segS := s.last, s.xbar, s.xv, s.r, s.segP, s.segS
+	lz, segP, segS := s.lz, s.segP, s.segS
 	for p, j := range idx {
-		l := last[j]
+		c := &lz[j]
+		l := c.last
 		if l == t {
-			sum += val[p] * xbar[j]
+			sum += val[p] * c.xbar
 			continue
 		}
-		r := rr[j]
-		xp := pt1/segP[l]*xv[j] + r*pt1*(st1-segS[l])
+		r := c.r
+		xp := pt1/segP[l]*c.x + r*pt1*(st1-segS[l])
 		xt := a * (xp - tau*r)
 		sum += val[p] * (xt + th*(xt-xp))
 	}
@@ -142,17 +146,19 @@ func (s *solver) lazyDot(val []float64, idx []int32, t int32) float64 {
 }
 
 // syncRange brings the coordinates [lo, hi) up to the current iteration,
-// so that x, x̄ are exact there and a new segment can start.
+// so that x, x̄ are exact there and a new segment can start, and copies
+// them to the arrays that certificates and models read.
 func (s *solver) syncRange(lo, hi int32) {
 	t := int32(s.segT)
 	for j := lo; j < hi; j++ {
-		if s.last[j] != t {
-			r := s.r[j]
-			xp := s.catchUp(s.xv[j], s.last[j], t-1, r)
-			xt := s.step(xp, t-1, r)
-			s.xbar[j] = xt + s.segTh[t-1]*(xt-xp)
-			s.xv[j] = xt
+		c := &s.lz[j]
+		if c.last != t {
+			xp := s.catchUp(c.x, c.last, t-1, c.r)
+			xt := s.step(xp, t-1, c.r)
+			c.xbar = xt + s.segTh[t-1]*(xt-xp)
+			c.x = xt
 		}
-		s.last[j] = 0
+		c.last = 0
+		s.xv[j], s.xbar[j], s.r[j] = c.x, c.xbar, c.r
 	}
 }
