@@ -21,6 +21,10 @@ import (
 // the range of float64.
 const underflowFloor = 1e-150
 
+// minWorkPerWorker is the number of batch nonzeros per iteration below which
+// an automatic thread count (Options.Threads ≤ 0) adds no further worker.
+const minWorkPerWorker = 400
+
 // solver holds the state of one AdaSPDC run. Field groups:
 //   - data and steps, fixed for the run;
 //   - the iterate: duals y (one per sample), and per coordinate the primal x,
@@ -160,11 +164,18 @@ func newSolver(prob Problem, opt Options) (*solver, error) {
 		return nil, fmt.Errorf("engine: m = %d blocks per iteration, but the data has only %d blocks of %d samples: lower -m or -block", opt.M, s.nb, opt.BlockSize)
 	}
 	threads := opt.Threads
+	workers := threads
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
+		// Each iteration pays two barrier rounds and moves the touched
+		// coordinates between cores; below a few hundred nonzeros per
+		// worker and iteration that costs more than the work it shares
+		// (bench/README.md: m = 8 on two cores is 1–4× slower than one).
+		batchNNZ := float64(x.NNZ()) / float64(s.nb) * float64(opt.M)
+		workers = max(1, min(threads, int(batchNNZ/minWorkPerWorker)))
 	}
 	// More workers than blocks per iteration would only wait at barriers.
-	s.pool = sched.NewPool(min(threads, opt.M))
+	s.pool = sched.NewPool(min(workers, opt.M))
 	s.norms, err = blocks.SpectralNorms(x, s.part, 1e-6, threads)
 	if err != nil {
 		s.pool.Close()

@@ -96,7 +96,7 @@ type Options struct {
 	M         int       // blocks per iteration; default 1
 	BlockSize int       // samples per dual block; default 1
 	Partition Partition // default PartitionShuffle
-	Threads   int       // workers; ≤ 0 means GOMAXPROCS
+	Threads   int       // workers (at most M are used); ≤ 0: up to GOMAXPROCS, one per 400 nonzeros of a batch
 	Seed      uint64    // seeds the partition and the block sampler
 	Lazy      Lazy      // default LazyAuto
 

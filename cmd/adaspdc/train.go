@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"os/signal"
-	"runtime"
 	"strconv"
 	"time"
 
@@ -50,7 +49,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&f.m, "m", 1, "dual blocks updated per iteration")
 	fs.IntVar(&f.block, "block", 1, "samples per dual block")
 	fs.StringVar(&f.partition, "partition", "shuffle", "how samples form blocks: shuffle, contiguous or norm")
-	fs.IntVar(&f.threads, "threads", runtime.NumCPU(), "worker threads")
+	fs.IntVar(&f.threads, "threads", 0, "worker threads; 0: as many as the cores and the batch size (-m) make worthwhile")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed for the partition and the sampler")
 	fs.StringVar(&f.solver, "solver", "adaspdc", "adaspdc, or spdc for the constant-step baseline")
 	fs.StringVar(&f.lazy, "lazy", "auto", "lazy primal updates: auto, on or off")
@@ -78,10 +77,13 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if lambdaSet && !(f.lambda > 0) {
 		return usageErrorf(fs, "-lambda %v: AdaSPDC needs a strongly convex regularizer, λ > 0; for a pure L1 (lasso) model keep a small -lambda such as 1e-8 next to -l1", f.lambda)
 	}
+	if f.threads < 0 {
+		return usageErrorf(fs, "-threads %d: must be 0 (automatic) or more", f.threads)
+	}
 	for _, c := range []struct {
 		name string
 		v    int
-	}{{"threads", f.threads}, {"m", f.m}, {"block", f.block}, {"max-epochs", f.maxEpochs}} {
+	}{{"m", f.m}, {"block", f.block}, {"max-epochs", f.maxEpochs}} {
 		if c.v < 1 {
 			return usageErrorf(fs, "-%s %d: must be at least 1", c.name, c.v)
 		}
