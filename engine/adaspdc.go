@@ -176,7 +176,7 @@ func newSolver(prob Problem, opt Options) (*solver, error) {
 	}
 	// More workers than blocks per iteration would only wait at barriers.
 	s.pool = sched.NewPool(min(workers, opt.M))
-	s.norms, err = blocks.SpectralNorms(x, s.part, 1e-6, threads)
+	s.norms, err = blocks.SpectralNorms(x, s.part, blocks.DefaultTolerance, threads)
 	if err != nil {
 		s.pool.Close()
 		return nil, fmt.Errorf("engine: spectral norms: %w", err)
@@ -543,7 +543,7 @@ func (s *solver) readPhase(ws *workerState, bt *batch, t int32) {
 		if w := int64(len(s.workers)); w > 1 {
 			// Guided self-scheduling: claims shrink as the batch runs out, so
 			// that the workers finish together when rows differ in length
-			// (7% off the 2-thread epoch on a9a at m = 512, same run).
+			// (7% off the 2-thread epoch on a9a at m = 512; bench/README.md).
 			n = max(1, (m-first)/(2*w))
 			if !s.next.CompareAndSwap(first, first+n) {
 				continue

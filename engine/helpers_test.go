@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/adaspdc/adaspdc/sparse"
@@ -56,7 +57,7 @@ func sparseData(n, d, perRow int, seed uint64) (*sparse.CSR, []float64) {
 				cols = append(cols, j)
 			}
 		}
-		sortInt32(cols)
+		slices.Sort(cols)
 		var z float64
 		for _, j := range cols {
 			v := rng.Float64() + 0.1
@@ -72,14 +73,6 @@ func sparseData(n, d, perRow int, seed uint64) (*sparse.CSR, []float64) {
 		}
 	}
 	return x, b
-}
-
-func sortInt32(a []int32) {
-	for i := 1; i < len(a); i++ {
-		for j := i; j > 0 && a[j] < a[j-1]; j-- {
-			a[j], a[j-1] = a[j-1], a[j]
-		}
-	}
 }
 
 // sharedData loads a binary-labelled file from ../shared/data, skipping the
