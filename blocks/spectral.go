@@ -1,6 +1,7 @@
 package blocks
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"runtime"
@@ -63,6 +64,14 @@ const (
 // is nil or malformed, p does not partition the rows of x, tol is out of
 // range, x holds a NaN or infinite value, or a norm exceeds the float64 range.
 func SpectralNorms(x *sparse.CSR, p *Partition, tol float64, threads int) ([]float64, error) {
+	return SpectralNormsContext(context.Background(), x, p, tol, threads)
+}
+
+// SpectralNormsContext is SpectralNorms that gives up when ctx is done: the
+// workers look at ctx before each block, so it returns within one block's
+// time, with an error that wraps context.Cause(ctx). Large blocks (Lanczos
+// on thousands of rows) and many blocks both take long enough to need it.
+func SpectralNormsContext(ctx context.Context, x *sparse.CSR, p *Partition, tol float64, threads int) ([]float64, error) {
 	if x == nil {
 		return nil, fmt.Errorf("blocks: nil matrix")
 	}
@@ -92,6 +101,10 @@ func SpectralNorms(x *sparse.CSR, p *Partition, tol float64, threads int) ([]flo
 				b := int(next.Add(1) - 1)
 				if b >= numBlocks {
 					return nil
+				}
+				if ctx.Err() != nil {
+					failed.Store(true)
+					return fmt.Errorf("blocks: spectral norms stopped at block %d of %d: %w", b, numBlocks, context.Cause(ctx))
 				}
 				r, err := ws.blockNorm(x, p.Block(b), tol, methodAuto)
 				if err == nil && math.IsInf(r, 1) {

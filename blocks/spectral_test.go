@@ -1,6 +1,8 @@
 package blocks
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -535,4 +537,32 @@ func rcv1Like(rows, cols, nnzPerRow int) *sparse.CSR {
 		m.Indptr = append(m.Indptr, int64(len(m.Values)))
 	}
 	return m
+}
+
+// TestSpectralNormsContext checks that a done context stops the norms with
+// an error carrying its cause, and that a live one changes nothing.
+func TestSpectralNormsContext(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	x := randomCSR(rng, 400, 60, 0.2, false)
+	p, err := Contiguous(x.Rows, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cause := errors.New("time limit")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(cause)
+	for _, threads := range []int{1, 3} {
+		norms, err := SpectralNormsContext(ctx, x, p, 1e-6, threads)
+		if !errors.Is(err, cause) || norms != nil {
+			t.Errorf("threads %d, cancelled context: norms %v, error %v; want nil and one wrapping %q", threads, norms, err, cause)
+		}
+	}
+	want, err := SpectralNorms(x, p, 1e-6, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := SpectralNormsContext(context.Background(), x, p, 1e-6, 2)
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("live context: %v, %v; want %v", got, err, want)
+	}
 }

@@ -80,6 +80,7 @@ type solver struct {
 	stop    bool         // set by worker 0 in the update phase, read after the barrier
 
 	sampled int64 // samples updated so far, for the passes count
+	bestX   []float64 // x at the certificate with the smallest gap
 
 	// The batches are double-buffered: iteration it runs batches[it&1]
 	// while worker 0 draws batches[(it+1)&1] at the start of its read phase
@@ -105,44 +106,67 @@ type workerState struct {
 	_       [64]byte
 }
 
+// errTimeLimit is the cause of the context that Options.TimeLimit sets.
+var errTimeLimit = errors.New("time limit reached")
+
 // Train solves the problem with AdaSPDC (or SPDC) and returns the model, the
-// certificate trace and an error when the input is unusable, the run
-// diverges, or the context is cancelled before the first certificate.
+// certificate trace and an error.
+//
+// It returns an error, and no model, when the input is unusable or the
+// context is done (or the time limit runs out) before the first
+// certificate. It returns an error and the model of the best certificate
+// so far (Result.Best) when the run diverges, a worker panics or the
+// callback fails. A context cancelled after the first certificate ends the
+// run like a time limit: the model and Result.Stop "context", no error.
 func Train(ctx context.Context, prob Problem, opt Options) (*Model, *Result, error) {
+	if ctx.Err() != nil {
+		return nil, nil, fmt.Errorf("engine: not started: %w", context.Cause(ctx))
+	}
 	if err := prob.Validate(); err != nil {
 		return nil, nil, err
 	}
 	opt = opt.withDefaults()
-	if err := opt.validate(prob.X.Rows); err != nil {
+	if err := opt.validateFor(prob.X.Rows); err != nil {
 		return nil, nil, err
 	}
 	if opt.WarmStart != nil && len(opt.WarmStart) != prob.X.Cols {
 		return nil, nil, fmt.Errorf("engine: warm start has %d weights, data has %d columns", len(opt.WarmStart), prob.X.Cols)
 	}
-	s, err := newSolver(prob, opt)
+	if opt.TimeLimit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, opt.TimeLimit, errTimeLimit)
+		defer cancel()
+	}
+	s, err := newSolver(ctx, prob, opt)
 	if err != nil {
+		if errors.Is(err, errTimeLimit) {
+			return nil, nil, fmt.Errorf("engine: the time limit of %v ran out during set-up, before the first certificate: %w", opt.TimeLimit, err)
+		}
 		return nil, nil, err
 	}
-	// Not deferred: after a panic in a phase the other workers wait at a
-	// barrier forever, and the panic must reach the caller, not a Close.
 	res, err := s.run(ctx)
 	if cerr := s.pool.Close(); err == nil {
 		err = cerr
 	}
+	res.Duals = s.y
+	w := s.xv
 	if err != nil {
-		return nil, res, err
+		if s.bestX == nil {
+			return nil, res, err
+		}
+		w = s.bestX
 	}
 	m := &Model{
 		Loss:    prob.Loss.Name(),
 		Lambda:  prob.Reg.Lambda,
 		L1:      prob.Reg.L1,
 		Dim:     prob.X.Cols,
-		Weights: append([]float64(nil), s.xv...),
+		Weights: append([]float64(nil), w...),
 	}
-	return m, res, nil
+	return m, res, err
 }
 
-func newSolver(prob Problem, opt Options) (*solver, error) {
+func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) {
 	x := prob.X
 	s := &solver{prob: prob, opt: opt, x: x, n: x.Rows, d: x.Cols, reg: prob.Reg, lam: prob.Reg.Lambda}
 	s.lossG = prob.Loss.Gamma()
@@ -176,7 +200,7 @@ func newSolver(prob Problem, opt Options) (*solver, error) {
 	}
 	// More workers than blocks per iteration would only wait at barriers.
 	s.pool = sched.NewPool(min(workers, opt.M))
-	s.norms, err = blocks.SpectralNorms(x, s.part, blocks.DefaultTolerance, threads)
+	s.norms, err = blocks.SpectralNormsContext(ctx, x, s.part, blocks.DefaultTolerance, threads)
 	if err != nil {
 		s.pool.Close()
 		return nil, fmt.Errorf("engine: spectral norms: %w", err)
@@ -193,6 +217,11 @@ func newSolver(prob Problem, opt Options) (*solver, error) {
 	if rmax == 0 {
 		s.pool.Close()
 		return nil, errors.New("engine: every row of the data is zero")
+	}
+	if kappa := rmax * rmax / (s.lam * s.lossG); !(kappa <= maxConditionNumber) {
+		s.pool.Close()
+		return nil, fmt.Errorf("engine: λ = %g is too small for this data: the condition number R²/(λγ) = %.3g (R = %.4g, the largest block norm; γ = %g for the %s loss) is above %g, where the steps break down in float64; use λ ≥ %.3g, or scale the data down",
+			s.lam, kappa, rmax, s.lossG, prob.Loss.Name(), maxConditionNumber, rmax*rmax/(s.lossG*maxConditionNumber))
 	}
 	// An all-zero block (empty rows) does not couple to x: any step is exact
 	// for it. Giving it the smallest positive norm keeps τᵗ = tauC/Rᵗ_max
@@ -226,6 +255,7 @@ func newSolver(prob Problem, opt Options) (*solver, error) {
 
 	threads = s.pool.Threads()
 	s.bar = sched.NewBarrier(threads, 0)
+	s.pool.BreakOnPanic(s.bar)
 	colNNZ := make([]int64, s.d)
 	for _, j := range x.Indices {
 		colNNZ[j]++
@@ -346,26 +376,30 @@ func (s *solver) resetSegment() {
 func (s *solver) run(ctx context.Context) (*Result, error) {
 	res := &Result{Lazy: s.lazy, Threads: s.pool.Threads(), Blocks: s.nb}
 	start := time.Now()
-	var deadline time.Time
-	if s.opt.TimeLimit > 0 {
-		deadline = start.Add(s.opt.TimeLimit)
-	}
-	best := math.Inf(1)
-	worse := 0
+	guard := divergenceGuard{hint: "scale the features (e.g. to [-1, 1]) or the rows (-normalize unit), lower -m, or raise -lambda"}
 	var iterTime time.Duration
 	epoch, lastCheck := 0, -1
 	var lastGap float64
 	for {
-		tp := s.certificate()
+		tp, err := s.certificate()
+		if err != nil {
+			res.Stop = "panic"
+			return res, err
+		}
 		tp.Epoch = epoch
 		tp.Passes = float64(s.sampled) / float64(s.n)
 		tp.Seconds = time.Since(start).Seconds()
 		tp.IterSeconds = iterTime.Seconds()
+		tp.Threads = res.Threads
 		res.Trace = append(res.Trace, tp)
 		res.Final = tp
-		if err := s.checkDivergence(tp, &best, &worse); err != nil {
+		if err := guard.observe(tp); err != nil {
 			res.Stop = "diverged"
 			return res, err
+		}
+		if len(res.Trace) == 1 || tp.Gap < res.Best.Gap {
+			res.Best = tp
+			s.bestX = append(s.bestX[:0], s.xv...)
 		}
 		if s.opt.Callback != nil {
 			if err := s.opt.Callback(tp); err != nil {
@@ -386,25 +420,22 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 		case epoch >= s.opt.MaxEpochs:
 			res.Stop = "max-epochs"
 			return res, nil
-		case ctx.Err() != nil || s.stop:
+		case ctx.Err() != nil:
 			res.Stop = "context"
-			if ctx.Err() == nil {
+			if errors.Is(context.Cause(ctx), errTimeLimit) {
 				res.Stop = "time"
 			}
-			return res, nil
-		case !deadline.IsZero() && time.Now().After(deadline):
-			res.Stop = "time"
 			return res, nil
 		}
 		next := epoch + s.checkInterval(tp, epoch-lastCheck, lastGap)
 		lastCheck, lastGap = epoch, tp.Gap
 		t0 := time.Now()
-		for epoch < next && epoch < s.opt.MaxEpochs && !s.stop {
-			s.epoch(ctx, deadline)
-			epoch++
-			if ctx.Err() != nil || (!deadline.IsZero() && time.Now().After(deadline)) {
-				break
+		for epoch < next && epoch < s.opt.MaxEpochs && ctx.Err() == nil {
+			if err := s.epoch(ctx); err != nil {
+				res.Stop = "panic"
+				return res, err
 			}
+			epoch++
 		}
 		iterTime += time.Since(t0)
 	}
@@ -440,33 +471,12 @@ func (s *solver) checkInterval(tp TracePoint, since int, prevGap float64) int {
 	return int(math.Min(8, math.Max(1, math.Floor(need/2))))
 }
 
-// checkDivergence stops a run whose certificate is not finite or whose gap
-// has grown far above its best value for several epochs in a row.
-func (s *solver) checkDivergence(tp TracePoint, best *float64, worse *int) error {
-	hint := "scale the features (e.g. to [-1, 1]) or the rows (-normalize unit), lower -m, or raise -lambda"
-	if math.IsNaN(tp.Gap) || math.IsInf(tp.Gap, 0) || math.IsNaN(tp.Primal) || math.IsInf(tp.Primal, 0) {
-		return fmt.Errorf("engine: diverged at epoch %d: primal %v, dual %v: %s", tp.Epoch, tp.Primal, tp.Dual, hint)
-	}
-	if tp.Gap < *best {
-		*best = tp.Gap
-		*worse = 0
-		return nil
-	}
-	if tp.Gap > 1e3*math.Max(*best, 1e-12) {
-		*worse++
-		if *worse >= 5 {
-			return fmt.Errorf("engine: diverging: the duality gap grew from %.3g to %.3g over %d epochs: %s", *best, tp.Gap, *worse, hint)
-		}
-	}
-	return nil
-}
-
 // epoch runs ⌈n_b/m⌉ iterations inside one pool phase; workers meet at two
 // barriers per iteration (after the read phase and after the update phase).
-func (s *solver) epoch(ctx context.Context, deadline time.Time) {
+func (s *solver) epoch(ctx context.Context) error {
 	iters := s.itersPerEpoch()
 	s.stop = false
-	s.pool.Run(func(w int) {
+	err := s.pool.Run(func(w int) {
 		ws := &s.workers[w]
 		lo, hi := s.owners.Range(w)
 		for it := 0; it < iters; it++ {
@@ -487,7 +497,7 @@ func (s *solver) epoch(ctx context.Context, deadline time.Time) {
 				s.next.Store(0)
 				s.iter++
 				s.sampled += int64(bt.offset[len(bt.blocks)])
-				if it&255 == 255 && (ctx.Err() != nil || (!deadline.IsZero() && time.Now().After(deadline))) {
+				if it&255 == 255 && ctx.Err() != nil {
 					s.stop = true
 				}
 			}
@@ -512,6 +522,10 @@ func (s *solver) epoch(ctx context.Context, deadline time.Time) {
 	if s.lazy {
 		s.resetSegment()
 	}
+	if err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	return nil
 }
 
 // drawBatch samples an iteration's blocks and sets τᵗ and θᵗ (Eq. 12, 15)

@@ -9,8 +9,9 @@
 //	min_x max_y  g(x) + (1/n) Σₖ (yₖ aₖᵀx − φ*(yₖ)).
 //
 // The losses are the squared loss, the logistic loss, the squared hinge and
-// the smoothed hinge, defined as in LIBLINEAR so that objectives compare with
-// C = 1/(nλ).
+// the smoothed hinge, defined as in LIBLINEAR so that objectives compare:
+// LIBLINEAR's C is 1/(nλ) for the logistic loss and the squared hinge, and
+// 1/(2nλ) for the squared loss, which LIBLINEAR writes without the ½.
 //
 // # Algorithm
 //
@@ -90,10 +91,24 @@
 // parallel after every epoch while the run is young and then, once the
 // gap's linear rate is known, about halfway to the predicted end (at most 8
 // epochs apart); the schedule depends only on certificate values, so it is
-// the same for every thread count. The run stops when
-// (P − D)/max(1, |P|) ≤ Tol, when the primal reaches TargetPrimal, at
-// MaxEpochs, at the time limit, when the context is cancelled, or when the
-// callback returns ErrStop. A gap that is not finite, or that stays a
-// thousandfold above its best value for five certificates, ends the run
-// with an error that says what to change.
+// the same for every thread count. The dual value is that of the current
+// y: r = (1/n) Σₖ yₖaₖ, which the iteration keeps incrementally and which
+// drifts by rounding, is recomputed from y (with compensated sums) for
+// every certificate, and the iteration goes on from the exact value.
+//
+// The run stops when (P − D)/max(1, |P|) ≤ Tol, when the primal reaches
+// TargetPrimal, at MaxEpochs (zero: certify the start point only), at the
+// time limit, when the context is cancelled, or when the callback returns
+// ErrStop. The divergence guard (guard.go) ends it with an error that says
+// what to change when a certificate is not finite, or when five
+// certificates in a row have a gap a thousandfold above the best one
+// (gaps within 1e-12·|P| of zero count as that floor, the rounding of
+// P − D) or a primal a thousandfold above the first certificate's. A run
+// that ends in an error after its first certificate returns the model of
+// its best certificate beside the error. A λ so small that
+// R²_max/(λγ) > 1e16 is refused before the run.
+//
+// Workers that panic (a bug in a user's Loss, say) do not take the process
+// down: the pool recovers the panic, breaks the barrier so that the other
+// workers unwind, and Train returns the panic as an error.
 package engine

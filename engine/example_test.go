@@ -19,7 +19,9 @@ func ExampleTrain() {
 	}
 	b := []float64{1, 2, -1, 3}
 	prob := engine.Problem{X: x, B: b, Loss: engine.Squared{}, Reg: engine.Regularizer{Lambda: 1e-3}}
-	model, res, err := engine.Train(context.Background(), prob, engine.Options{Tol: 1e-10, Threads: 1})
+	opt := engine.DefaultOptions()
+	opt.Tol, opt.Threads = 1e-10, 1
+	model, res, err := engine.Train(context.Background(), prob, opt)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -128,16 +128,10 @@ var liblinearSolver = map[string]string{
 // liblinear-predict accepts it. LIBLINEAR predicts label[0] when wᵀx > 0,
 // so the positive raw label is listed first.
 func (m *Model) SaveLIBLINEAR(path string) error {
-	if m.L1 != 0 {
-		return errors.New("engine: LIBLINEAR's model format has no elastic-net solver; the weights would still predict, but refusing to mislabel the model")
+	if err := m.LIBLINEARCompatible(); err != nil {
+		return err
 	}
-	if m.Normalize != "" {
-		return errors.New("engine: liblinear-predict would not normalise the rows as this model needs; normalise the data file itself instead of using -normalize")
-	}
-	solver, ok := liblinearSolver[m.Loss]
-	if !ok {
-		return fmt.Errorf("engine: no LIBLINEAR solver for loss %q", m.Loss)
-	}
+	solver := liblinearSolver[m.Loss]
 	return writeAtomic(path, func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
 		fmt.Fprintf(bw, "solver_type %s\n", solver)
@@ -159,6 +153,22 @@ func (m *Model) SaveLIBLINEAR(path string) error {
 		}
 		return bw.Flush()
 	})
+}
+
+// LIBLINEARCompatible reports why LIBLINEAR's model format cannot hold the
+// model, or nil. It looks only at Loss, L1 and Normalize, so a caller can
+// ask before training whether the model it will get can be saved.
+func (m *Model) LIBLINEARCompatible() error {
+	if m.L1 != 0 {
+		return errors.New("LIBLINEAR's model format has no elastic-net solver (-l1 > 0); the weights would still predict, but the model would be mislabelled")
+	}
+	if m.Normalize != "" {
+		return errors.New("liblinear-predict would not normalise the rows as this model needs (-normalize unit); normalise the data file itself instead")
+	}
+	if _, ok := liblinearSolver[m.Loss]; !ok {
+		return fmt.Errorf("no LIBLINEAR solver for loss %q", m.Loss)
+	}
+	return nil
 }
 
 func fmtLabel(v float64) string {

@@ -89,21 +89,26 @@ const (
 	SolverSPDC Solver = "spdc"
 )
 
-// Options controls Train. The zero value asks for the defaults noted on each
-// field.
+// Options controls Train. Start from DefaultOptions and change what you
+// need: Tol and MaxEpochs take their zero values literally (stop at a zero
+// gap; run no epoch, which certifies the starting point), so that every
+// value can be asked for. The other fields treat their zero value, which
+// would be meaningless, as the default noted on the field.
 type Options struct {
-	Solver    Solver    // default SolverAdaSPDC
-	M         int       // blocks per iteration; default 1
-	BlockSize int       // samples per dual block; default 1
-	Partition Partition // default PartitionShuffle
+	Solver    Solver    // zero: SolverAdaSPDC
+	M         int       // blocks per iteration; zero: 1
+	BlockSize int       // samples per dual block; zero: 1
+	Partition Partition // zero: PartitionShuffle
 	Threads   int       // workers (at most M are used); ≤ 0: up to GOMAXPROCS, one per 400 nonzeros of a batch
 	Seed      uint64    // seeds the partition and the block sampler
-	Lazy      Lazy      // default LazyAuto
+	Lazy      Lazy      // zero: LazyAuto
 
 	// StepScale multiplies the dual steps σᵢ and the primal step τ of
-	// Eq. 10 and 12; default 1, the paper's. Values up to 2 keep στ‖K‖² ≤ 1
-	// (the Chambolle–Pock condition) but leave the paper's convergence proof;
-	// a run that diverges stops with an error. Must be in (0, 4].
+	// Eq. 10 and 12; zero: 1, the paper's steps, for which στRᵢR_max = 1/4.
+	// It must lie in (0, 2]: at 2 the steps reach the Chambolle–Pock
+	// condition στ‖K‖² ≤ 1, and beyond it no proof covers them. Values
+	// above 1 leave the paper's own proof; a run that diverges stops with
+	// an error.
 	StepScale float64
 
 	// Deterministic makes the model bit-identical for a given seed and data
@@ -114,9 +119,23 @@ type Options struct {
 	// with threads but sums in an order that depends on who took which block.
 	Deterministic bool
 
-	Tol       float64       // stop when (P−D)/max(1,|P|) ≤ Tol; default 1e-6; < 0: never (run MaxEpochs)
-	MaxEpochs int           // default 1000; an epoch is ⌈blocks/M⌉ iterations
-	TimeLimit time.Duration // 0: none
+	// Tol stops the run once a certificate's relative gap
+	// (P−D)/max(1,|P|) is at most Tol. Zero asks for a gap of zero (a
+	// certificate exact to rounding); a negative value switches the test
+	// off, so that the run ends on MaxEpochs, the time limit or a callback.
+	// DefaultOptions sets 1e-6.
+	Tol float64
+
+	// MaxEpochs is the number of epochs after which the run stops, ≥ 0; an
+	// epoch is ⌈blocks/M⌉ iterations. Zero runs no epoch: Train then only
+	// certifies the starting point (a warm start, or 0). DefaultOptions
+	// sets 1000.
+	MaxEpochs int
+
+	// TimeLimit bounds the whole run, set-up included; 0: none. A run that
+	// reaches it after its first certificate returns the model with
+	// Result.Stop "time"; one that reaches it before returns an error.
+	TimeLimit time.Duration
 
 	// TargetPrimal, when positive, also stops the run once the primal
 	// objective is at or below it. Benchmarks use it to time a run to a
@@ -131,6 +150,13 @@ type Options struct {
 	// Returning ErrStop ends the run without error; any other error ends it
 	// with that error.
 	Callback func(TracePoint) error
+}
+
+// DefaultOptions returns the options Train is meant to start from: AdaSPDC
+// with one block of one sample per iteration, a relative gap of 1e-6 and at
+// most 1000 epochs.
+func DefaultOptions() Options {
+	return Options{Tol: 1e-6, MaxEpochs: 1000}.withDefaults()
 }
 
 // ErrStop is returned by a Callback to end a run early without error.
@@ -155,16 +181,17 @@ func (o Options) withDefaults() Options {
 	if o.StepScale == 0 {
 		o.StepScale = 1
 	}
-	if o.Tol == 0 {
-		o.Tol = 1e-6
-	}
-	if o.MaxEpochs == 0 {
-		o.MaxEpochs = 1000
-	}
 	return o
 }
 
-func (o Options) validate(n int) error {
+// Validate reports the first option that no data could make valid: an
+// unknown solver, partition or lazy mode, a step scale outside (0, 2], a
+// block size or m below 1, a tolerance that is not a number, negative
+// epochs or time limit. Train calls it; a command line calls it before
+// reading data, so that a typo costs no load. Zero values that stand for
+// defaults are accepted.
+func (o Options) Validate() error {
+	o = o.withDefaults()
 	switch o.Solver {
 	case SolverAdaSPDC, SolverSPDC:
 	default:
@@ -180,14 +207,11 @@ func (o Options) validate(n int) error {
 	default:
 		return fmt.Errorf("engine: unknown lazy mode %q (want auto, on or off)", o.Lazy)
 	}
-	if !(o.StepScale > 0 && o.StepScale <= 4) {
-		return fmt.Errorf("engine: step scale %v: must be in (0, 4]", o.StepScale)
+	if !(o.StepScale > 0 && o.StepScale <= 2) {
+		return fmt.Errorf("engine: step scale %v: must be in (0, 2], where the steps keep the Chambolle–Pock condition στ‖K‖² ≤ 1", o.StepScale)
 	}
 	if o.BlockSize < 1 {
 		return fmt.Errorf("engine: block size %d: must be at least 1", o.BlockSize)
-	}
-	if o.BlockSize > n {
-		return fmt.Errorf("engine: block size %d is larger than the %d samples", o.BlockSize, n)
 	}
 	if o.M < 1 {
 		return fmt.Errorf("engine: m = %d blocks per iteration: must be at least 1", o.M)
@@ -197,6 +221,23 @@ func (o Options) validate(n int) error {
 	}
 	if o.MaxEpochs < 0 {
 		return fmt.Errorf("engine: max epochs %d: must be ≥ 0", o.MaxEpochs)
+	}
+	if o.TimeLimit < 0 {
+		return fmt.Errorf("engine: time limit %v: must be ≥ 0", o.TimeLimit)
+	}
+	if math.IsNaN(o.TargetPrimal) || math.IsInf(o.TargetPrimal, 0) {
+		return fmt.Errorf("engine: target primal %v: must be a finite number", o.TargetPrimal)
+	}
+	return nil
+}
+
+// validateFor adds the checks that depend on the n samples of the data.
+func (o Options) validateFor(n int) error {
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	if o.BlockSize > n {
+		return fmt.Errorf("engine: block size %d is larger than the %d samples", o.BlockSize, n)
 	}
 	return nil
 }
@@ -213,15 +254,26 @@ type TracePoint struct {
 	// IterSeconds is the part of Seconds spent in iterations, without
 	// set-up and certificates: what scaling studies compare.
 	IterSeconds float64 `json:"iter_seconds"`
+	// Threads is the number of workers the run used, which can be fewer
+	// than asked for when a batch is too small to share.
+	Threads int `json:"threads"`
 }
 
 // Result reports how a run went.
 type Result struct {
-	Trace     []TracePoint
+	Trace []TracePoint
+	// Final is the last certificate. When Train returns an error after at
+	// least one certificate, the model it returns beside the error is the
+	// one of Best, the certificate with the smallest gap.
 	Final     TracePoint
+	Best      TracePoint
 	Converged bool   // the relative gap reached Tol
-	Stop      string // why the run ended: "tol", "target", "max-epochs", "time", "callback", "context", "diverged"
+	Stop      string // why the run ended: "tol", "target", "max-epochs", "time", "callback", "context", "diverged", "panic"
 	Lazy      bool   // whether the lazy primal update ran
 	Threads   int
 	Blocks    int
+
+	// Duals are the dual variables yₖ, one per sample, of the final
+	// certificate: D = −(1/n)Σₖ φ*(yₖ) − g*(−(1/n)Σₖ yₖaₖ) is Final.Dual.
+	Duals []float64
 }

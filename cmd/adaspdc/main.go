@@ -41,6 +41,12 @@ type usageError struct{ err error }
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
+// exitError ends a command with a status of its own, after the command has
+// said on stderr what happened (adaspdc train's status 3).
+type exitError struct{ status int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.status) }
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -64,11 +70,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	err := cmd.run(args[1:], stdout, stderr)
 	var ue usageError
+	var ee exitError
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &ue):
 		return 2
+	case errors.As(err, &ee):
+		return ee.status
 	default:
 		fmt.Fprintf(stderr, "adaspdc %s: %v\n", args[0], err)
 		return 1

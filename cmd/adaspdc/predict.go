@@ -39,11 +39,16 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var out *bufio.Writer
+	if *output != "" {
+		if err := checkWritable(*output); err != nil {
+			return usageErrorf(fs, "-output %s: %v", *output, err)
+		}
+	}
 	ds, err := loadData(*dataPath, sparse.ReadOptions{NumFeatures: *features})
 	if err != nil {
 		return err
 	}
-	var out *bufio.Writer
 	if *output != "" {
 		f, err := os.Create(*output)
 		if err != nil {
@@ -51,6 +56,22 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 		}
 		defer f.Close()
 		out = bufio.NewWriter(f)
+	}
+	// Features the model never saw carry no weight: LIBLINEAR ignores them
+	// too, but silently. Say how many there were.
+	if ds.X.Cols > model.Dim {
+		used := make(map[int32]bool)
+		var entries int
+		for _, j := range ds.X.Indices {
+			if int(j) >= model.Dim {
+				used[j] = true
+				entries++
+			}
+		}
+		if entries > 0 {
+			fmt.Fprintf(stderr, "adaspdc predict: ignored %d features (%d entries) beyond the model's %d features, as LIBLINEAR does\n",
+				len(used), entries, model.Dim)
+		}
 	}
 	if model.Labels != nil {
 		for _, y := range ds.Y {

@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -36,12 +38,17 @@ type trainFlags struct {
 	quiet, deterministic             bool
 }
 
+// Exit statuses of adaspdc train, documented in its usage text.
+const (
+	exitShort = 3 // stopped before -tol or -target-primal was met
+)
+
 func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("train", stderr)
 	var f trainFlags
 	dataPath, features := dataFlags(fs)
 	fs.StringVar(&f.loss, "loss", "logistic", "loss: logistic, squared, smoothhinge or sqhinge")
-	fs.Float64Var(&f.lambda, "lambda", 0, "L2 strength λ > 0 in (λ/2)‖x‖² (default 1/n, LIBLINEAR's C = 1)")
+	fs.Float64Var(&f.lambda, "lambda", 0, "L2 strength λ > 0 in (λ/2)‖x‖² (default 1/n). LIBLINEAR's C is 1/(nλ) for logistic and sqhinge, 1/(2nλ) for squared")
 	fs.Float64Var(&f.l1, "l1", 0, "L1 strength of the elastic net, ≥ 0")
 	fs.StringVar(&f.normalize, "normalize", "none", "scale rows before training: none, or unit (each row to norm 1; the model applies it when predicting)")
 	fs.Float64Var(&f.bias, "bias", 0, "append a constant feature of this `value` (as LIBLINEAR's -B); 0: none")
@@ -53,20 +60,28 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed for the partition and the sampler")
 	fs.StringVar(&f.solver, "solver", "adaspdc", "adaspdc, or spdc for the constant-step baseline")
 	fs.StringVar(&f.lazy, "lazy", "auto", "lazy primal updates: auto, on or off")
-	fs.Float64Var(&f.stepScale, "step-scale", 1, "multiply the paper's steps σ and τ by this `factor` in (0, 4]; 2 is often faster but unproven")
-	fs.Float64Var(&f.tol, "tol", 1e-6, "stop at this relative duality gap (P−D)/max(1,|P|); ≤ 0: run to -max-epochs")
+	fs.Float64Var(&f.stepScale, "step-scale", 1, "multiply the paper's steps σ and τ by this `factor` in (0, 2]; 2 is often faster but outside the paper's proof")
+	fs.Float64Var(&f.tol, "tol", 1e-6, "stop at this relative duality gap (P−D)/max(1,|P|); ≤ 0: run exactly -max-epochs epochs")
 	fs.Float64Var(&f.targetPrimal, "target-primal", 0, "also stop once the primal objective is at or below this `value` (for benchmarks)")
 	fs.IntVar(&f.maxEpochs, "max-epochs", 1000, "stop after this many epochs")
-	fs.DurationVar(&f.timeLimit, "time-limit", 0, "stop after this long (e.g. 30s); 0: no limit")
+	fs.DurationVar(&f.timeLimit, "time-limit", 0, "stop after this long, set-up included (e.g. 30s); 0: no limit")
 	fs.StringVar(&f.model, "model", "", "write the model as JSON to this `file`")
 	fs.StringVar(&f.liblinearModel, "liblinear-model", "", "write the model in LIBLINEAR's format to this `file`")
 	fs.StringVar(&f.trace, "trace", "", "write the per-epoch trace as CSV to this `file`")
-	fs.BoolVar(&f.quiet, "quiet", false, "no per-epoch progress on stderr")
+	fs.BoolVar(&f.quiet, "quiet", false, "no per-epoch progress on stderr (warnings and errors still appear)")
 	fs.BoolVar(&f.deterministic, "deterministic", false, "bit-identical models for any -threads (ordered reduction; lazy runs always are)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: adaspdc train [flags]\n\n"+
 			"Minimises (1/n) Σ loss(aᵢᵀx, bᵢ) + (λ/2)‖x‖² + l1‖x‖₁ and prints\n"+
-			"epochs=… passes=… primal=… dual=… gap=… seconds=… on stdout.\n\n")
+			"epochs=… passes=… primal=P dual=D gap=P−D rel_gap=(P−D)/max(1,|P|) seconds=…\n"+
+			"on stdout.\n\n"+
+			"Exit status:\n"+
+			"  0  the run met -tol (or -target-primal), or ran the -max-epochs asked for with -tol ≤ 0\n"+
+			"  1  an error; a run that fails after its first certificate still writes the\n"+
+			"     model of its best certificate to -model, and says so\n"+
+			"  2  a mistake in the command line, found before any data is read\n"+
+			"  3  stopped short of -tol or -target-primal (at -max-epochs, -time-limit or an\n"+
+			"     interrupt); the model is written and stderr says by how much it fell short\n\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -76,6 +91,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.Visit(func(fl *flag.Flag) { lambdaSet = lambdaSet || fl.Name == "lambda" })
 	if lambdaSet && !(f.lambda > 0) {
 		return usageErrorf(fs, "-lambda %v: AdaSPDC needs a strongly convex regularizer, λ > 0; for a pure L1 (lasso) model keep a small -lambda such as 1e-8 next to -l1", f.lambda)
+	}
+	if !(f.l1 >= 0) || math.IsInf(f.l1, 0) {
+		return usageErrorf(fs, "-l1 %v: must be a finite value ≥ 0", f.l1)
 	}
 	if f.threads < 0 {
 		return usageErrorf(fs, "-threads %d: must be 0 (automatic) or more", f.threads)
@@ -91,18 +109,69 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if math.IsNaN(f.tol) || math.IsInf(f.tol, 0) {
 		return usageErrorf(fs, "-tol %v: must be a finite number", f.tol)
 	}
-	if f.tol <= 0 {
-		f.tol = -1 // the engine's "no gap test": run to -max-epochs
-	}
+	gapTest := f.tol > 0
 	if math.IsNaN(f.bias) || math.IsInf(f.bias, 0) || f.bias < 0 {
 		return usageErrorf(fs, "-bias %v: must be a finite value ≥ 0", f.bias)
 	}
 	if f.normalize != "none" && f.normalize != "unit" {
 		return usageErrorf(fs, "-normalize %q: want none or unit", f.normalize)
 	}
+	if f.timeLimit < 0 {
+		return usageErrorf(fs, "-time-limit %v: must be ≥ 0", f.timeLimit)
+	}
 	loss, err := engine.LossByName(f.loss, f.smoothing)
 	if err != nil {
 		return usageErrorf(fs, "-loss: %v", err)
+	}
+	opt := engine.Options{
+		Solver:        engine.Solver(f.solver),
+		M:             f.m,
+		BlockSize:     f.block,
+		Partition:     engine.Partition(f.partition),
+		Threads:       f.threads,
+		Seed:          f.seed,
+		Lazy:          engine.Lazy(f.lazy),
+		Deterministic: f.deterministic,
+		StepScale:     f.stepScale,
+		Tol:           f.tol,
+		MaxEpochs:     f.maxEpochs,
+		TimeLimit:     f.timeLimit,
+		TargetPrimal:  f.targetPrimal,
+	}
+	if !gapTest {
+		opt.Tol = -1 // the engine's "no gap test": run to -max-epochs
+	}
+	if err := opt.Validate(); err != nil {
+		return usageErrorf(fs, "%v", err)
+	}
+	if f.liblinearModel != "" {
+		stub := engine.Model{Loss: loss.Name(), L1: f.l1}
+		if f.normalize == "unit" {
+			stub.Normalize = "unit"
+		}
+		if err := stub.LIBLINEARCompatible(); err != nil {
+			return usageErrorf(fs, "-liblinear-model: %v", err)
+		}
+	}
+	// Every output is checked before the data is read, so that a typo in a
+	// path costs neither the load nor the training.
+	for _, o := range []struct{ flag, path string }{{"model", f.model}, {"liblinear-model", f.liblinearModel}, {"trace", f.trace}} {
+		if o.path == "" {
+			continue
+		}
+		if err := checkWritable(o.path); err != nil {
+			return usageErrorf(fs, "-%s %s: %v", o.flag, o.path, err)
+		}
+	}
+	var trace *csv.Writer
+	if f.trace != "" {
+		tf, err := os.Create(f.trace)
+		if err != nil {
+			return err
+		}
+		defer tf.Close()
+		trace = csv.NewWriter(tf)
+		trace.Write([]string{"epoch", "passes", "primal", "dual", "gap", "rel_gap", "seconds", "iter_seconds", "threads"})
 	}
 
 	ds, err := loadData(*dataPath, sparse.ReadOptions{NumFeatures: *features})
@@ -133,42 +202,17 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err := prob.Reg.Validate(); err != nil {
 		return err
 	}
-
-	var trace *csv.Writer
-	if f.trace != "" {
-		tf, err := os.Create(f.trace)
-		if err != nil {
-			return err
+	opt.Callback = func(tp engine.TracePoint) error {
+		if !f.quiet {
+			fmt.Fprintf(stderr, "epoch %4d  passes %7.1f  primal %.12g  rel_gap %.3e  elapsed %.3fs\n",
+				tp.Epoch, tp.Passes, tp.Primal, tp.RelGap, tp.Seconds)
 		}
-		defer tf.Close()
-		trace = csv.NewWriter(tf)
-		trace.Write([]string{"epoch", "passes", "primal", "dual", "gap", "rel_gap", "seconds"})
-	}
-	opt := engine.Options{
-		Solver:        engine.Solver(f.solver),
-		M:             f.m,
-		BlockSize:     f.block,
-		Partition:     engine.Partition(f.partition),
-		Threads:       f.threads,
-		Seed:          f.seed,
-		Lazy:          engine.Lazy(f.lazy),
-		Deterministic: f.deterministic,
-		StepScale:     f.stepScale,
-		Tol:           f.tol,
-		MaxEpochs:     f.maxEpochs,
-		TimeLimit:     f.timeLimit,
-		TargetPrimal:  f.targetPrimal,
-		Callback: func(tp engine.TracePoint) error {
-			if !f.quiet {
-				fmt.Fprintf(stderr, "epoch %4d  passes %7.1f  primal %.12g  gap %.3e  elapsed %.3fs\n",
-					tp.Epoch, tp.Passes, tp.Primal, tp.RelGap, tp.Seconds)
-			}
-			if trace != nil {
-				g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-				trace.Write([]string{strconv.Itoa(tp.Epoch), g(tp.Passes), g(tp.Primal), g(tp.Dual), g(tp.Gap), g(tp.RelGap), g(tp.Seconds)})
-			}
-			return nil
-		},
+		if trace != nil {
+			g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+			trace.Write([]string{strconv.Itoa(tp.Epoch), g(tp.Passes), g(tp.Primal), g(tp.Dual), g(tp.Gap), g(tp.RelGap),
+				g(tp.Seconds), g(tp.IterSeconds), strconv.Itoa(tp.Threads)})
+		}
+		return nil
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -179,41 +223,99 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			err = fmt.Errorf("writing %s: %w", f.trace, terr)
 		}
 	}
+	if model != nil {
+		model.Dim = dim
+		model.Bias = f.bias
+		if f.normalize == "unit" {
+			model.Normalize = "unit"
+		}
+		model.Labels = labels
+	}
 	if err != nil {
+		if model != nil && f.model != "" {
+			if serr := model.Save(f.model); serr != nil {
+				fmt.Fprintf(stderr, "adaspdc train: could not write the best certified model to %s: %v\n", f.model, serr)
+			} else {
+				fmt.Fprintf(stderr, "adaspdc train: the run failed at epoch %d; wrote the model of its best certificate (epoch %d, relative gap %.3g) to %s\n",
+					res.Final.Epoch, res.Best.Epoch, res.Best.RelGap, f.model)
+			}
+		}
 		return err
 	}
-	model.Dim = dim
-	model.Bias = f.bias
-	if f.normalize == "unit" {
-		model.Normalize = "unit"
-	}
-	model.Labels = labels
 	fp := res.Final
-	fmt.Fprintf(stdout, "epochs=%d passes=%.1f primal=%.12g dual=%.12g gap=%.3e seconds=%.3f\n",
-		fp.Epoch, fp.Passes, fp.Primal, fp.Dual, fp.RelGap, fp.Seconds)
-	if !res.Converged && !f.quiet {
-		fmt.Fprintf(stderr, "adaspdc train: stopped (%s) before the relative gap reached %g\n", res.Stop, f.tol)
+	fmt.Fprintf(stdout, "epochs=%d passes=%.1f primal=%.12g dual=%.12g gap=%.3e rel_gap=%.3e seconds=%.3f\n",
+		fp.Epoch, fp.Passes, fp.Primal, fp.Dual, fp.Gap, fp.RelGap, fp.Seconds)
+	short := ""
+	switch {
+	case res.Converged, res.Stop == "target":
+	case f.targetPrimal > 0:
+		short = fmt.Sprintf("the primal %.12g is %.3g above -target-primal %g", fp.Primal, fp.Primal-f.targetPrimal, f.targetPrimal)
+	case gapTest:
+		short = fmt.Sprintf("the relative gap %.3g is %.3g times -tol %g", fp.RelGap, fp.RelGap/f.tol, f.tol)
+	}
+	if short != "" {
+		fmt.Fprintf(stderr, "adaspdc train: warning: stopped (%s) after %d epochs short of the goal: %s\n", stopReason(res.Stop, f), fp.Epoch, short)
+	} else if !gapTest && !f.quiet {
+		fmt.Fprintf(stderr, "adaspdc train: ran the %d epochs asked for (-tol %g: no gap test)\n", fp.Epoch, f.tol)
 	}
 	if f.model != "" {
 		if err := model.Save(f.model); err != nil {
-			return err
+			return fmt.Errorf("writing the model to %s: %w", f.model, err)
 		}
 	}
 	if f.liblinearModel != "" {
 		if err := model.SaveLIBLINEAR(f.liblinearModel); err != nil {
-			return err
+			return fmt.Errorf("writing the LIBLINEAR model to %s: %w", f.liblinearModel, err)
 		}
 	}
+	if short != "" {
+		return exitError{exitShort}
+	}
+	return nil
+}
+
+// stopReason says in the command line's words why a run ended.
+func stopReason(stop string, f trainFlags) string {
+	switch stop {
+	case "max-epochs":
+		return fmt.Sprintf("-max-epochs %d", f.maxEpochs)
+	case "time":
+		return fmt.Sprintf("-time-limit %v", f.timeLimit)
+	case "context":
+		return "interrupted"
+	}
+	return stop
+}
+
+// checkWritable reports whether a file can be created at path: its folder
+// exists and takes a new file, and path is not a folder.
+func checkWritable(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return errors.New("is a folder")
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("folder %s does not exist", dir)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a folder", dir)
+	}
+	probe, err := os.CreateTemp(dir, ".adaspdc-probe-*")
+	if err != nil {
+		return fmt.Errorf("cannot create files in %s: %v", dir, errors.Unwrap(err))
+	}
+	probe.Close()
+	os.Remove(probe.Name())
 	return nil
 }
 
 // targets turns the raw labels into what the loss needs: ±1 for the
 // classification losses (the larger raw value is +1, and the mapping is kept
-// in the model), and for the squared loss either ±1 (two distinct values) or
-// the raw targets (regression).
+// in the model), and the raw targets for the squared loss, which is a
+// regression whatever the number of distinct targets.
 func targets(ds *sparse.Dataset, loss engine.Loss) (b, labels []float64, err error) {
-	values, _ := sparse.LabelCounts(ds.Y)
-	if !loss.Classification() && len(values) != 2 {
+	if !loss.Classification() {
 		return ds.Y, nil, nil
 	}
 	b, lm, err := sparse.BinaryLabels(ds.Y)
