@@ -79,7 +79,7 @@ type solver struct {
 	next    atomic.Int64 // block claims of the read phase
 	stop    bool         // set by worker 0 in the update phase, read after the barrier
 
-	sampled int64 // samples updated so far, for the passes count
+	sampled int64     // samples updated so far, for the passes count
 	bestX   []float64 // x at the certificate with the smallest gap
 
 	// The batches are double-buffered: iteration it runs batches[it&1]
