@@ -1,10 +1,16 @@
 package sched
 
 import (
+	"errors"
 	"runtime"
 	"sync"
 	"sync/atomic"
 )
+
+// ErrBroken is the value a Wait on a broken barrier panics with (see
+// Barrier.Break). Pool.Run recognises it: a worker that unwinds with
+// ErrBroken is a casualty of another worker's panic, not its cause.
+var ErrBroken = errors.New("sched: barrier broken")
 
 // Barrier makes a fixed number of goroutines wait for each other. It is
 // reusable: after all parties have called Wait, the next round begins.
@@ -16,15 +22,31 @@ import (
 // machine, a straggler). The atomics give the happens-before edges that the
 // race detector and the memory model need: everything a party wrote before
 // Wait is visible to every party after Wait.
+//
+// A barrier can be broken (Break), which releases every waiting party by
+// making its Wait panic with ErrBroken, until Reset re-arms it. A Pool
+// breaks the barriers registered with Pool.BreakOnPanic when a worker
+// panics, so that the other workers unwind instead of waiting forever for a
+// party that will never arrive.
 type Barrier struct {
-	parties  int32
-	spin     int
-	arrived  atomic.Int32
+	parties int32
+	spin    int
+	arrived atomic.Int32
+	// gen counts rounds in steps of 2; its low bit (genBroken) is the broken
+	// flag, so that a spinning party sees Break through the very load that
+	// watches for the end of its round and the hot path pays nothing for it.
 	gen      atomic.Uint32
 	sleepers atomic.Int32
 	mu       sync.Mutex
 	cond     sync.Cond
 }
+
+// genBroken is the bit of Barrier.gen that marks a broken barrier. Rounds
+// add genStep, which never carries into it, even on wrap-around.
+const (
+	genBroken = 1
+	genStep   = 2
+)
 
 // DefaultSpin is the number of polls of the generation counter before a
 // waiting party parks (tens of microseconds, yielding every 256 polls).
@@ -47,15 +69,20 @@ func NewBarrier(parties, spin int) *Barrier {
 	return b
 }
 
-// Wait blocks until all parties have called Wait in this round.
+// Wait blocks until all parties have called Wait in this round. If the
+// barrier is broken before the round completes, or was broken before Wait
+// was called, Wait panics with ErrBroken instead (a one-party barrier too).
 func (b *Barrier) Wait() {
+	g := b.gen.Load()
+	if g&genBroken != 0 {
+		panic(ErrBroken)
+	}
 	if b.parties == 1 {
 		return
 	}
-	g := b.gen.Load()
 	if b.arrived.Add(1) == b.parties {
 		b.arrived.Store(0)
-		b.gen.Add(1)
+		b.gen.Add(genStep)
 		if b.sleepers.Load() > 0 {
 			b.mu.Lock()
 			b.cond.Broadcast()
@@ -64,7 +91,10 @@ func (b *Barrier) Wait() {
 		return
 	}
 	for i := 0; i < b.spin; i++ {
-		if b.gen.Load() != g {
+		if v := b.gen.Load(); v != g {
+			if v&genBroken != 0 {
+				panic(ErrBroken)
+			}
 			return
 		}
 		if i&255 == 255 {
@@ -73,9 +103,38 @@ func (b *Barrier) Wait() {
 	}
 	b.mu.Lock()
 	b.sleepers.Add(1)
-	for b.gen.Load() == g {
+	v := b.gen.Load()
+	for v == g {
 		b.cond.Wait()
+		v = b.gen.Load()
 	}
 	b.sleepers.Add(-1)
 	b.mu.Unlock()
+	if v&genBroken != 0 {
+		panic(ErrBroken)
+	}
+}
+
+// Break breaks the barrier: every party waiting in Wait now, spinning or
+// parked, and every later call to Wait, until Reset, panics with ErrBroken.
+// A party whose round completed before Break returns normally. Break may be
+// called from any goroutine, any number of times.
+func (b *Barrier) Break() {
+	b.gen.Or(genBroken)
+	// A parker checks gen under the mutex before it sleeps, so taking the
+	// mutex here means it either saw the flag or is already asleep.
+	b.mu.Lock()
+	b.cond.Broadcast()
+	b.mu.Unlock()
+}
+
+// Broken reports whether the barrier is broken.
+func (b *Barrier) Broken() bool { return b.gen.Load()&genBroken != 0 }
+
+// Reset re-arms a broken barrier for a new first round: it clears the
+// broken state and forgets the arrivals of the interrupted round. It must
+// only be called when no party is inside Wait.
+func (b *Barrier) Reset() {
+	b.arrived.Store(0)
+	b.gen.And(^uint32(genBroken))
 }

@@ -14,6 +14,25 @@
 // long, so that the common case costs a few hundred nanoseconds and an
 // oversubscribed machine does not burn a core per waiting worker.
 //
+// # Panics
+//
+// Every worker's call, worker 0's included, runs under a deferred recover,
+// so a panic neither kills the process (workers 1..n−1 run on goroutines of
+// their own) nor escapes Run on worker 0. Run waits for every worker to
+// return and then reports the first panic as a *PanicError: the worker, the
+// value and the stack; errors.Is and errors.As see the value when it is an
+// error. A worker that panics leaves the others waiting at a barrier for a
+// party that will never arrive, so the pool breaks the barriers registered
+// with Pool.BreakOnPanic: their waiters, and every later Wait until the
+// barrier is reset, panic with ErrBroken and unwind. Run does not count
+// those panics as the cause. Before the next phase, Run re-arms the
+// registered barriers (Barrier.Reset), so the pool and its barriers stay
+// usable and Close still returns nil. A barrier that is not registered is
+// not broken, and its waiters still wait forever.
+// Breaking adds no memory access to a Wait with two or more parties: the
+// broken flag is the low bit of the generation counter that Wait loads and
+// polls anyway.
+//
 // # The reducer
 //
 // Every iteration must form u = Σₖ∈batch Δyₖ aₖ and apply it to the
@@ -24,8 +43,17 @@
 // coordinate then has exactly one writer: no atomics, no locks, nothing for
 // the race detector to find, and each coordinate's sum is formed in batch
 // order whatever the number of workers, so results are bit-identical across
-// thread counts. That makes the deterministic mode the only mode: it costs
-// nothing.
+// thread counts. The engine reduces this way in lazy runs and in dense runs
+// with Options.Deterministic.
+//
+// It is not the engine's only mode. Dense runs default to fused per-worker
+// buffers: in the read phase each worker scatters the rows whose duals it
+// has just updated into a private dense buffer of length d, while the rows
+// are in cache, and in the update phase the owner of a coordinate range
+// (Owners cut into equal lengths) sums the workers' buffers over its range.
+// That halves the update phase's work on two cores, but the order of each
+// sum depends on which worker claimed which block, so such runs are not
+// bit-identical across thread counts.
 //
 // Three candidates were measured against each other on synthetic batches
 // (BenchmarkReducer; one reduce plus visiting and clearing every touched
@@ -44,8 +72,12 @@
 // nonzero, and cache lines bouncing between cores). Per-worker dense buffers
 // come close for small d, where the buffers stay in L1, but on large sparse d
 // they pay for the scattered second pass over every worker's buffer. The
-// ownership reducer is fastest or within noise of fastest in every regime and
-// is the one the engine uses. Reproduce with
+// ownership reducer is fastest or within noise of fastest in every regime as
+// a stand-alone reduction, so it is the one the engine uses when the order
+// of the sums must be fixed. The
+// table does not measure the engine's fused buffers, whose scatter rides on
+// the read phase and whose second pass is a dense sum over the owned range.
+// Reproduce with
 //
 //	go test ./sched -run '^$' -bench 'Reducer|Barrier' -benchtime 2000x
 //

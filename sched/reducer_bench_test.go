@@ -97,7 +97,7 @@ func BenchmarkReducer(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/cas/threads=%d", sh.name, threads), func(b *testing.B) {
 				u := make([]uint64, sh.d)
 				for b.Loop() {
-					pool.Run(func(w int) {
+					if err := pool.Run(func(w int) {
 						lo, hi := Split(len(batch), threads, w)
 						for _, r := range batch[lo:hi] {
 							for p, j := range r.idx {
@@ -112,7 +112,9 @@ func BenchmarkReducer(b *testing.B) {
 							}
 						}
 						sink[w] += s
-					})
+					}); err != nil {
+						b.Fatal(err)
+					}
 				}
 			})
 
@@ -132,7 +134,7 @@ func BenchmarkReducer(b *testing.B) {
 					touched[w] = make([][]int32, threads)
 				}
 				for b.Loop() {
-					pool.Run(func(w int) {
+					if err := pool.Run(func(w int) {
 						lo, hi := Split(len(batch), threads, w)
 						for o := range touched[w] {
 							touched[w][o] = touched[w][o][:0]
@@ -157,7 +159,9 @@ func BenchmarkReducer(b *testing.B) {
 						}
 						sink[w] += s
 						bar.Wait()
-					})
+					}); err != nil {
+						b.Fatal(err)
+					}
 				}
 			})
 
@@ -169,7 +173,7 @@ func BenchmarkReducer(b *testing.B) {
 				var round uint32
 				for b.Loop() {
 					round++
-					pool.Run(func(w int) {
+					if err := pool.Run(func(w int) {
 						lo, hi := owners.Range(w)
 						touched[w] = touched[w][:0]
 						for _, r := range batch {
@@ -190,7 +194,9 @@ func BenchmarkReducer(b *testing.B) {
 							u[j] = 0
 						}
 						sink[w] += s
-					})
+					}); err != nil {
+						b.Fatal(err)
+					}
 				}
 			})
 			pool.Close()
@@ -208,11 +214,13 @@ func BenchmarkBarrier(b *testing.B) {
 			bar := NewBarrier(threads, 0)
 			rounds := b.N
 			b.ResetTimer()
-			pool.Run(func(int) {
+			if err := pool.Run(func(int) {
 				for i := 0; i < rounds; i++ {
 					bar.Wait()
 				}
-			})
+			}); err != nil {
+				b.Fatal(err)
+			}
 		})
 	}
 }

@@ -12,7 +12,9 @@ func TestPoolRunsEveryWorkerOnce(t *testing.T) {
 		p := NewPool(threads)
 		for round := 0; round < 100; round++ {
 			hits := make([]int32, threads)
-			p.Run(func(w int) { atomic.AddInt32(&hits[w], 1) })
+			if err := p.Run(func(w int) { atomic.AddInt32(&hits[w], 1) }); err != nil {
+				t.Fatal(err)
+			}
 			for w, h := range hits {
 				if h != 1 {
 					t.Fatalf("threads=%d round %d: worker %d ran %d times", threads, round, w, h)
@@ -38,7 +40,7 @@ func TestBarrierSeparatesPhases(t *testing.T) {
 			b := NewBarrier(threads, spin)
 			slots := make([]int, threads)
 			var bad atomic.Int32
-			p.Run(func(w int) {
+			if err := p.Run(func(w int) {
 				for round := 1; round <= 300; round++ {
 					slots[w] = round
 					b.Wait()
@@ -49,7 +51,9 @@ func TestBarrierSeparatesPhases(t *testing.T) {
 					}
 					b.Wait()
 				}
-			})
+			}); err != nil {
+				t.Fatal(err)
+			}
 			p.Close()
 			if bad.Load() != 0 {
 				t.Errorf("threads=%d spin=%d: %d stale reads", threads, spin, bad.Load())
