@@ -22,8 +22,11 @@ import (
 const underflowFloor = 1e-150
 
 // minWorkPerWorker is the number of batch nonzeros per iteration below which
-// an automatic thread count (Options.Threads ≤ 0) adds no further worker.
-const minWorkPerWorker = 400
+// no further worker is added. A variable so that tests can force thread
+// counts on small data, to exercise the concurrent paths.
+var minWorkPerWorker = defaultMinWorkPerWorker
+
+const defaultMinWorkPerWorker = 200
 
 // solver holds the state of one AdaSPDC run. Field groups:
 //   - data and steps, fixed for the run;
@@ -74,10 +77,16 @@ type solver struct {
 	bar     *sched.Barrier
 	owners  sched.Owners
 	workers []workerState
-	dy      []float64    // Δyₖ per batch slot, written in the read phase
-	u       []float64    // Σ Δyₖ aₖⱼ, written by the owner of j
-	next    atomic.Int64 // block claims of the read phase
-	stop    bool         // set by worker 0 in the update phase, read after the barrier
+	dy      []float64 // Δyₖ per batch slot, written in the read phase
+	u       []float64 // Σ Δyₖ aₖⱼ, written by the owner of j
+	// next counts the read phase's block claims. Every claim writes it, so
+	// it gets a cache line of its own: beside the fields below, which all
+	// workers read every iteration, each claim would evict them from the
+	// other cores.
+	_    [64]byte
+	next atomic.Int64
+	_    [56]byte
+	stop bool // set by worker 0 in the update phase, read after the barrier
 
 	sampled int64     // samples updated so far, for the passes count
 	bestX   []float64 // x at the certificate with the smallest gap
@@ -188,16 +197,17 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 		return nil, fmt.Errorf("engine: m = %d blocks per iteration, but the data has only %d blocks of %d samples: lower -m or -block", opt.M, s.nb, opt.BlockSize)
 	}
 	threads := opt.Threads
-	workers := threads
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
-		// Each iteration pays two barrier rounds and moves the touched
-		// coordinates between cores; below a few hundred nonzeros per
-		// worker and iteration that costs more than the work it shares
-		// (bench/README.md: m = 8 on two cores is 1–4× slower than one).
-		batchNNZ := float64(x.NNZ()) / float64(s.nb) * float64(opt.M)
-		workers = max(1, min(threads, int(batchNNZ/minWorkPerWorker)))
 	}
+	// Each iteration pays two barrier rounds and moves the touched
+	// coordinates between cores; below a few hundred nonzeros per worker
+	// and iteration that costs more than the work it shares (bench/README.md:
+	// two explicit threads made a9a and w8a epochs 2.6–3.2× slower at m = 8).
+	// So the thread count, asked for or not, is an upper bound, and a worker
+	// is added per minWorkPerWorker nonzeros of a batch.
+	batchNNZ := float64(x.NNZ()) / float64(s.nb) * float64(opt.M)
+	workers := max(1, min(threads, int(batchNNZ/float64(minWorkPerWorker))))
 	// More workers than blocks per iteration would only wait at barriers.
 	s.pool = sched.NewPool(min(workers, opt.M))
 	s.norms, err = blocks.SpectralNormsContext(ctx, x, s.part, blocks.DefaultTolerance, threads)
@@ -243,7 +253,6 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 
 	// Lazy pays when the O(d) dense update dwarfs the batch's nonzeros;
 	// measured on a9a and w8a, the break-even is near d = 16 × batch nnz.
-	batchNNZ := float64(x.NNZ()) / float64(s.n) * float64(opt.M) * float64(s.n) / float64(s.nb)
 	switch opt.Lazy {
 	case LazyOn:
 		s.lazy = true

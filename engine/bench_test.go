@@ -16,6 +16,8 @@ import (
 // range of m and thread counts. ns/epoch counts the iterations only, without
 // set-up and certificates; ns/op is a whole 3-epoch run.
 func BenchmarkEpoch(b *testing.B) {
+	minWorkPerWorker = defaultMinWorkPerWorker // as in production, not as the tests force it
+	defer func() { minWorkPerWorker = 1 }()
 	for _, file := range []string{"a9a", "w8a"} {
 		x, y := sharedData(b, file)
 		for _, m := range []int{1, 8, 64, 512, 4096} {

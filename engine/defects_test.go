@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -341,3 +342,30 @@ func TestLazyRenormalisation(t *testing.T) {
 }
 
 var _ = kernels.SparseDot
+
+// TestThreadsFollowBatchSize: an explicit thread count is an upper bound;
+// a batch too small to share runs on fewer workers, and the result and
+// every trace point say how many.
+func TestThreadsFollowBatchSize(t *testing.T) {
+	saved := minWorkPerWorker
+	minWorkPerWorker = defaultMinWorkPerWorker
+	defer func() { minWorkPerWorker = saved }()
+	x, b := sparseData(4000, 300, 10, 3) // 10 nonzeros a row
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-3}}
+	for _, tc := range []struct{ m, threads, want int }{
+		{1, 2, 1},   // 10 nonzeros a batch
+		{8, 2, 1},   // 80
+		{16, 2, 1},  // 160: not one worker's worth
+		{64, 2, 2},  // 640
+		{64, 8, 3},  // 640 / 200
+		{128, 0, min(runtime.GOMAXPROCS(0), 6)},
+	} {
+		_, res, err := Train(context.Background(), prob, Options{M: tc.m, Threads: tc.threads, Tol: -1, MaxEpochs: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Threads != tc.want || res.Final.Threads != tc.want {
+			t.Errorf("m = %d, -threads %d: %d workers (trace %d), want %d", tc.m, tc.threads, res.Threads, res.Final.Threads, tc.want)
+		}
+	}
+}

@@ -102,3 +102,9 @@ func relDiff(a, b []float64) float64 {
 	}
 	return math.Sqrt(num / math.Max(den, 1e-300))
 }
+
+// The tests run on small data, where the production rule would give most
+// runs one worker; they ask for thread counts to exercise the concurrent
+// paths (under -race too), so the rule is off here except where a test
+// checks it.
+func init() { minWorkPerWorker = 1 }

@@ -99,9 +99,13 @@ type Options struct {
 	M         int       // blocks per iteration; zero: 1
 	BlockSize int       // samples per dual block; zero: 1
 	Partition Partition // zero: PartitionShuffle
-	Threads   int       // workers (at most M are used); ≤ 0: up to GOMAXPROCS, one per 400 nonzeros of a batch
-	Seed      uint64    // seeds the partition and the block sampler
-	Lazy      Lazy      // zero: LazyAuto
+	// Threads bounds the workers; ≤ 0: GOMAXPROCS. Fewer run when a batch
+	// is too small to share: one worker per 200 nonzeros of a batch, and
+	// never more than M. Result.Threads and TracePoint.Threads say how many
+	// ran.
+	Threads int
+	Seed    uint64 // seeds the partition and the block sampler
+	Lazy    Lazy   // zero: LazyAuto
 
 	// StepScale multiplies the dual steps σᵢ and the primal step τ of
 	// Eq. 10 and 12; zero: 1, the paper's steps, for which στRᵢR_max = 1/4.

@@ -56,7 +56,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&f.m, "m", 1, "dual blocks updated per iteration")
 	fs.IntVar(&f.block, "block", 1, "samples per dual block")
 	fs.StringVar(&f.partition, "partition", "shuffle", "how samples form blocks: shuffle, contiguous or norm")
-	fs.IntVar(&f.threads, "threads", 0, "worker threads; 0: as many as the cores and the batch size (-m) make worthwhile")
+	fs.IntVar(&f.threads, "threads", 0, "at most this many worker threads, fewer when a batch (-m) is too small to share (one per 200 nonzeros); 0: the cores")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed for the partition and the sampler")
 	fs.StringVar(&f.solver, "solver", "adaspdc", "adaspdc, or spdc for the constant-step baseline")
 	fs.StringVar(&f.lazy, "lazy", "auto", "lazy primal updates: auto, on or off")
@@ -74,7 +74,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(fs.Output(), "Usage: adaspdc train [flags]\n\n"+
 			"Minimises (1/n) Σ loss(aᵢᵀx, bᵢ) + (λ/2)‖x‖² + l1‖x‖₁ and prints\n"+
 			"epochs=… passes=… primal=P dual=D gap=P−D rel_gap=(P−D)/max(1,|P|) seconds=…\n"+
-			"on stdout.\n\n"+
+			"threads=N (the workers used: -threads is an upper bound) on stdout.\n\n"+
 			"Exit status:\n"+
 			"  0  the run met -tol (or -target-primal), or ran the -max-epochs asked for with -tol ≤ 0\n"+
 			"  1  an error; a run that fails after its first certificate still writes the\n"+
@@ -243,8 +243,8 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fp := res.Final
-	fmt.Fprintf(stdout, "epochs=%d passes=%.1f primal=%.12g dual=%.12g gap=%.3e rel_gap=%.3e seconds=%.3f\n",
-		fp.Epoch, fp.Passes, fp.Primal, fp.Dual, fp.Gap, fp.RelGap, fp.Seconds)
+	fmt.Fprintf(stdout, "epochs=%d passes=%.1f primal=%.12g dual=%.12g gap=%.3e rel_gap=%.3e seconds=%.3f threads=%d\n",
+		fp.Epoch, fp.Passes, fp.Primal, fp.Dual, fp.Gap, fp.RelGap, fp.Seconds, res.Threads)
 	short := ""
 	switch {
 	case res.Converged, res.Stop == "target":

@@ -16,7 +16,7 @@ import (
 	"github.com/adaspdc/adaspdc/sparse"
 )
 
-var summaryRE = regexp.MustCompile(`^epochs=\d+ passes=[\d.]+ primal=(\S+) dual=(\S+) gap=(\S+) rel_gap=(\S+) seconds=[\d.]+\n$`)
+var summaryRE = regexp.MustCompile(`^epochs=\d+ passes=[\d.]+ primal=(\S+) dual=(\S+) gap=(\S+) rel_gap=(\S+) seconds=[\d.]+ threads=\d+\n$`)
 
 // TestTrainBundled runs the bare "adaspdc train" (the README's main job) and
 // checks that it reaches the default tolerance and writes a usable model.
@@ -145,10 +145,14 @@ func TestTrainDeterministicFlag(t *testing.T) {
 	var models [2][]byte
 	for i, threads := range []string{"1", "2"} {
 		path := filepath.Join(dir, "m"+threads+".json")
-		status, _, errOut := runCmd("train", "-quiet", "-deterministic", "-m", "16", "-lazy", "off",
+		// m = 128 rows of 13 nonzeros: enough work for two workers.
+		status, out, errOut := runCmd("train", "-quiet", "-deterministic", "-m", "128", "-lazy", "off",
 			"-threads", threads, "-tol", "-1", "-max-epochs", "5", "-model", path)
 		if status != 0 {
 			t.Fatalf("threads %s: status %d, %s", threads, status, errOut)
+		}
+		if !strings.HasSuffix(out, "threads="+threads+"\n") {
+			t.Errorf("-threads %s ran with another count: %q", threads, out)
 		}
 		var err error
 		if models[i], err = os.ReadFile(path); err != nil {
