@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sparse"
 )
 
@@ -340,8 +339,6 @@ func TestLazyRenormalisation(t *testing.T) {
 		}
 	}
 }
-
-var _ = kernels.SparseDot
 
 // TestThreadsFollowBatchSize: an explicit thread count is an upper bound;
 // a batch too small to share runs on fewer workers, and the result and

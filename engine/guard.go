@@ -33,13 +33,12 @@ const (
 
 // divergenceGuard holds the history the rule needs.
 type divergenceGuard struct {
-	seen      bool
-	first     TracePoint // the first certificate, whose primal is P₀
-	best      TracePoint // the certificate with the smallest gap
-	run       int        // consecutive bad certificates
-	runStart  TracePoint // the first of them
-	hint      string     // what the user can change, appended to errors
-	lastCause string
+	seen     bool
+	first    TracePoint // the first certificate, whose primal is P₀
+	best     TracePoint // the certificate with the smallest gap
+	run      int        // consecutive bad certificates
+	runStart TracePoint // the first of them
+	hint     string     // what the user can change, appended to errors
 }
 
 // observe takes the next certificate and returns an error when the run must
