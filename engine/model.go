@@ -1,15 +1,8 @@
 package engine
 
 import (
-	"bufio"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
-	"path/filepath"
-	"strconv"
 )
 
 // Model is a trained linear model.
@@ -20,6 +13,9 @@ import (
 // [negative, positive] that the margin's sign maps back to. Normalize is
 // "unit" when the training rows were scaled to unit norm (before the bias
 // feature was appended), so that Margin scales new rows the same way.
+//
+// The struct tags give the model's JSON form; package engine/modelio saves
+// and loads models as JSON and writes them in LIBLINEAR's format.
 type Model struct {
 	Loss      string    `json:"loss"`
 	Lambda    float64   `json:"lambda"`
@@ -31,7 +27,9 @@ type Model struct {
 	Weights   []float64 `json:"weights"`
 }
 
-// Validate checks the model's shape.
+// Validate reports the first way in which m is not a usable model: a weight
+// count that does not match Dim and Bias, Labels that are not two, a weight
+// that is not finite, or an unknown Normalize or Loss.
 func (m *Model) Validate() error {
 	want := m.Dim
 	if m.Bias != 0 {
@@ -87,116 +85,4 @@ func (m *Model) Predict(val []float64, idx []int32) float64 {
 		return m.Labels[1]
 	}
 	return m.Labels[0]
-}
-
-// Save writes the model as JSON to path atomically: to a temporary file in
-// the same directory, synced, then renamed over path.
-func (m *Model) Save(path string) error {
-	return writeAtomic(path, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", " ")
-		return enc.Encode(m)
-	})
-}
-
-// LoadModel reads a model written by Save.
-func LoadModel(path string) (*Model, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var m Model
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if err := m.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return &m, nil
-}
-
-// liblinearSolver names the LIBLINEAR solver whose model file format and
-// decision rule match each loss.
-var liblinearSolver = map[string]string{
-	"logistic":    "L2R_LR",
-	"sqhinge":     "L2R_L2LOSS_SVC",
-	"smoothhinge": "L2R_L2LOSS_SVC",
-	"squared":     "L2R_L2LOSS_SVR",
-}
-
-// SaveLIBLINEAR writes the model in LIBLINEAR's model format, so that
-// liblinear-predict accepts it. LIBLINEAR predicts label[0] when wᵀx > 0,
-// so the positive raw label is listed first.
-func (m *Model) SaveLIBLINEAR(path string) error {
-	if err := m.LIBLINEARCompatible(); err != nil {
-		return err
-	}
-	solver := liblinearSolver[m.Loss]
-	return writeAtomic(path, func(w io.Writer) error {
-		bw := bufio.NewWriter(w)
-		fmt.Fprintf(bw, "solver_type %s\n", solver)
-		if m.Labels != nil {
-			fmt.Fprintf(bw, "nr_class 2\nlabel %s %s\n", fmtLabel(m.Labels[1]), fmtLabel(m.Labels[0]))
-		} else {
-			fmt.Fprintf(bw, "nr_class 2\n")
-		}
-		fmt.Fprintf(bw, "nr_feature %d\n", m.Dim)
-		if m.Bias != 0 {
-			fmt.Fprintf(bw, "bias %s\n", strconv.FormatFloat(m.Bias, 'g', -1, 64))
-		} else {
-			fmt.Fprintf(bw, "bias -1\n")
-		}
-		fmt.Fprintf(bw, "w\n")
-		for _, wj := range m.Weights {
-			bw.WriteString(strconv.FormatFloat(wj, 'g', 17, 64))
-			bw.WriteString(" \n")
-		}
-		return bw.Flush()
-	})
-}
-
-// LIBLINEARCompatible reports why LIBLINEAR's model format cannot hold the
-// model, or nil. It looks only at Loss, L1 and Normalize, so a caller can
-// ask before training whether the model it will get can be saved.
-func (m *Model) LIBLINEARCompatible() error {
-	if m.L1 != 0 {
-		return errors.New("LIBLINEAR's model format has no elastic-net solver (-l1 > 0); the weights would still predict, but the model would be mislabelled")
-	}
-	if m.Normalize != "" {
-		return errors.New("liblinear-predict would not normalise the rows as this model needs (-normalize unit); normalise the data file itself instead")
-	}
-	if _, ok := liblinearSolver[m.Loss]; !ok {
-		return fmt.Errorf("no LIBLINEAR solver for loss %q", m.Loss)
-	}
-	return nil
-}
-
-func fmtLabel(v float64) string {
-	if v == math.Trunc(v) && math.Abs(v) < 1<<31 {
-		return strconv.Itoa(int(v))
-	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
-}
-
-func writeAtomic(path string, write func(io.Writer) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err = write(f); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }

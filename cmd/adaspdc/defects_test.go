@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adaspdc/adaspdc/engine"
+	"github.com/adaspdc/adaspdc/engine/modelio"
 )
 
 // The tests in this file pin down command-line behaviour that review found
@@ -56,7 +56,7 @@ func TestTrainShortOfTolerance(t *testing.T) {
 	if !summaryRE.MatchString(out) {
 		t.Errorf("summary %q", out)
 	}
-	if _, err := engine.LoadModel(path); err != nil {
+	if _, err := modelio.Load(path); err != nil {
 		t.Errorf("the model of a run short of -tol was not written: %v", err)
 	}
 	// Asked for exactly 5 epochs: no shortfall, status 0, and no "-1".
@@ -105,7 +105,7 @@ func TestSquaredLossIsRegression(t *testing.T) {
 	if status != 0 {
 		t.Fatalf("train: status %d, %s", status, errOut)
 	}
-	model, err := engine.LoadModel(path)
+	model, err := modelio.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/adaspdc/adaspdc/engine"
+	"github.com/adaspdc/adaspdc/engine/modelio"
 	"github.com/adaspdc/adaspdc/sparse"
 )
 
@@ -35,7 +35,7 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	if *modelPath == "" {
 		return usageErrorf(fs, "-model is required")
 	}
-	model, err := engine.LoadModel(*modelPath)
+	model, err := modelio.Load(*modelPath)
 	if err != nil {
 		return err
 	}

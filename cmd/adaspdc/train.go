@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/adaspdc/adaspdc/engine"
+	"github.com/adaspdc/adaspdc/engine/modelio"
 	"github.com/adaspdc/adaspdc/sparse"
 )
 
@@ -149,7 +150,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		if f.normalize == "unit" {
 			stub.Normalize = "unit"
 		}
-		if err := stub.LIBLINEARCompatible(); err != nil {
+		if err := modelio.LIBLINEARCompatible(&stub); err != nil {
 			return usageErrorf(fs, "-liblinear-model: %v", err)
 		}
 	}
@@ -233,7 +234,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	if err != nil {
 		if model != nil && f.model != "" {
-			if serr := model.Save(f.model); serr != nil {
+			if serr := modelio.Save(f.model, model); serr != nil {
 				fmt.Fprintf(stderr, "adaspdc train: could not write the best certified model to %s: %v\n", f.model, serr)
 			} else {
 				fmt.Fprintf(stderr, "adaspdc train: the run failed at epoch %d; wrote the model of its best certificate (epoch %d, relative gap %.3g) to %s\n",
@@ -259,12 +260,12 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "adaspdc train: ran the %d epochs asked for (-tol %g: no gap test)\n", fp.Epoch, f.tol)
 	}
 	if f.model != "" {
-		if err := model.Save(f.model); err != nil {
+		if err := modelio.Save(f.model, model); err != nil {
 			return fmt.Errorf("writing the model to %s: %w", f.model, err)
 		}
 	}
 	if f.liblinearModel != "" {
-		if err := model.SaveLIBLINEAR(f.liblinearModel); err != nil {
+		if err := modelio.SaveLIBLINEAR(f.liblinearModel, model); err != nil {
 			return fmt.Errorf("writing the LIBLINEAR model to %s: %w", f.liblinearModel, err)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/adaspdc/adaspdc/engine"
+	"github.com/adaspdc/adaspdc/engine/modelio"
 	"github.com/adaspdc/adaspdc/sparse"
 )
 
@@ -58,7 +58,7 @@ func TestTrainBundled(t *testing.T) {
 			t.Errorf("model JSON lacks %q", k)
 		}
 	}
-	model, err := engine.LoadModel(modelPath)
+	model, err := modelio.Load(modelPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,75 @@
+// Package modelio reads and writes the linear models that engine.Train
+// returns. The model type, engine.Model, lives in package engine with its
+// check (Validate) and its decision rule (Margin, Predict); this package
+// moves models to and from files, in two formats.
+//
+// # JSON
+//
+// Save writes, and Load reads, one JSON object with the fields of
+// engine.Model:
+//
+//	loss       "logistic", "sqhinge", "smoothhinge" or "squared"
+//	lambda     λ of the (λ/2)‖x‖² term the model was trained with
+//	l1         l1 of the l1‖x‖₁ term (0: pure L2)
+//	bias       the value of the constant feature appended to every row
+//	           (LIBLINEAR's -B); 0: none
+//	normalize  "unit" when rows are scaled to unit norm before the bias
+//	           feature is appended; absent otherwise
+//	labels     [negative, positive]: the raw labels that a margin ≤ 0 and
+//	           a margin > 0 predict; absent for a regression
+//	dim        the number of features
+//	weights    dim weights, then the bias feature's weight when bias ≠ 0
+//
+// Weights are written with the shortest representation that reads back to
+// the same float64, so a round trip is bit-exact. Load rejects a file that
+// is not such an object, or whose model fails engine.Model.Validate (a
+// weight count that does not match dim and bias, a non-finite weight, an
+// unknown loss), with an error that names the file.
+//
+// # LIBLINEAR
+//
+// SaveLIBLINEAR writes the model in the text format of LIBLINEAR's
+// save_model, so that liblinear-predict (and LIBLINEAR's load_model) accept
+// it and predict what engine.Model.Predict predicts:
+//
+//	solver_type L2R_LR
+//	nr_class 2
+//	label 1 -1
+//	nr_feature 13
+//	bias 1
+//	w
+//	0.12345678901234567
+//	…
+//
+// The solver type only tells LIBLINEAR which decision rule and which model
+// layout to use; it is the LIBLINEAR solver that minimises the same loss:
+//
+//	logistic     L2R_LR           (-s 0; -s 7 is the same model)
+//	sqhinge      L2R_L2LOSS_SVC   (-s 2; -s 1 is the same model)
+//	smoothhinge  L2R_L2LOSS_SVC   (the same linear sign rule)
+//	squared      L2R_L2LOSS_SVR   (-s 11 with ε = 0)
+//
+// LIBLINEAR predicts its first listed label when wᵀx > 0, so the label line
+// lists the positive raw label first; a regression model has no label line.
+// LIBLINEAR's labels are integers, so a classifier whose raw labels are not
+// is refused. "bias -1" means no bias feature, as in LIBLINEAR; a negative
+// bias value, which LIBLINEAR cannot express, is written as its absolute
+// value with the bias weight negated, which gives the same margins. The
+// weights follow "w", one per line, with 17 significant digits.
+//
+// LIBLINEAR has no elastic-net solver (its L1 solvers, -s 5 and -s 6, have
+// no L2 term), and liblinear-predict would not scale rows to unit norm, so
+// LIBLINEARCompatible refuses models with l1 > 0 or a normalize, and models
+// whose loss has no LIBLINEAR counterpart. It looks only at the loss, l1
+// and normalize, so it can be asked before training.
+//
+// # Atomic writes
+//
+// Both writers write to a temporary file in the destination's directory
+// (named after the destination with a leading dot and ".tmp"), sync it,
+// close it and rename it over the destination. Readers therefore see the
+// old file or the complete new one, never a partial one, even if the
+// process dies or the disk fills up in the middle. On any error the
+// temporary file is removed and the destination is left as it was; the
+// error, an *os.PathError, names the destination.
+package modelio
