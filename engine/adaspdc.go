@@ -28,6 +28,11 @@ var minWorkPerWorker = defaultMinWorkPerWorker
 
 const defaultMinWorkPerWorker = 200
 
+// lazyBreakEven: LazyAuto picks the lazy update when the dimension is above
+// this many times a batch's nonzeros, where the dense update's O(d) per
+// iteration would outweigh the rows.
+const lazyBreakEven = 1
+
 // solver holds the state of one AdaSPDC run. Field groups:
 //   - data and steps, fixed for the run;
 //   - the iterate: duals y (one per sample), and per coordinate the primal x,
@@ -64,6 +69,17 @@ type solver struct {
 	// read of a cold coordinate costs one cache miss rather than four; the
 	// arrays above are brought up to date from it at every synchronisation.
 	lz []lazyCoord
+	// Lazy runs with L1 = 0 keep the scaled form of lazyl2.go instead:
+	// one record per coordinate, O(1) work per iteration besides the rows.
+	cs        []coordL2
+	seg       l2Segment // the drawer's (worker 0's) P and S
+	fastL2    bool
+	clearCorr bool // the next update phase clears every correction (after a rebase)
+
+	// samples holds each sample's dual state, label, step and row extent,
+	// in block order (block b is samples[part.Start[b]:part.Start[b+1]]),
+	// so that reading a sampled row's metadata costs one cache miss.
+	samples []sampleRec
 
 	lazy   bool
 	fused  bool      // dense update with the reduction fused into the read phase
@@ -105,12 +121,21 @@ type batch struct {
 	blocks     []int32 // the m sampled blocks
 	offset     []int   // slot of the first sample of blocks[i]; len m+1
 	tau, theta float64 // τᵗ and θᵗ (Eq. 12, 15)
+	l2         l2Scalars
+}
+
+// sampleRec is one sample's state: its dual yₖ, label bₖ, the dual step σ
+// of its block and its row's extent in the CSR arrays.
+type sampleRec struct {
+	y, b, sigma float64
+	lo, hi      int64
 }
 
 // workerState is what each worker keeps to itself.
 type workerState struct {
 	buf     []float64 // fused dense reduction: Σ Δyₖaₖ over this worker's rows
 	touched []int32   // lazy: coordinates this owner touched this iteration
+	prev    []int32   // scaled lazy: ... and in the previous one
 	stamp   uint32    // lazy: this owner's iteration count, for stamp[]
 	_       [64]byte
 }
@@ -259,8 +284,9 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 	case LazyOff:
 		s.lazy = false
 	default:
-		s.lazy = float64(s.d) > 16*batchNNZ
+		s.lazy = float64(s.d) > lazyBreakEven*batchNNZ
 	}
+	s.fastL2 = s.lazy && s.reg.L1 == 0
 
 	threads = s.pool.Threads()
 	s.bar = sched.NewBarrier(threads, 0)
@@ -297,10 +323,9 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 	for i := range s.batches {
 		s.batches[i] = batch{blocks: make([]int32, opt.M), offset: make([]int, opt.M+1)}
 	}
-	s.drawBatch(&s.batches[0])
 	s.dy = make([]float64, opt.M*s.maxQ)
 	s.u = make([]float64, s.d)
-	if s.lazy {
+	if s.lazy && !s.fastL2 {
 		s.lz = make([]lazyCoord, s.d)
 	}
 	iters := s.itersPerEpoch()
@@ -314,6 +339,19 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 	for j := range s.lz {
 		s.lz[j] = lazyCoord{x: s.xv[j], xbar: s.xbar[j], r: s.r[j]}
 	}
+	if s.fastL2 {
+		s.cs = make([]coordL2, s.d)
+		s.rebaseL2(0, int32(s.d))
+		s.seg.reset()
+	}
+	s.samples = make([]sampleRec, s.n)
+	for b := 0; b < s.nb; b++ {
+		for r := s.part.Start[b]; r < s.part.Start[b+1]; r++ {
+			k := s.part.Order[r]
+			s.samples[r] = sampleRec{y: s.y[k], b: s.prob.B[k], sigma: s.sigma[b], lo: x.Indptr[k], hi: x.Indptr[k+1]}
+		}
+	}
+	s.drawBatch(&s.batches[0])
 	return s, nil
 }
 
@@ -439,12 +477,13 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 		next := epoch + s.checkInterval(tp, epoch-lastCheck, lastGap)
 		lastCheck, lastGap = epoch, tp.Gap
 		t0 := time.Now()
-		for epoch < next && epoch < s.opt.MaxEpochs && ctx.Err() == nil {
-			if err := s.epoch(ctx); err != nil {
+		if k := min(next, s.opt.MaxEpochs) - epoch; k > 0 && ctx.Err() == nil {
+			done, err := s.epochs(ctx, k)
+			epoch += done
+			if err != nil {
 				res.Stop = "panic"
 				return res, err
 			}
-			epoch++
 		}
 		iterTime += time.Since(t0)
 	}
@@ -480,61 +519,96 @@ func (s *solver) checkInterval(tp TracePoint, since int, prevGap float64) int {
 	return int(math.Min(8, math.Max(1, math.Floor(need/2))))
 }
 
-// epoch runs ⌈n_b/m⌉ iterations inside one pool phase; workers meet at two
-// barriers per iteration (after the read phase and after the update phase).
-func (s *solver) epoch(ctx context.Context) error {
+// epochs runs k epochs of ⌈n_b/m⌉ iterations inside one pool phase and
+// returns how many it started (fewer when the context ends the run). The
+// workers meet at two barriers per iteration, after the read phase and after
+// the update phase; a single worker skips them. At the end x, x̄, r and y
+// are brought up to date for the certificate.
+func (s *solver) epochs(ctx context.Context, k int) (int, error) {
 	iters := s.itersPerEpoch()
 	s.stop = false
+	nw := len(s.workers)
+	started := 0
 	err := s.pool.Run(func(w int) {
 		ws := &s.workers[w]
 		lo, hi := s.owners.Range(w)
-		for it := 0; it < iters; it++ {
-			// segT and iter only change in worker 0's update phase, so they
-			// are read here.
-			t := int32(s.segT)
-			bt := &s.batches[s.iter&1]
+		for e := 0; e < k && !s.stop; e++ {
 			if w == 0 {
-				s.drawBatch(&s.batches[(s.iter+1)&1])
+				started++
 			}
-			s.readPhase(ws, bt, t)
-			s.bar.Wait()
-			s.updatePhase(ws, bt, lo, hi, t)
-			if w == 0 {
-				if s.lazy {
-					s.advanceSegment(bt.tau, bt.theta)
+			for it := 0; it < iters; it++ {
+				// segT and iter only change in worker 0's update phase, so they
+				// are read here.
+				t := int32(s.segT)
+				bt := &s.batches[s.iter&1]
+				if s.fastL2 && bt.l2.renorm {
+					s.renormL2(lo, hi, &bt.l2)
+					if nw > 1 {
+						s.bar.Wait()
+					}
 				}
-				s.next.Store(0)
-				s.iter++
-				s.sampled += int64(bt.offset[len(bt.blocks)])
-				if it&255 == 255 && ctx.Err() != nil {
-					s.stop = true
-				}
-			}
-			s.bar.Wait()
-			// Every worker sees the same segment length and stop flag here.
-			if s.lazy && (s.segP[s.segT] < underflowFloor) {
-				s.syncRange(lo, hi)
-				s.bar.Wait()
 				if w == 0 {
-					s.resetSegment()
+					s.drawBatch(&s.batches[(s.iter+1)&1])
 				}
-				s.bar.Wait()
-			}
-			if s.stop {
-				break
+				s.readPhase(ws, bt, t)
+				if nw > 1 {
+					s.bar.Wait()
+				}
+				s.updatePhase(ws, bt, lo, hi, t)
+				if w == 0 {
+					if s.lazy && !s.fastL2 {
+						s.advanceSegment(bt.tau, bt.theta)
+					}
+					s.next.Store(0)
+					s.iter++
+					s.sampled += int64(bt.offset[len(bt.blocks)])
+					if it&255 == 255 && ctx.Err() != nil {
+						s.stop = true
+					}
+				}
+				if nw > 1 {
+					s.bar.Wait()
+				}
+				// Every worker has finished the update phase: the flag
+				// that it read can go.
+				if w == 0 {
+					s.clearCorr = false
+				}
+				// Every worker sees the same segment length and stop flag here.
+				if s.lazy && !s.fastL2 && (s.segP[s.segT] < underflowFloor || it == iters-1) {
+					s.syncRange(lo, hi)
+					if nw > 1 {
+						s.bar.Wait()
+					}
+					if w == 0 {
+						s.resetSegment()
+					}
+					if nw > 1 {
+						s.bar.Wait()
+					}
+				}
+				if s.stop {
+					break
+				}
 			}
 		}
-		if s.lazy {
+		if s.lazy && !s.fastL2 {
 			s.syncRange(lo, hi)
 		}
+		if s.fastL2 {
+			s.syncL2(lo, hi, &s.batches[s.iter&1])
+		}
 	})
-	if s.lazy {
+	if s.lazy && !s.fastL2 {
 		s.resetSegment()
 	}
-	if err != nil {
-		return fmt.Errorf("engine: %w", err)
+	for r, k := range s.part.Order {
+		s.y[k] = s.samples[r].y
 	}
-	return nil
+	if err != nil {
+		return started, fmt.Errorf("engine: %w", err)
+	}
+	return started, nil
 }
 
 // drawBatch samples an iteration's blocks and sets τᵗ and θᵗ (Eq. 12, 15)
@@ -545,11 +619,14 @@ func (s *solver) drawBatch(bt *batch) {
 	off := 0
 	for i, b := range bt.blocks {
 		bt.offset[i] = off
-		off += len(s.part.Block(int(b)))
+		off += s.part.Start[b+1] - s.part.Start[b]
 		rmax = math.Max(rmax, s.norms[b])
 	}
 	bt.offset[len(bt.blocks)] = off
 	bt.tau, bt.theta = s.tauC/rmax, 1-1/(s.thA+s.thB*rmax)
+	if s.fastL2 {
+		s.seg.next(&bt.l2, bt.tau, bt.theta, s.lam)
+	}
 }
 
 // readPhase is Eq. 9 for the blocks this worker claims: yₖ ← prox of φₖ* at
@@ -576,25 +653,27 @@ func (s *solver) readPhase(ws *workerState, bt *batch, t int32) {
 		}
 		for i := first; i < min(first+n, m); i++ {
 			b := bt.blocks[i]
-			sig := s.sigma[b]
 			slot := bt.offset[i]
-			for _, k := range s.part.Block(int(b)) {
-				val, idx := s.x.Row(int(k))
+			recs := s.samples[s.part.Start[b]:s.part.Start[b+1]]
+			for r := range recs {
+				rec := &recs[r]
+				val, idx := s.x.Values[rec.lo:rec.hi], s.x.Indices[rec.lo:rec.hi]
 				var z float64
-				if s.lazy {
+				switch {
+				case s.fastL2:
+					z = dotL2(s.cs, val, idx, bt.l2.a, bt.l2.b)
+				case s.lazy:
 					z = s.lazyDot(val, idx, t)
-				} else {
+				default:
 					z = kernels.SparseDot(val, idx, s.xbar)
 				}
-				bk := s.prob.B[k]
-				yn := loss.DualProx(s.y[k], z, sig, bk)
-				dy := yn - s.y[k]
-				s.dy[slot] = dy
-				s.y[k] = yn
+				yn := loss.DualProx(rec.y, z, rec.sigma, rec.b)
+				dy := yn - rec.y
+				s.dy[slot+r] = dy
+				rec.y = yn
 				if s.fused && dy != 0 {
 					kernels.SparseAxpy(dy, val, idx, ws.buf)
 				}
-				slot++
 			}
 		}
 	}
@@ -606,6 +685,10 @@ func (s *solver) readPhase(ws *workerState, bt *batch, t int32) {
 // then applies Eq. 11, 14 and 13 to them.
 func (s *solver) updatePhase(ws *workerState, bt *batch, lo, hi, t int32) {
 	tau, theta := bt.tau, bt.theta
+	if s.fastL2 {
+		s.updateL2(ws, bt, lo, hi)
+		return
+	}
 	if s.lazy {
 		ws.stamp++
 		if ws.stamp == 0 { // wrapped after 2³² iterations: forget old stamps
@@ -661,16 +744,20 @@ func (s *solver) updatePhase(ws *workerState, bt *batch, lo, hi, t int32) {
 // ownedBatchRows calls f, in batch order, for every sampled row whose dual
 // changed, with its Δy and just the entries in the owned columns [lo, hi).
 func (s *solver) ownedBatchRows(bt *batch, lo, hi int32, f func(dy float64, val []float64, idx []int32)) {
+	full := lo == 0 && int(hi) == s.d
 	for i, b := range bt.blocks {
 		slot := bt.offset[i]
-		for _, k := range s.part.Block(int(b)) {
-			dy := s.dy[slot]
-			slot++
+		recs := s.samples[s.part.Start[b]:s.part.Start[b+1]]
+		for r := range recs {
+			dy := s.dy[slot+r]
 			if dy == 0 {
 				continue
 			}
-			val, idx := s.x.Row(int(k))
-			if a, e := sched.Clip(idx, lo, hi); a < e {
+			rec := &recs[r]
+			val, idx := s.x.Values[rec.lo:rec.hi], s.x.Indices[rec.lo:rec.hi]
+			if full {
+				f(dy, val, idx)
+			} else if a, e := sched.Clip(idx, lo, hi); a < e {
 				f(dy, val[a:e], idx[a:e])
 			}
 		}

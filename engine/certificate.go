@@ -59,6 +59,14 @@ func (s *solver) certificate() (TracePoint, error) {
 	if err != nil {
 		return TracePoint{}, fmt.Errorf("engine: certificate: %w", err)
 	}
+	if s.fastL2 {
+		// rebaseL2 restarted every coordinate at scale 1 with the exact r:
+		// restart the segment and the pending batch's coefficients to match.
+		s.clearCorr = true
+		s.seg.reset()
+		bt := &s.batches[s.iter&1]
+		s.seg.next(&bt.l2, bt.tau, bt.theta, s.lam)
+	}
 	var p, d float64
 	for c := range primal {
 		p += primal[c]
@@ -107,7 +115,10 @@ func (s *solver) recomputeR(lo, hi int32) {
 		r[j] += comp[j]
 	}
 	clear(comp)
-	if s.lazy {
+	switch {
+	case s.fastL2:
+		s.rebaseL2(lo, hi)
+	case s.lazy:
 		for j := lo; j < hi; j++ {
 			s.lz[j].r = s.r[j]
 		}

@@ -1,0 +1,216 @@
+package engine
+
+import "github.com/adaspdc/adaspdc/sched"
+
+// The lazy primal update for g = (λ/2)‖x‖², in scaled form.
+//
+// A coordinate j that no sampled row touches sees Eq. 11 as the affine map
+// xⱼ ← aₛ(xⱼ − τₛrⱼ), aₛ = 1/(1+τₛλ). With the running product and sum of
+// the current segment,
+//
+//	P_t = Π_{s<t} aₛ,   S_t = Σ_{s<t} bₛ/P_{s+1},   bₛ = −τₛaₛ,
+//
+// t − t₀ such steps compose to x_t = P_t(ξⱼ + rⱼS_t), where the scaled value
+// ξⱼ = x_{t₀}/P_{t₀} − rⱼS_{t₀} is fixed between touches. So a coordinate
+// stores ξⱼ instead of x and an iteration stamp, and the extrapolated point
+// of Eq. 14 is linear in the stored numbers with coefficients common to all
+// coordinates:
+//
+//	x̄_t = (1+θ)x_t − θx_{t−1} = A_t ξⱼ + B_t rⱼ + cⱼ,
+//	A_t = (1+θ)P_t − θP_{t−1},   B_t = (1+θ)P_tS_t − θP_{t−1}S_{t−1},
+//
+// with θ = θ_{t−1}. The correction cⱼ is zero except just after a touch,
+// where x_{t−1} did not follow the affine map: the update that touched j at
+// iteration t−1 sets cⱼ to x̄_t minus the formula, and the next update phase
+// sets it back to zero. A row's read of x̄ is then three fused dot products
+// over one 32-byte record per coordinate, with no branch and no lookup of the
+// iteration at which j was last touched; the per-iteration work is O(1). The
+// scale P falls geometrically, so when P_{t+1} would drop below
+// underflowFloor every ξⱼ is rewritten at scale P_t = 1 (O(d), rare), which
+// leaves x and x̄ unchanged.
+
+// coordL2 is one coordinate's state in a scaled lazy run: ξ, r, the
+// extrapolation correction c and the batch sum u (zero between iterations).
+type coordL2 struct {
+	xi, r, corr, u float64
+}
+
+// l2Scalars are an iteration's coefficients of the scaled lazy update,
+// common to every coordinate; drawBatch sets them.
+type l2Scalars struct {
+	pt, st    float64 // P_t, S_t
+	a, b      float64 // read: x̄_t = a·ξ + b·r + c (A_t, B_t above)
+	pt1, st1  float64 // P_{t+1}, S_{t+1}
+	ipt1      float64 // 1/P_{t+1}
+	aStep     float64 // aₜ = 1/(1+τλ)
+	renorm    bool    // rewrite every ξ at scale 1 before this iteration
+	oldP      float64 // ... from the scale P_t = oldP, S_t = oldS
+	oldS      float64
+	prevTheta float64
+}
+
+// l2Segment is the drawer's running state of the scaled form: P and S at
+// the next iteration to draw and at the one before, and θ of the one before.
+type l2Segment struct {
+	p, s, pPrev, sPrev, theta float64
+}
+
+// reset starts a segment at scale 1 whose previous step is the identity, so
+// that A = 1 and B = 0: x̄ is then ξ plus the correction.
+func (g *l2Segment) reset() { *g = l2Segment{p: 1, pPrev: 1} }
+
+// next fills sc for an iteration with steps τ, θ and advances the segment.
+func (g *l2Segment) next(sc *l2Scalars, tau, theta, lam float64) {
+	a := 1 / (1 + tau*lam)
+	sc.renorm = false
+	if g.p*a < underflowFloor {
+		// x_s = (P_s/P_t)(ξ' + r·P_t(S_s − S_t)) with ξ' = P_t(ξ + rS_t) = x_t.
+		sc.renorm, sc.oldP, sc.oldS = true, g.p, g.s
+		g.pPrev, g.sPrev = g.pPrev/g.p, g.p*(g.sPrev-g.s)
+		g.p, g.s = 1, 0
+	}
+	sc.pt, sc.st = g.p, g.s
+	sc.a = (1+g.theta)*g.p - g.theta*g.pPrev
+	sc.b = (1+g.theta)*g.p*g.s - g.theta*g.pPrev*g.sPrev
+	sc.aStep = a
+	sc.pt1 = g.p * a
+	sc.st1 = g.s + (-tau*a)/sc.pt1
+	sc.ipt1 = 1 / sc.pt1
+	sc.prevTheta = g.theta
+	g.pPrev, g.sPrev = g.p, g.s
+	g.p, g.s, g.theta = sc.pt1, sc.st1, theta
+}
+
+// dotL2 returns aᵀx̄ for one row: Σ vₚ(A ξⱼ + B rⱼ + cⱼ), formed as three
+// sums so that each entry costs three multiply-adds on one record.
+func dotL2(cs []coordL2, val []float64, idx []int32, a, b float64) float64 {
+	var sx0, sr0, sc0, sx1, sr1, sc1 float64
+	val = val[:len(idx)]
+	p := 0
+	for ; p+1 < len(idx); p += 2 {
+		c0, c1 := &cs[idx[p]], &cs[idx[p+1]]
+		v0, v1 := val[p], val[p+1]
+		sx0 += v0 * c0.xi
+		sr0 += v0 * c0.r
+		sc0 += v0 * c0.corr
+		sx1 += v1 * c1.xi
+		sr1 += v1 * c1.r
+		sc1 += v1 * c1.corr
+	}
+	if p < len(idx) {
+		c, v := &cs[idx[p]], val[p]
+		sx0 += v * c.xi
+		sr0 += v * c.r
+		sc0 += v * c.corr
+	}
+	return a*(sx0+sx1) + b*(sr0+sr1) + (sc0 + sc1)
+}
+
+// stepL2 applies Eq. 11, 14 and 13 to a touched coordinate with batch sum u
+// and writes it back in scaled form for iteration t+1.
+func (s *solver) stepL2(c *coordL2, u float64, sc *l2Scalars, tau, theta float64) {
+	xt := sc.pt * (c.xi + c.r*sc.st)
+	xn := sc.aStep * (xt - tau*(c.r+s.scale*u)) // Eq. 11
+	r := c.r + s.rScale*u                       // Eq. 13
+	xi := xn*sc.ipt1 - r*sc.st1
+	// x̄_{t+1} (Eq. 14) minus what the formula will give from ξ, r at t+1.
+	c.corr = theta * (sc.pt*(xi+r*sc.st) - xt)
+	c.xi, c.r = xi, r
+}
+
+// renormL2 rewrites the coordinates [lo, hi) at scale 1 (see l2Segment.next).
+func (s *solver) renormL2(lo, hi int32, sc *l2Scalars) {
+	cs := s.cs[lo:hi]
+	for j := range cs {
+		c := &cs[j]
+		c.xi = sc.oldP * (c.xi + c.r*sc.oldS)
+	}
+}
+
+// updateL2 is the update phase of a scaled lazy run for the coordinates
+// [lo, hi) that worker ws owns: it clears the corrections of the previous
+// iteration's touches, sums the batch into u in batch order (the result does
+// not depend on the thread count) and steps each touched coordinate once.
+func (s *solver) updateL2(ws *workerState, bt *batch, lo, hi int32) {
+	sc := &bt.l2
+	if s.clearCorr {
+		for j := lo; j < hi; j++ {
+			s.cs[j].corr = 0
+		}
+	} else {
+		for _, j := range ws.prev {
+			s.cs[j].corr = 0
+		}
+	}
+	tau, theta := bt.tau, bt.theta
+	if len(bt.blocks) == 1 && bt.offset[1] == 1 {
+		// One row: its columns are distinct, so each entry is its
+		// coordinate's whole batch sum.
+		dy := s.dy[0]
+		ws.prev = ws.prev[:0]
+		if dy == 0 {
+			return
+		}
+		rec := &s.samples[s.part.Start[bt.blocks[0]]]
+		val, idx := s.x.Values[rec.lo:rec.hi], s.x.Indices[rec.lo:rec.hi]
+		if lo != 0 || int(hi) != s.d {
+			a, e := sched.Clip(idx, lo, hi)
+			val, idx = val[a:e], idx[a:e]
+		}
+		val = val[:len(idx)]
+		for p, j := range idx {
+			s.stepL2(&s.cs[j], dy*val[p], sc, tau, theta)
+		}
+		ws.prev = append(ws.prev, idx...)
+		return
+	}
+	touched := ws.touched[:0]
+	s.ownedBatchRows(bt, lo, hi, func(dy float64, val []float64, idx []int32) {
+		val = val[:len(idx)]
+		for p, j := range idx {
+			c := &s.cs[j]
+			if c.u == 0 {
+				touched = append(touched, j)
+			}
+			c.u += dy * val[p]
+		}
+	})
+	// A coordinate whose sum returned to exactly zero was listed twice or
+	// needs no step (u = 0 is the untouched map); skip it either way.
+	kept := touched[:0]
+	for _, j := range touched {
+		c := &s.cs[j]
+		if u := c.u; u != 0 {
+			c.u = 0
+			s.stepL2(c, u, sc, tau, theta)
+			kept = append(kept, j)
+		}
+	}
+	ws.touched = ws.prev
+	ws.prev = kept
+}
+
+// syncL2 brings the coordinates [lo, hi) to the arrays that certificates
+// and models read: x_t, x̄_t and r at the iteration bt is about to run.
+func (s *solver) syncL2(lo, hi int32, bt *batch) {
+	sc := &bt.l2
+	for j := lo; j < hi; j++ {
+		c := &s.cs[j]
+		xi := c.xi
+		if sc.renorm {
+			xi = sc.oldP * (xi + c.r*sc.oldS)
+		}
+		s.xv[j] = sc.pt * (xi + c.r*sc.st)
+		s.xbar[j] = sc.a*xi + sc.b*c.r + c.corr
+		s.r[j] = c.r
+	}
+}
+
+// rebaseL2 restarts the scaled form from the arrays, after a certificate
+// replaced r by its exact value: ξ = x at scale 1, and the correction
+// carries x̄ − x until the next update phase, which clears every one.
+func (s *solver) rebaseL2(lo, hi int32) {
+	for j := lo; j < hi; j++ {
+		s.cs[j] = coordL2{xi: s.xv[j], r: s.r[j], corr: s.xbar[j] - s.xv[j]}
+	}
+}
