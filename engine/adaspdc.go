@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/adaspdc/adaspdc/blocks"
 	"github.com/adaspdc/adaspdc/kernels"
@@ -79,7 +80,13 @@ type solver struct {
 	// samples holds each sample's dual state, label, step and row extent,
 	// in block order (block b is samples[part.Start[b]:part.Start[b+1]]),
 	// so that reading a sampled row's metadata costs one cache miss.
-	samples []sampleRec
+	samples  []sampleRec
+	logistic bool // the loss is Logistic: its prox keeps the logit in sampleRec.aux
+
+	// Per block, the steps of an iteration whose largest norm is that
+	// block's (Eq. 12, 15), and aₜ = 1/(1+τλ): drawing a batch then costs
+	// no division.
+	blockTau, blockTheta, blockA []float64
 
 	lazy   bool
 	fused  bool      // dense update with the reduction fused into the read phase
@@ -128,7 +135,10 @@ type batch struct {
 // of its block and its row's extent in the CSR arrays.
 type sampleRec struct {
 	y, b, sigma float64
-	lo, hi      int64
+	// aux is what a loss's prox carries from one visit to the next: for
+	// the logistic loss the logit of −b·y (NaN: none yet).
+	aux    float64
+	lo, hi int64
 }
 
 // workerState is what each worker keeps to itself.
@@ -348,8 +358,17 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 	for b := 0; b < s.nb; b++ {
 		for r := s.part.Start[b]; r < s.part.Start[b+1]; r++ {
 			k := s.part.Order[r]
-			s.samples[r] = sampleRec{y: s.y[k], b: s.prob.B[k], sigma: s.sigma[b], lo: x.Indptr[k], hi: x.Indptr[k+1]}
+			s.samples[r] = sampleRec{y: s.y[k], b: s.prob.B[k], sigma: s.sigma[b], aux: math.NaN(), lo: x.Indptr[k], hi: x.Indptr[k+1]}
 		}
+	}
+	_, s.logistic = prob.Loss.(Logistic)
+	s.blockTau = make([]float64, s.nb)
+	s.blockTheta = make([]float64, s.nb)
+	s.blockA = make([]float64, s.nb)
+	for b, rb := range s.norms {
+		s.blockTau[b] = s.tauC / rb
+		s.blockTheta[b] = 1 - 1/(s.thA+s.thB*rb)
+		s.blockA[b] = 1 / (1 + s.blockTau[b]*s.lam)
 	}
 	s.drawBatch(&s.batches[0])
 	return s, nil
@@ -554,12 +573,17 @@ func (s *solver) epochs(ctx context.Context, k int) (int, error) {
 				if nw > 1 {
 					s.bar.Wait()
 				}
+				if w == 0 {
+					s.prefetchRows(&s.batches[(s.iter+1)&1])
+				}
 				s.updatePhase(ws, bt, lo, hi, t)
 				if w == 0 {
 					if s.lazy && !s.fastL2 {
 						s.advanceSegment(bt.tau, bt.theta)
 					}
-					s.next.Store(0)
+					if nw > 1 {
+						s.next.Store(0)
+					}
 					s.iter++
 					s.sampled += int64(bt.offset[len(bt.blocks)])
 					if it&255 == 255 && ctx.Err() != nil {
@@ -615,17 +639,39 @@ func (s *solver) epochs(ctx context.Context, k int) (int, error) {
 // from their largest spectral norm.
 func (s *solver) drawBatch(bt *batch) {
 	bt.blocks = s.sampler.Sample(bt.blocks)
-	rmax := 0.0
+	bmax := bt.blocks[0]
 	off := 0
 	for i, b := range bt.blocks {
 		bt.offset[i] = off
-		off += s.part.Start[b+1] - s.part.Start[b]
-		rmax = math.Max(rmax, s.norms[b])
+		lo := s.part.Start[b]
+		off += s.part.Start[b+1] - lo
+		if s.norms[b] > s.norms[bmax] {
+			bmax = b
+		}
+		// The first line of each sample record: the read phase after next
+		// finds it in cache (prefetchRows then fetches the rows).
+		kernels.Prefetch(unsafe.Pointer(&s.samples[lo]))
 	}
 	bt.offset[len(bt.blocks)] = off
-	bt.tau, bt.theta = s.tauC/rmax, 1-1/(s.thA+s.thB*rmax)
+	// τ and θ are decreasing in the largest norm (Eq. 12, 15).
+	bt.tau, bt.theta = s.blockTau[bmax], s.blockTheta[bmax]
 	if s.fastL2 {
-		s.seg.next(&bt.l2, bt.tau, bt.theta, s.lam)
+		s.seg.next(&bt.l2, bt.tau, bt.theta, s.blockA[bmax])
+	}
+}
+
+// prefetchRows asks for the first cache lines of the next batch's rows,
+// whose sample records drawBatch prefetched an iteration earlier: a sampled
+// row is a random access, and the update phase in between hides its
+// latency.
+func (s *solver) prefetchRows(bt *batch) {
+	for _, b := range bt.blocks {
+		for r := s.part.Start[b]; r < s.part.Start[b+1]; r++ {
+			rec := &s.samples[r]
+			if rec.hi > rec.lo {
+				kernels.Prefetch2(unsafe.Pointer(&s.x.Values[rec.lo]), unsafe.Pointer(&s.x.Indices[rec.lo]))
+			}
+		}
 	}
 }
 
@@ -633,47 +679,56 @@ func (s *solver) drawBatch(bt *batch) {
 // the margin aₖᵀx̄. It writes only yₖ and Δyₖ of its own blocks.
 func (s *solver) readPhase(ws *workerState, bt *batch, t int32) {
 	m := int64(len(bt.blocks))
-	loss := s.prob.Loss
+	if len(s.workers) == 1 {
+		s.readBlocks(ws, bt, 0, m, t)
+		return
+	}
 	for {
 		first := s.next.Load()
 		if first >= m {
 			return
 		}
-		n := m // one worker: nobody to share with
-		if w := int64(len(s.workers)); w > 1 {
-			// Guided self-scheduling: claims shrink as the batch runs out, so
-			// that the workers finish together when rows differ in length
-			// (7% off the 2-thread epoch on a9a at m = 512; bench/README.md).
-			n = max(1, (m-first)/(2*w))
-			if !s.next.CompareAndSwap(first, first+n) {
-				continue
-			}
-		} else {
-			s.next.Store(m)
+		// Guided self-scheduling: claims shrink as the batch runs out, so
+		// that the workers finish together when rows differ in length
+		// (7% off the 2-thread epoch on a9a at m = 512; bench/README.md).
+		n := max(1, (m-first)/(2*int64(len(s.workers))))
+		if !s.next.CompareAndSwap(first, first+n) {
+			continue
 		}
-		for i := first; i < min(first+n, m); i++ {
-			b := bt.blocks[i]
-			slot := bt.offset[i]
-			recs := s.samples[s.part.Start[b]:s.part.Start[b+1]]
-			for r := range recs {
-				rec := &recs[r]
-				val, idx := s.x.Values[rec.lo:rec.hi], s.x.Indices[rec.lo:rec.hi]
-				var z float64
-				switch {
-				case s.fastL2:
-					z = dotL2(s.cs, val, idx, bt.l2.a, bt.l2.b)
-				case s.lazy:
-					z = s.lazyDot(val, idx, t)
-				default:
-					z = kernels.SparseDot(val, idx, s.xbar)
-				}
-				yn := loss.DualProx(rec.y, z, rec.sigma, rec.b)
-				dy := yn - rec.y
-				s.dy[slot+r] = dy
-				rec.y = yn
-				if s.fused && dy != 0 {
-					kernels.SparseAxpy(dy, val, idx, ws.buf)
-				}
+		s.readBlocks(ws, bt, first, min(first+n, m), t)
+	}
+}
+
+// readBlocks runs the read phase for the batch's blocks [first, end).
+func (s *solver) readBlocks(ws *workerState, bt *batch, first, end int64, t int32) {
+	loss := s.prob.Loss
+	for i := first; i < end; i++ {
+		b := bt.blocks[i]
+		slot := bt.offset[i]
+		recs := s.samples[s.part.Start[b]:s.part.Start[b+1]]
+		for r := range recs {
+			rec := &recs[r]
+			val, idx := s.x.Values[rec.lo:rec.hi], s.x.Indices[rec.lo:rec.hi]
+			var z float64
+			switch {
+			case s.fastL2:
+				z = dotL2(s.cs, val, idx, bt.l2.a, bt.l2.b)
+			case s.lazy:
+				z = s.lazyDot(val, idx, t)
+			default:
+				z = kernels.SparseDot(val, idx, s.xbar)
+			}
+			var yn float64
+			if s.logistic {
+				yn, rec.aux = logisticProxWarm(rec.y, rec.aux, z, rec.sigma, rec.b)
+			} else {
+				yn = loss.DualProx(rec.y, z, rec.sigma, rec.b)
+			}
+			dy := yn - rec.y
+			s.dy[slot+r] = dy
+			rec.y = yn
+			if s.fused && dy != 0 {
+				kernels.SparseAxpy(dy, val, idx, ws.buf)
 			}
 		}
 	}

@@ -31,7 +31,7 @@ func BenchmarkEpoch(b *testing.B) {
 					var iter float64
 					epochs := 0
 					for b.Loop() {
-						_, res, err := Train(context.Background(), prob, Options{M: m, Threads: threads, Tol: -1, MaxEpochs: 3})
+						_, res, err := Train(context.Background(), prob, Options{M: m, Threads: threads, Tol: -1, MaxEpochs: 10})
 						if err != nil {
 							b.Fatal(err)
 						}
@@ -220,7 +220,7 @@ func BenchmarkEpochVsSweep(b *testing.B) {
 						kernels.SparseAxpy(1e-9*(z+1), val, idx, w)
 					}
 					sweep += time.Since(t0).Seconds()
-					_, res, err := Train(context.Background(), prob, Options{M: m, Threads: 1, Tol: -1, MaxEpochs: 3})
+					_, res, err := Train(context.Background(), prob, Options{M: m, Threads: 1, Tol: -1, MaxEpochs: 10})
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -59,9 +59,9 @@ type l2Segment struct {
 // that A = 1 and B = 0: x̄ is then ξ plus the correction.
 func (g *l2Segment) reset() { *g = l2Segment{p: 1, pPrev: 1} }
 
-// next fills sc for an iteration with steps τ, θ and advances the segment.
-func (g *l2Segment) next(sc *l2Scalars, tau, theta, lam float64) {
-	a := 1 / (1 + tau*lam)
+// next fills sc for an iteration with steps τ, θ and a = 1/(1+τλ), and
+// advances the segment.
+func (g *l2Segment) next(sc *l2Scalars, tau, theta, a float64) {
 	sc.renorm = false
 	if g.p*a < underflowFloor {
 		// x_s = (P_s/P_t)(ξ' + r·P_t(S_s − S_t)) with ξ' = P_t(ξ + rS_t) = x_t.
@@ -74,8 +74,8 @@ func (g *l2Segment) next(sc *l2Scalars, tau, theta, lam float64) {
 	sc.b = (1+g.theta)*g.p*g.s - g.theta*g.pPrev*g.sPrev
 	sc.aStep = a
 	sc.pt1 = g.p * a
-	sc.st1 = g.s + (-tau*a)/sc.pt1
 	sc.ipt1 = 1 / sc.pt1
+	sc.st1 = g.s + (-tau*a)*sc.ipt1
 	sc.prevTheta = g.theta
 	g.pPrev, g.sPrev = g.p, g.s
 	g.p, g.s, g.theta = sc.pt1, sc.st1, theta

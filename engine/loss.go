@@ -366,6 +366,25 @@ func (Logistic) DualProx(y0, z, sigma, b float64) float64 {
 // u = sigmoid(t) ∈ [0, 1] and the number of exponentials it took, which tests
 // use to check the speed of convergence; see Logistic.DualProx.
 func logisticProxSolve(u0, c, sigma float64) (u float64, exps int) {
+	u, _, exps = logisticProxFrom(u0, math.NaN(), c, sigma)
+	return u, exps
+}
+
+// logisticProxWarm is Logistic.DualProx for a solver that keeps, beside
+// each dual y0, the logit t0 at which the previous prox ended (NaN when it
+// has none). Starting there saves the logarithm of logit(u0): t0 is that
+// logit to within the last step's O(|δ|³), and the iteration only takes
+// sigmoid(t0) = u0 for its first step, so the root it returns is the same.
+// It returns the new dual and its logit.
+func logisticProxWarm(y0, t0, z, sigma, b float64) (y, t float64) {
+	u, t, _ := logisticProxFrom(-b*y0, t0, b*z, sigma)
+	return -b * u, t
+}
+
+// logisticProxFrom is logisticProxSolve started from the logit t0 of u0
+// when t0 is a number, and from logit(u0) otherwise. It also returns the
+// logit of its answer (±logisticLogitBound at the ends).
+func logisticProxFrom(u0, t0, c, sigma float64) (u, tEnd float64, exps int) {
 	lo := -c - (1-u0)/sigma
 	hi := -c + u0/sigma
 	// Roots beyond ±logisticLogitBound round to u = 0 or u = 1, and
@@ -377,7 +396,7 @@ func logisticProxSolve(u0, c, sigma float64) (u float64, exps int) {
 	if !(hi > lo) {
 		// Either that, or the bracket is narrower than the resolution of
 		// t because σ is huge (or infinite) and the root is −c to rounding.
-		return logisticSigmoid(lo), 1
+		return logisticSigmoid(lo), lo, 1
 	}
 
 	v0 := 1 - u0
@@ -392,6 +411,8 @@ func logisticProxSolve(u0, c, sigma float64) (u float64, exps int) {
 		t = hi
 	case u0 >= 1:
 		t = lo
+	case t0 == t0: // not NaN: the logit the previous prox ended at
+		t = t0
 	default:
 		// The ratio is accurate to rounding (1 − u0 is exact for u0 ≥ 1/2
 		// and accurate relative to u0 below), and so is its log.
@@ -411,7 +432,7 @@ func logisticProxSolve(u0, c, sigma float64) (u float64, exps int) {
 	for range logisticProxMaxIter {
 		g := sigma*(t+c) + diff
 		if g == 0 {
-			return s, exps
+			return s, t, exps
 		}
 		if g < 0 {
 			lo = t
@@ -434,7 +455,7 @@ func logisticProxSolve(u0, c, sigma float64) (u float64, exps int) {
 			// u = sigmoid(t) to second order. This test comes before the
 			// bracket test because a step below the resolution of t lands
 			// on t itself, which is an end of the bracket.
-			return min(max(s-sd*delta+0.5*gpp*delta*delta, 0), 1), exps
+			return min(max(s-sd*delta+0.5*gpp*delta*delta, 0), 1), t - delta, exps
 		}
 		// The step may land on an end of the bracket, where the root often
 		// is to rounding when y0 was at an end of the domain.
@@ -449,14 +470,14 @@ func logisticProxSolve(u0, c, sigma float64) (u float64, exps int) {
 			// A bisection step ends the search only once the bracket is at
 			// the resolution of float64.
 			if step <= 0x1p-52*max(1, math.Abs(next)) {
-				return logisticSigmoid(next), exps + 1
+				return logisticSigmoid(next), next, exps + 1
 			}
 		}
 		t = next
 		s, comp, diff = logisticSigmoidGap(t, u0, v0)
 		exps++
 	}
-	return s, exps
+	return s, t, exps
 }
 
 // logisticSigmoid returns 1/(1 + exp(−t)) without overflow.

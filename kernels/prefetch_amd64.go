@@ -1,0 +1,19 @@
+//go:build !noasm
+
+package kernels
+
+import "unsafe"
+
+//go:noescape
+func prefetchAsm(p unsafe.Pointer)
+
+//go:noescape
+func prefetch2Asm(p, q unsafe.Pointer)
+
+// Prefetch asks the CPU to bring the cache line holding p into all cache
+// levels (PREFETCHT0), without waiting for it. It never faults, so p may be
+// any address; it is a hint, and a no-op without assembly.
+func Prefetch(p unsafe.Pointer) { prefetchAsm(p) }
+
+// Prefetch2 is two Prefetch calls for the price of one.
+func Prefetch2(p, q unsafe.Pointer) { prefetch2Asm(p, q) }

@@ -1,0 +1,12 @@
+//go:build noasm || !amd64
+
+package kernels
+
+import "unsafe"
+
+// Prefetch is a hint to bring p's cache line closer; Go has no prefetch
+// intrinsic, so without assembly it does nothing.
+func Prefetch(p unsafe.Pointer) {}
+
+// Prefetch2 is two Prefetch calls for the price of one.
+func Prefetch2(p, q unsafe.Pointer) {}
