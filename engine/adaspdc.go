@@ -660,11 +660,20 @@ func (s *solver) drawBatch(bt *batch) {
 	}
 }
 
+// maxPrefetchRows bounds the rows prefetchRows asks for: beyond a few
+// dozen outstanding lines the CPU's fill buffers are full, the prefetches
+// stall, and an iteration has enough rows to overlap their misses by itself
+// (news20 at m = 64 spent 10% of its epoch in them).
+const maxPrefetchRows = 16
+
 // prefetchRows asks for the first cache lines of the next batch's rows,
 // whose sample records drawBatch prefetched an iteration earlier: a sampled
 // row is a random access, and the update phase in between hides its
 // latency.
 func (s *solver) prefetchRows(bt *batch) {
+	if bt.offset[len(bt.blocks)] > maxPrefetchRows {
+		return
+	}
 	for _, b := range bt.blocks {
 		for r := s.part.Start[b]; r < s.part.Start[b+1]; r++ {
 			rec := &s.samples[r]
@@ -702,6 +711,12 @@ func (s *solver) readPhase(ws *workerState, bt *batch, t int32) {
 // readBlocks runs the read phase for the batch's blocks [first, end).
 func (s *solver) readBlocks(ws *workerState, bt *batch, first, end int64, t int32) {
 	loss := s.prob.Loss
+	// With one worker in a scaled lazy run of more than one row, the
+	// batch sum u is formed here, while the row is in L1, rather than in a
+	// second pass over the rows in the update phase: u is not read in this
+	// phase, and one worker adds the rows in batch order, as the owners do.
+	fuseU := s.fastL2 && len(s.workers) == 1 && bt.offset[len(bt.blocks)] > 1
+	touched := ws.touched[:0]
 	for i := first; i < end; i++ {
 		b := bt.blocks[i]
 		slot := bt.offset[i]
@@ -730,8 +745,12 @@ func (s *solver) readBlocks(ws *workerState, bt *batch, first, end int64, t int3
 			if s.fused && dy != 0 {
 				kernels.SparseAxpy(dy, val, idx, ws.buf)
 			}
+			if fuseU && dy != 0 {
+				touched = s.accumulateL2(touched, dy, val, idx)
+			}
 		}
 	}
+	ws.touched = touched
 }
 
 // updatePhase merges the batch into the coordinates worker w owns (the

@@ -164,17 +164,13 @@ func (s *solver) updateL2(ws *workerState, bt *batch, lo, hi int32) {
 		ws.prev = append(ws.prev, idx...)
 		return
 	}
-	touched := ws.touched[:0]
-	s.ownedBatchRows(bt, lo, hi, func(dy float64, val []float64, idx []int32) {
-		val = val[:len(idx)]
-		for p, j := range idx {
-			c := &s.cs[j]
-			if c.u == 0 {
-				touched = append(touched, j)
-			}
-			c.u += dy * val[p]
-		}
-	})
+	touched := ws.touched // one worker: the read phase formed u
+	if len(s.workers) > 1 {
+		touched = touched[:0]
+		s.ownedBatchRows(bt, lo, hi, func(dy float64, val []float64, idx []int32) {
+			touched = s.accumulateL2(touched, dy, val, idx)
+		})
+	}
 	// A coordinate whose sum returned to exactly zero was listed twice or
 	// needs no step (u = 0 is the untouched map); skip it either way.
 	kept := touched[:0]
@@ -188,6 +184,20 @@ func (s *solver) updateL2(ws *workerState, bt *batch, lo, hi int32) {
 	}
 	ws.touched = ws.prev
 	ws.prev = kept
+}
+
+// accumulateL2 adds dy times a row into the batch sums u, and appends to
+// touched each coordinate whose sum was zero.
+func (s *solver) accumulateL2(touched []int32, dy float64, val []float64, idx []int32) []int32 {
+	val = val[:len(idx)]
+	for p, j := range idx {
+		c := &s.cs[j]
+		if c.u == 0 {
+			touched = append(touched, j)
+		}
+		c.u += dy * val[p]
+	}
+	return touched
 }
 
 // syncL2 brings the coordinates [lo, hi) to the arrays that certificates
