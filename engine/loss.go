@@ -446,12 +446,19 @@ func logisticProxFrom(u0, t0, c, sigma float64) (u, tEnd float64, exps int) {
 		gp := sigma + sd
 		gpp := sd * (comp - s)
 		gppp := sd * (1 - 6*sd)
-		// Ratios rather than products, so that nothing underflows or
-		// overflows when σ and u are both tiny; the divisions are
-		// independent, so they overlap.
-		delta := g / gp // the Newton step
+		// The ratios to G′ are formed from one reciprocal when that is a
+		// normal number, and by division otherwise, so that nothing
+		// underflows or overflows when σ and u are both tiny.
+		var delta, a2, a3 float64
+		if gp > 0x1p-1000 {
+			igp := 1 / gp
+			delta, a2, a3 = g*igp, 0.5*gpp*igp, gppp*igp*(1.0/6)
+		} else {
+			delta, a2, a3 = g/gp, 0.5*(gpp/gp), gppp/(6*gp)
+		}
+		// delta is the Newton step; near the root, add the series' next
+		// two terms.
 		if math.Abs(delta) <= 0.5 {
-			a2, a3 := 0.5*(gpp/gp), gppp/(6*gp)
 			delta += delta * delta * (a2 + delta*(2*a2*a2-a3))
 		}
 		if math.Abs(delta) <= logisticStepTol {
