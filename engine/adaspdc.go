@@ -7,7 +7,6 @@ import (
 	"math"
 	"runtime"
 	"sync/atomic"
-	"time"
 	"unsafe"
 
 	"github.com/adaspdc/adaspdc/blocks"
@@ -111,8 +110,7 @@ type solver struct {
 	_    [56]byte
 	stop bool // set by worker 0 in the update phase, read after the barrier
 
-	sampled int64     // samples updated so far, for the passes count
-	bestX   []float64 // x at the certificate with the smallest gap
+	sampled int64 // samples updated so far, for the passes count
 
 	// The batches are double-buffered: iteration it runs batches[it&1]
 	// while worker 0 draws batches[(it+1)&1] at the start of its read phase
@@ -188,17 +186,18 @@ func Train(ctx context.Context, prob Problem, opt Options) (*Model, *Result, err
 		}
 		return nil, nil, err
 	}
-	res, err := s.run(ctx)
+	res, err := drive(ctx, s, opt)
+	res.Lazy, res.Blocks = s.lazy, s.nb
 	if cerr := s.pool.Close(); err == nil {
 		err = cerr
 	}
 	res.Duals = s.y
 	w := s.xv
 	if err != nil {
-		if s.bestX == nil {
+		if res.bestX == nil {
 			return nil, res, err
 		}
-		w = s.bestX
+		w = res.bestX
 	}
 	m := &Model{
 		Loss:    prob.Loss.Name(),
@@ -438,112 +437,12 @@ func (s *solver) resetSegment() {
 	s.segS[0] = 0
 }
 
-// run drives epochs until a stopping rule fires.
-func (s *solver) run(ctx context.Context) (*Result, error) {
-	res := &Result{Lazy: s.lazy, Threads: s.pool.Threads(), Blocks: s.nb}
-	start := time.Now()
-	guard := divergenceGuard{hint: "scale the features (e.g. to [-1, 1]) or the rows (-normalize unit), lower -m, or raise -lambda"}
-	var iterTime time.Duration
-	epoch, lastCheck := 0, -1
-	var lastGap float64
-	for {
-		tp, err := s.certificate()
-		if err != nil {
-			res.Stop = "panic"
-			return res, err
-		}
-		tp.Epoch = epoch
-		tp.Passes = float64(s.sampled) / float64(s.n)
-		tp.Seconds = time.Since(start).Seconds()
-		tp.IterSeconds = iterTime.Seconds()
-		tp.Threads = res.Threads
-		res.Trace = append(res.Trace, tp)
-		res.Final = tp
-		if err := guard.observe(tp); err != nil {
-			res.Stop = "diverged"
-			return res, err
-		}
-		if len(res.Trace) == 1 || tp.Gap < res.Best.Gap {
-			res.Best = tp
-			s.bestX = append(s.bestX[:0], s.xv...)
-		}
-		if s.opt.Callback != nil {
-			if err := s.opt.Callback(tp); err != nil {
-				res.Stop = "callback"
-				if errors.Is(err, ErrStop) {
-					return res, nil
-				}
-				return res, err
-			}
-		}
-		switch {
-		case tp.RelGap <= s.opt.Tol:
-			res.Converged, res.Stop = true, "tol"
-			return res, nil
-		case s.opt.TargetPrimal > 0 && tp.Primal <= s.opt.TargetPrimal:
-			res.Stop = "target"
-			return res, nil
-		case epoch >= s.opt.MaxEpochs:
-			res.Stop = "max-epochs"
-			return res, nil
-		case ctx.Err() != nil:
-			res.Stop = "context"
-			if errors.Is(context.Cause(ctx), errTimeLimit) {
-				res.Stop = "time"
-			}
-			return res, nil
-		}
-		next := epoch + s.checkInterval(tp, epoch-lastCheck, lastGap)
-		lastCheck, lastGap = epoch, tp.Gap
-		t0 := time.Now()
-		if k := min(next, s.opt.MaxEpochs) - epoch; k > 0 && ctx.Err() == nil {
-			done, err := s.epochs(ctx, k)
-			epoch += done
-			if err != nil {
-				res.Stop = "panic"
-				return res, err
-			}
-		}
-		iterTime += time.Since(t0)
-	}
-}
-
-// checkInterval decides how many epochs to run before the next certificate,
-// which costs about a third of an epoch. Far from the tolerance it extrapolates
-// the gap's linear rate from the last two certificates and checks again about
-// halfway to the predicted end, at most 8 epochs later; near it, and whenever
-// the rate is unknown or stalls, every epoch. The rule depends only on
-// computed values, which are bit-identical across thread counts, so it
-// keeps runs deterministic.
-func (s *solver) checkInterval(tp TracePoint, since int, prevGap float64) int {
-	if since <= 0 || !(tp.Gap > 0) || !(prevGap > tp.Gap) {
-		return 1
-	}
-	rate := math.Log(tp.Gap/prevGap) / float64(since) // < 0: log of the per-epoch contraction
-	need := math.Inf(1)
-	if s.opt.Tol > 0 {
-		need = math.Log(s.opt.Tol*math.Max(1, math.Abs(tp.Primal))/tp.Gap) / rate
-	}
-	if s.opt.TargetPrimal > 0 {
-		// P ≤ target is certain once the gap is below target − D.
-		if slack := s.opt.TargetPrimal - tp.Dual; slack > 0 {
-			need = math.Min(need, math.Log(slack/tp.Gap)/rate)
-		} else {
-			return 1
-		}
-	}
-	if math.IsInf(need, 1) || math.IsNaN(need) {
-		return 1
-	}
-	return int(math.Min(8, math.Max(1, math.Floor(need/2))))
-}
-
-// epochs runs k epochs of ⌈n_b/m⌉ iterations inside one pool phase and
+// runEpochs runs k epochs of ⌈n_b/m⌉ iterations inside one pool phase and
 // returns how many it started (fewer when the context ends the run). The
 // workers meet at two barriers per iteration, after the read phase and after
 // the update phase; a single worker skips them. At the end x, x̄, r and y
 // are brought up to date for the certificate.
-func (s *solver) epochs(ctx context.Context, k int) (int, error) {
+func (s *solver) runEpochs(ctx context.Context, k int) (int, error) {
 	iters := s.itersPerEpoch()
 	s.stop = false
 	nw := len(s.workers)
@@ -879,4 +778,14 @@ func (s *solver) advanceSegment(tau, theta float64) {
 	s.segP[t+1] = s.segP[t] * a
 	s.segS[t+1] = s.segS[t] + (-tau*a)/s.segP[t+1]
 	s.segT = t + 1
+}
+
+// The driver's view of an AdaSPDC run (driver.go).
+
+func (s *solver) certify() (TracePoint, error) { return s.certificate() }
+func (s *solver) point() []float64             { return s.xv }
+func (s *solver) passes() float64              { return float64(s.sampled) / float64(s.n) }
+func (s *solver) threads() int                 { return s.pool.Threads() }
+func (s *solver) divergenceHint() string {
+	return "scale the features (e.g. to [-1, 1]) or the rows (-normalize unit), lower -m, or raise -lambda"
 }

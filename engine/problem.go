@@ -150,6 +150,11 @@ type Options struct {
 	// The duals start at yₖ = φ'(aₖᵀx), the optimality relation.
 	WarmStart []float64
 
+	// StopRule, when non-nil, sees the trace after every certificate and
+	// ends the run (Result.Stop "rule") when it returns true. With a rule,
+	// every epoch is certified.
+	StopRule StopRule
+
 	// Callback, when non-nil, is called after every epoch's certificate.
 	// Returning ErrStop ends the run without error; any other error ends it
 	// with that error.
@@ -272,7 +277,7 @@ type Result struct {
 	Final     TracePoint
 	Best      TracePoint
 	Converged bool   // the relative gap reached Tol
-	Stop      string // why the run ended: "tol", "target", "max-epochs", "time", "callback", "context", "diverged", "panic"
+	Stop      string // why the run ended: "tol", "target", "max-epochs", "time", "callback", "rule", "context", "diverged", "panic"
 	Lazy      bool   // whether the lazy primal update ran
 	Threads   int
 	Blocks    int
@@ -280,4 +285,6 @@ type Result struct {
 	// Duals are the dual variables yₖ, one per sample, of the final
 	// certificate: D = −(1/n)Σₖ φ*(yₖ) − g*(−(1/n)Σₖ yₖaₖ) is Final.Dual.
 	Duals []float64
+
+	bestX []float64 // the point of Best
 }

@@ -1,0 +1,144 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"math"
+	"time"
+)
+
+// method is what the driver needs from a solver: run whole epochs, and
+// certify the current point. A method owns its iterate, its workers and its
+// bookkeeping (lazy segments, barriers); the driver owns the run: when to
+// certify, when to stop, divergence, the trace and the best model.
+type method interface {
+	// runEpochs runs k epochs and returns how many it started; it may stop
+	// early when ctx is done. Afterwards point and certify see the state
+	// at the end of the last iteration.
+	runEpochs(ctx context.Context, k int) (int, error)
+	// certify returns P, D and the gap at the current point; Epoch,
+	// Passes, the times and Threads are the driver's to fill.
+	certify() (TracePoint, error)
+	// point is the current primal point; the driver copies it.
+	point() []float64
+	passes() float64
+	threads() int
+	// divergenceHint is the advice the divergence error ends with.
+	divergenceHint() string
+}
+
+// StopRule decides, after each certificate, whether a run has done enough,
+// from the whole trace so far (the last entry is the newest certificate).
+// It runs after the tolerance, target, epoch and time tests, so it can
+// only end a run earlier. Stall detection and the reductions that
+// restart a method with a new centre or smoothing (AdaptReg,
+// AdaptSmooth) are stop rules.
+type StopRule func(trace []TracePoint) bool
+
+// drive runs m to the stopping rules of opt. The Result it returns is
+// never nil; after an error it holds the trace so far and, once one
+// certificate exists, the best point in bestX.
+func drive(ctx context.Context, m method, opt Options) (*Result, error) {
+	res := &Result{Threads: m.threads()}
+	start := time.Now()
+	guard := divergenceGuard{hint: m.divergenceHint()}
+	var iterTime time.Duration
+	epoch, lastCheck := 0, -1
+	var lastGap float64
+	for {
+		tp, err := m.certify()
+		if err != nil {
+			res.Stop = "panic"
+			return res, err
+		}
+		tp.Epoch = epoch
+		tp.Passes = m.passes()
+		tp.Seconds = time.Since(start).Seconds()
+		tp.IterSeconds = iterTime.Seconds()
+		tp.Threads = res.Threads
+		res.Trace = append(res.Trace, tp)
+		res.Final = tp
+		if err := guard.observe(tp); err != nil {
+			res.Stop = "diverged"
+			return res, err
+		}
+		if len(res.Trace) == 1 || tp.Gap < res.Best.Gap {
+			res.Best = tp
+			res.bestX = append(res.bestX[:0], m.point()...)
+		}
+		if opt.Callback != nil {
+			if err := opt.Callback(tp); err != nil {
+				res.Stop = "callback"
+				if errors.Is(err, ErrStop) {
+					return res, nil
+				}
+				return res, err
+			}
+		}
+		switch {
+		case tp.RelGap <= opt.Tol:
+			res.Converged, res.Stop = true, "tol"
+			return res, nil
+		case opt.TargetPrimal > 0 && tp.Primal <= opt.TargetPrimal:
+			res.Stop = "target"
+			return res, nil
+		case epoch >= opt.MaxEpochs:
+			res.Stop = "max-epochs"
+			return res, nil
+		case ctx.Err() != nil:
+			res.Stop = "context"
+			if errors.Is(context.Cause(ctx), errTimeLimit) {
+				res.Stop = "time"
+			}
+			return res, nil
+		case opt.StopRule != nil && opt.StopRule(res.Trace):
+			res.Stop = "rule"
+			return res, nil
+		}
+		next := epoch + checkInterval(opt, tp, epoch-lastCheck, lastGap)
+		if opt.StopRule != nil {
+			next = epoch + 1 // the rule sees every epoch
+		}
+		lastCheck, lastGap = epoch, tp.Gap
+		t0 := time.Now()
+		if k := min(next, opt.MaxEpochs) - epoch; k > 0 && ctx.Err() == nil {
+			done, err := m.runEpochs(ctx, k)
+			epoch += done
+			if err != nil {
+				res.Stop = "panic"
+				return res, err
+			}
+		}
+		iterTime += time.Since(t0)
+	}
+}
+
+// checkInterval decides how many epochs to run before the next certificate,
+// which costs about a third of an epoch. Far from the tolerance it extrapolates
+// the gap's linear rate from the last two certificates and checks again about
+// halfway to the predicted end, at most 8 epochs later; near it, and whenever
+// the rate is unknown or stalls, every epoch. The rule depends only on
+// computed values, which are bit-identical across thread counts, so it
+// keeps runs deterministic.
+func checkInterval(opt Options, tp TracePoint, since int, prevGap float64) int {
+	if since <= 0 || !(tp.Gap > 0) || !(prevGap > tp.Gap) {
+		return 1
+	}
+	rate := math.Log(tp.Gap/prevGap) / float64(since) // < 0: log of the per-epoch contraction
+	need := math.Inf(1)
+	if opt.Tol > 0 {
+		need = math.Log(opt.Tol*math.Max(1, math.Abs(tp.Primal))/tp.Gap) / rate
+	}
+	if opt.TargetPrimal > 0 {
+		// P ≤ target is certain once the gap is below target − D.
+		if slack := opt.TargetPrimal - tp.Dual; slack > 0 {
+			need = math.Min(need, math.Log(slack/tp.Gap)/rate)
+		} else {
+			return 1
+		}
+	}
+	if math.IsInf(need, 1) || math.IsNaN(need) {
+		return 1
+	}
+	return int(math.Min(8, math.Max(1, math.Floor(need/2))))
+}
