@@ -35,11 +35,15 @@
 // On sparse high-dimensional data most coordinates are untouched by an
 // iteration's batch; for them steps 2 and 3 are scalar recurrences whose
 // coefficients depend only on τᵗ and θᵗ. With Options.Lazy on (chosen
-// automatically when d is large next to the batch's nonzeros), the solver
-// keeps running products and sums of those coefficients and brings a
-// coordinate up to date only when a row reads it, so an iteration costs the
-// nonzeros of its rows rather than O(d). See lazy.go for the recurrences,
-// including the piecewise-affine case l1 > 0.
+// automatically when d exceeds the batch's nonzeros, where the dense
+// update's O(d) per iteration would dominate), an iteration costs the
+// nonzeros of its rows rather than O(d). For g = (λ/2)‖x‖² (lazyl2.go) each
+// coordinate keeps one 32-byte record in scaled form, ξⱼ = x/P − rⱼS with
+// the segment's running product P and sum S, so that x̄ⱼ is A·ξⱼ + B·rⱼ + cⱼ
+// with A and B common to all coordinates: a row's margin is three fused dot
+// products with no branch, and an iteration's own bookkeeping is O(1). With
+// l1 > 0 the map is piecewise affine and lazy.go replays it per coordinate
+// from per-iteration step arrays, with a bisection for sign changes.
 //
 // # Concurrency
 //
@@ -111,4 +115,60 @@
 // Workers that panic (a bug in a user's Loss, say) do not take the process
 // down: the pool recovers the panic, breaks the barrier so that the other
 // workers unwind, and Train returns the panic as an error.
+//
+// # One worker
+//
+// When a batch holds fewer than about 200 nonzeros per extra worker, one
+// worker runs (Options.Threads is an upper bound). It skips the barriers and
+// the block claims, and in a lazy run it forms the batch sums u while each
+// row is still in L1, in the same batch order as the owners would, so the
+// model is bit-identical to a multi-worker run. A sample's dual, label, step,
+// row extent and (logistic) last logit sit in one record, in block order;
+// drawBatch prefetches the records of the next batch, and the update phase
+// prefetches its rows.
+//
+// # Where things live
+//
+//	problem.go      Problem, Options, TracePoint, Result
+//	loss.go         losses: φ, φ', φ*, γ and the dual prox (logistic: Eq. 9 by
+//	                a bracketed quartic Newton iteration in the logit)
+//	regularizer.go  the elastic net: value, conjugate, prox
+//	driver.go       the run: certificate schedule, stopping (tolerance, target,
+//	                epochs, time, context, callback, StopRule), divergence
+//	                guard (guard.go), trace, best model; drives a method
+//	adaspdc.go      the AdaSPDC/SPDC method: steps (Eq. 10, 12, 15 in
+//	                stepSizes), batches, read phase (Eq. 9), update phase
+//	                (Eq. 11, 13, 14), the epoch loop with its barriers
+//	lazyl2.go       the scaled lazy store for L2 (Eq. 11, 13, 14 per touched
+//	                coordinate, x̄ for untouched ones)
+//	lazy.go         the lazy replay for l1 > 0
+//	certificate.go  P, D and the gap in parallel, r recomputed exactly
+//	certify.go      Certify: the gap of any weights
+//	modelio/        model files (JSON, LIBLINEAR's format)
+//
+// # Adding a method
+//
+// A method implements the small interface the driver calls (driver.go):
+// runEpochs(ctx, k) runs k epochs, certify returns P, D and the gap at the
+// current point, point returns x, and passes, threads and divergenceHint
+// report on it. Everything else, stopping, the trace, the best model,
+// divergence, a user's StopRule, is the driver's. A method with no dual
+// iterate of its own certifies with the dual point of its x,
+// yₖ = φ'(aₖᵀx) projected into dom φ* (Certify does exactly that). For
+// example, plain proximal SGD on the same problem would be
+//
+//	type sgd struct{ prob Problem; x []float64; eta float64; seen int64 }
+//
+//	// runEpochs: for each of n random k, z = aₖᵀx, then
+//	// x ← prox_{ηg}(x − η·φ'(z, bₖ)·aₖ) (one sparse axpy and a dense prox,
+//	// or the lazy L2 store of lazyl2.go for sparse data).
+//	func (m *sgd) certify() (TracePoint, error) { return Certify(m.prob, m.x) }
+//	func (m *sgd) point() []float64             { return m.x }
+//	func (m *sgd) passes() float64              { return float64(m.seen) / float64(m.prob.X.Rows) }
+//
+// and Train would hand it to drive instead of the AdaSPDC solver. Not yet
+// separated: the batch loop (claims, barriers, owner-ordered reduction)
+// still lives in adaspdc.go rather than in package sched, and the
+// coordinate stores are not yet behind one interface; issue 8's closing
+// note says what is left.
 package engine
