@@ -108,10 +108,10 @@ func dotL2(cs []coordL2, val []float64, idx []int32, a, b float64) float64 {
 
 // stepL2 applies Eq. 11, 14 and 13 to a touched coordinate with batch sum u
 // and writes it back in scaled form for iteration t+1.
-func (s *solver) stepL2(c *coordL2, u float64, sc *l2Scalars, tau, theta float64) {
+func (s *solver) stepL2(c *coordL2, u float64, sc *l2Scalars, tau, theta, scale float64) {
 	xt := sc.pt * (c.xi + c.r*sc.st)
-	xn := sc.aStep * (xt - tau*(c.r+s.scale*u)) // Eq. 11
-	r := c.r + s.rScale*u                       // Eq. 13
+	xn := sc.aStep * (xt - tau*(c.r+scale*u)) // Eq. 11
+	r := c.r + s.rScale*u                     // Eq. 13
 	xi := xn*sc.ipt1 - r*sc.st1
 	// x̄_{t+1} (Eq. 14) minus what the formula will give from ξ, r at t+1.
 	c.corr = theta * (sc.pt*(xi+r*sc.st) - xt)
@@ -159,7 +159,7 @@ func (s *solver) updateL2(ws *workerState, bt *batch, lo, hi int32) {
 		}
 		val = val[:len(idx)]
 		for p, j := range idx {
-			s.stepL2(&s.cs[j], dy*val[p], sc, tau, theta)
+			s.stepL2(&s.cs[j], dy*val[p], sc, tau, theta, bt.scale)
 		}
 		ws.prev = append(ws.prev, idx...)
 		return
@@ -178,7 +178,7 @@ func (s *solver) updateL2(ws *workerState, bt *batch, lo, hi int32) {
 		c := &s.cs[j]
 		if u := c.u; u != 0 {
 			c.u = 0
-			s.stepL2(c, u, sc, tau, theta)
+			s.stepL2(c, u, sc, tau, theta, bt.scale)
 			kept = append(kept, j)
 		}
 	}

@@ -89,6 +89,19 @@ const (
 	SolverSPDC Solver = "spdc"
 )
 
+// Sampling names how an iteration's blocks are drawn.
+type Sampling string
+
+// The samplings Train understands.
+const (
+	// SamplingUniform draws m distinct blocks uniformly (the paper's).
+	SamplingUniform Sampling = "uniform"
+	// SamplingImportance draws one block with probability
+	// pᵢ = ½/n_b + ½·Rᵢ/ΣR and weighs its update by 1/(n_b·pᵢ): SPDC's
+	// non-uniform variant (Zhang & Xiao). It needs SolverSPDC and M = 1.
+	SamplingImportance Sampling = "importance"
+)
+
 // Options controls Train. Start from DefaultOptions and change what you
 // need: Tol and MaxEpochs take their zero values literally (stop at a zero
 // gap; run no epoch, which certifies the starting point), so that every
@@ -99,6 +112,7 @@ type Options struct {
 	M         int       // blocks per iteration; zero: 1
 	BlockSize int       // samples per dual block; zero: 1
 	Partition Partition // zero: PartitionShuffle
+	Sampling  Sampling  // zero: SamplingUniform
 	// Threads bounds the workers; ≤ 0: GOMAXPROCS. Fewer run when a batch
 	// is too small to share: one worker per 200 nonzeros of a batch, and
 	// never more than M. Result.Threads and TracePoint.Threads say how many
@@ -187,6 +201,9 @@ func (o Options) withDefaults() Options {
 	if o.Lazy == "" {
 		o.Lazy = LazyAuto
 	}
+	if o.Sampling == "" {
+		o.Sampling = SamplingUniform
+	}
 	if o.StepScale == 0 {
 		o.StepScale = 1
 	}
@@ -215,6 +232,15 @@ func (o Options) Validate() error {
 	case LazyAuto, LazyOn, LazyOff:
 	default:
 		return fmt.Errorf("engine: unknown lazy mode %q (want auto, on or off)", o.Lazy)
+	}
+	switch o.Sampling {
+	case SamplingUniform:
+	case SamplingImportance:
+		if o.Solver != SolverSPDC || o.M != 1 {
+			return fmt.Errorf("engine: importance sampling is SPDC's non-uniform variant: it needs -solver spdc and -m 1 (got %s, m = %d)", o.Solver, o.M)
+		}
+	default:
+		return fmt.Errorf("engine: unknown sampling %q (want uniform or importance)", o.Sampling)
 	}
 	if !(o.StepScale > 0 && o.StepScale <= 2) {
 		return fmt.Errorf("engine: step scale %v: must be in (0, 2], where the steps keep the Chambolle–Pock condition στ‖K‖² ≤ 1", o.StepScale)

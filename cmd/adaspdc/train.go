@@ -28,6 +28,7 @@ func init() {
 
 type trainFlags struct {
 	loss, partition, solver, lazy    string
+	sampling                         string
 	normalize                        string
 	model, liblinearModel, trace     string
 	m, block, threads                int
@@ -60,6 +61,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&f.threads, "threads", 0, "at most this many worker threads, fewer when a batch (-m) is too small to share (one per 200 nonzeros); 0: the cores")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed for the partition and the sampler")
 	fs.StringVar(&f.solver, "solver", "adaspdc", "adaspdc, or spdc for the constant-step baseline")
+	fs.StringVar(&f.sampling, "sampling", "uniform", "uniform, or importance (spdc with -m 1: blocks drawn ∝ ½ uniform + ½ norm)")
 	fs.StringVar(&f.lazy, "lazy", "auto", "lazy primal updates: auto, on or off")
 	fs.Float64Var(&f.stepScale, "step-scale", 1, "multiply the paper's steps σ and τ by this `factor` in (0, 2]; 2 is often faster but outside the paper's proof")
 	fs.Float64Var(&f.tol, "tol", 1e-6, "stop at this relative duality gap (P−D)/max(1,|P|); ≤ 0: run exactly -max-epochs epochs")
@@ -129,6 +131,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		M:             f.m,
 		BlockSize:     f.block,
 		Partition:     engine.Partition(f.partition),
+		Sampling:      engine.Sampling(f.sampling),
 		Threads:       f.threads,
 		Seed:          f.seed,
 		Lazy:          engine.Lazy(f.lazy),
