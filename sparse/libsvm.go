@@ -75,11 +75,12 @@ const (
 	// defaultChunkSize is the chunk size when the input size is unknown.
 	defaultChunkSize = 1 << 20
 	// minChunkSize and maxChunkSize bound the chunk size chosen from a known
-	// input size: large enough that the per-chunk cost (a goroutine, a few
-	// allocations, one copy into the final matrix) is noise, small enough
-	// that every thread gets several chunks to balance the load.
+	// input size: large enough that the per-chunk cost (a goroutine, a
+	// read, a few counters) is noise, small enough that every thread gets
+	// several chunks to balance the load, and that the chunk buffers (one
+	// per thread) are small next to the result.
 	minChunkSize = 64 << 10
-	maxChunkSize = 4 << 20
+	maxChunkSize = 1 << 20
 )
 
 // ReadFile reads a dataset from a file: a binary cache written by WriteCache,
@@ -113,12 +114,13 @@ func ReadFileStats(path string, opt ReadOptions) (*Dataset, ReadStats, error) {
 		if err == nil {
 			err = d.X.applyNumFeatures(opt.NumFeatures, path)
 		}
-	} else {
-		var size int64
+	} else if err = checkReadOptions(opt, path); err == nil {
 		if fi, statErr := f.Stat(); statErr == nil && fi.Mode().IsRegular() {
-			size = fi.Size()
+			// A plain file is read in place, by offset, from its start.
+			d, stats, err = readSized(io.NewSectionReader(f, 0, fi.Size()), fi.Size(), path, opt)
+		} else {
+			d, stats, err = readStream(io.MultiReader(bytes.NewReader(head), f), 0, path, opt)
 		}
-		d, stats, err = readLIBSVM(io.MultiReader(bytes.NewReader(head), f), size, path, opt)
 	}
 	if err != nil {
 		return nil, stats, err
@@ -131,8 +133,11 @@ func ReadFileStats(path string, opt ReadOptions) (*Dataset, ReadStats, error) {
 // line, 1-based ascending indices) from r and returns the dataset with
 // 0-based column indices. Name is used in errors and as the dataset's Name.
 // See the package documentation for the accepted syntax and for how the
-// input is parsed in parallel. Every syntax error is a *ParseError; errors
-// from r are returned wrapped.
+// input is parsed in parallel: an r with ReadAt and Seek (a regular
+// *os.File, bytes.Reader, strings.Reader, io.SectionReader) is read from
+// its current position to its end in two passes that parse straight into
+// the result and is left at its end; any other r is streamed. Every syntax
+// error is a *ParseError; errors from r are returned wrapped.
 func ReadLIBSVM(r io.Reader, name string, opt ReadOptions) (*Dataset, error) {
 	d, _, err := ReadLIBSVMStats(r, name, opt)
 	return d, err
@@ -140,72 +145,315 @@ func ReadLIBSVM(r io.Reader, name string, opt ReadOptions) (*Dataset, error) {
 
 // ReadLIBSVMStats is ReadLIBSVM that also reports ReadStats.
 func ReadLIBSVMStats(r io.Reader, name string, opt ReadOptions) (*Dataset, ReadStats, error) {
+	if err := checkReadOptions(opt, name); err != nil {
+		return nil, ReadStats{}, err
+	}
+	if ra, start, end, ok := sizedSource(r); ok {
+		return readSized(io.NewSectionReader(ra, start, end-start), end-start, name, opt)
+	}
 	var size int64
-	switch r := r.(type) {
-	case interface{ Len() int }: // bytes.Reader, strings.Reader, bytes.Buffer
+	if r, ok := r.(interface{ Len() int }); ok { // bytes.Buffer
 		size = int64(r.Len())
-	case *os.File:
-		if fi, err := r.Stat(); err == nil && fi.Mode().IsRegular() {
-			size = fi.Size()
+	}
+	return readStream(r, size, name, opt)
+}
+
+// sizedSource reports whether r can be read by offset: it has ReadAt and
+// Seek, and if it is an *os.File, a regular one (a pipe or a terminal has
+// no size). start is the current position and end the size; r is left at
+// end, where reading it to the end would leave it.
+func sizedSource(r io.Reader) (ra io.ReaderAt, start, end int64, ok bool) {
+	rs, ok := r.(interface {
+		io.ReaderAt
+		io.Seeker
+	})
+	if !ok {
+		return nil, 0, 0, false
+	}
+	if f, isFile := r.(*os.File); isFile {
+		if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+			return nil, 0, 0, false
 		}
 	}
-	return readLIBSVM(r, size, name, opt)
+	start, err := rs.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return nil, 0, 0, false
+	}
+	if end, err = rs.Seek(0, io.SeekEnd); err != nil || end < start {
+		rs.Seek(start, io.SeekStart)
+		return nil, 0, 0, false
+	}
+	return rs, start, end, true
 }
 
-// chunkResult is what one parser goroutine produces from one chunk: the rows
-// of the chunk with chunk-local row ends, the line count, and the first
-// error in the chunk, whose line is chunk-local.
-type chunkResult struct {
-	labels   []float64
-	rowEnds  []int64 // rowEnds[i] is the local nnz after row i
-	indices  []int32
-	values   []float64
-	maxIndex int32 // largest 0-based column index, −1 if none
-	lines    int
-	skipped  int
-	err      *ParseError // first error (SkipInvalid: first skipped line)
-}
-
-// readLIBSVM is the parallel reader. The calling goroutine cuts the input
-// into chunks that end at a newline and hands each to an errgroup goroutine;
-// SetLimit bounds the chunks in flight, so memory stays at a few chunks
-// beyond the result however large the input. After all chunks are parsed,
-// prefix sums over their row and nonzero counts place each chunk in the final
-// matrix, and the chunks are copied there concurrently.
-func readLIBSVM(r io.Reader, size int64, name string, opt ReadOptions) (*Dataset, ReadStats, error) {
+// checkReadOptions refuses options out of range, before anything is read.
+func checkReadOptions(opt ReadOptions, name string) error {
 	if opt.NumFeatures < 0 || opt.NumFeatures > maxIndex {
-		return nil, ReadStats{}, fmt.Errorf("%s: NumFeatures %d out of range [0, %d]", name, opt.NumFeatures, maxIndex)
+		return fmt.Errorf("%s: NumFeatures %d out of range [0, %d]", name, opt.NumFeatures, maxIndex)
 	}
 	if opt.Threads < 0 {
-		return nil, ReadStats{}, fmt.Errorf("%s: Threads %d is negative", name, opt.Threads)
+		return fmt.Errorf("%s: Threads %d is negative", name, opt.Threads)
 	}
-	threads := opt.Threads
+	return nil
+}
+
+// threadsAndChunkSize returns the parser goroutines and the chunk size for
+// an input of size bytes (0 if unknown).
+func threadsAndChunkSize(opt ReadOptions, size int64) (threads, chunkSize int) {
+	threads = opt.Threads
 	if threads == 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	chunkSize := opt.chunkSize
+	chunkSize = opt.chunkSize
 	if chunkSize <= 0 {
 		chunkSize = defaultChunkSize
 		if size > 0 {
 			chunkSize = int(min(max(size/int64(4*threads), minChunkSize), maxChunkSize))
 		}
 	}
+	return threads, chunkSize
+}
 
+// chunk is a piece of the input that ends after a newline (the last one may
+// end without), and what parsing it gave.
+type chunk struct {
+	// The sized reader's plan: where the chunk's bytes are, and the room
+	// its rows and entries have in the result (one row per line, one entry
+	// per colon), rowCap rows from rowOff and nnzCap entries from nnzOff.
+	off            int64
+	length         int
+	rowOff, rowCap int
+	nnzOff, nnzCap int
+
+	// Set by parseChunk.
+	rows, nnz int   // rows and entries written
+	maxIndex  int32 // largest 0-based column index, −1 if none
+	lines     int
+	skipped   int
+	err       *ParseError // first error (SkipInvalid: first skipped line); chunk-local line
+	fatal     error       // a read error, or bytes that changed between the passes
+
+	// The streaming reader's arrays of its own, copied into the result at
+	// the end.
+	labels  []float64
+	rowEnds []int64 // rowEnds[i] is the chunk-local nnz after row i
+	indices []int32
+	values  []float64
+}
+
+// firstBad is the index of the earliest chunk known to fail. Chunks after
+// it cannot change the outcome, so they are neither read nor parsed.
+type firstBad struct{ atomic.Int64 }
+
+func newFirstBad() *firstBad {
+	b := &firstBad{}
+	b.Store(math.MaxInt64)
+	return b
+}
+
+// ok reports whether chunk k may still matter.
+func (b *firstBad) ok(k int) bool { return b.Load() > int64(k) }
+
+// mark records that chunk k fails.
+func (b *firstBad) mark(k int) {
+	for old := b.Load(); int64(k) < old && !b.CompareAndSwap(old, int64(k)); old = b.Load() {
+	}
+}
+
+// readSized is the reader for inputs of known size that can be read by
+// offset. A first pass (planChunks) reads the input once in chunk-sized
+// pieces and counts the newlines and colons of each chunk; from their
+// prefix sums every chunk gets its room in the result, which is then
+// allocated once, at its final size. In the second pass errgroup goroutines
+// read their chunks again, each with its own ReadAt, and parse them
+// straight into their room. Lines without data and colons that are not
+// entries leave gaps, closed at the end by moving rows and entries down in
+// place. Peak memory is the result plus a chunk buffer per thread.
+func readSized(r io.ReaderAt, size int64, name string, opt ReadOptions) (*Dataset, ReadStats, error) {
+	threads, chunkSize := threadsAndChunkSize(opt, size)
+	chunks, buf, err := planChunks(r, size, chunkSize)
+	if err != nil {
+		return nil, ReadStats{}, fmt.Errorf("%s: %w", name, err)
+	}
+	rowCap, nnzCap := 0, 0
+	for _, c := range chunks {
+		c.rowOff, c.nnzOff = rowCap, nnzCap
+		rowCap += c.rowCap
+		nnzCap += c.nnzCap
+	}
+	y := make([]float64, rowCap)
+	ptr := make([]int64, rowCap+1)
+	ind := make([]int32, nnzCap)
+	val := make([]float64, nnzCap)
+
+	bad := newFirstBad()
+	var g errgroup.Group
+	g.SetLimit(threads)
+	// free recycles chunk buffers, starting with the first pass's: SetLimit
+	// keeps at most threads in use.
+	free := make(chan []byte, threads)
+	free <- buf
+	for k, c := range chunks {
+		if !bad.ok(k) {
+			break
+		}
+		g.Go(func() error {
+			if !bad.ok(k) {
+				return nil
+			}
+			var buf []byte
+			select {
+			case buf = <-free:
+			default:
+			}
+			if cap(buf) < c.length {
+				buf = make([]byte, max(c.length, chunkSize))
+			}
+			text := buf[:c.length]
+			if n, err := r.ReadAt(text, c.off); n < len(text) {
+				if err == nil || err == io.EOF {
+					err = errors.New("the input changed while it was read (it got shorter)")
+				}
+				c.fatal = fmt.Errorf("%s: %w", name, err)
+			} else {
+				parseChunk(c, text, y[c.rowOff:c.rowOff+c.rowCap], ptr[c.rowOff+1:c.rowOff+1+c.rowCap], int64(c.nnzOff),
+					ind[c.nnzOff:c.nnzOff+c.nnzCap], val[c.nnzOff:c.nnzOff+c.nnzCap], opt.NumFeatures, opt.SkipInvalid)
+				if c.fatal != nil {
+					c.fatal = fmt.Errorf("%s: %w", name, c.fatal)
+				}
+			}
+			if c.fatal != nil || (c.err != nil && !opt.SkipInvalid) {
+				bad.mark(k)
+			}
+			select {
+			case free <- buf:
+			default:
+			}
+			return nil
+		})
+	}
+	g.Wait()
+	stats, cols, err := summarize(chunks, name, opt)
+	if err != nil {
+		return nil, stats, err
+	}
+
+	// Close the gaps left by lines without data (blank, comment-only,
+	// skipped) and by colons that are not entries (qid:, in comments, in
+	// skipped lines): in file order, each chunk's rows and entries move down
+	// to where the previous chunk's end; the destination never lies after
+	// the source, so copy (memmove) and a forward loop are safe in place.
+	rows, nnz := 0, 0
+	for _, c := range chunks {
+		if c.rowOff != rows {
+			copy(y[rows:], y[c.rowOff:c.rowOff+c.rows])
+		}
+		if c.rowOff != rows || c.nnzOff != nnz {
+			shift := int64(nnz - c.nnzOff)
+			dst := ptr[rows+1 : rows+1+c.rows]
+			for i, end := range ptr[c.rowOff+1 : c.rowOff+1+c.rows] {
+				dst[i] = end + shift
+			}
+		}
+		if c.nnzOff != nnz {
+			copy(ind[nnz:], ind[c.nnzOff:c.nnzOff+c.nnz])
+			copy(val[nnz:], val[c.nnzOff:c.nnzOff+c.nnz])
+		}
+		rows += c.rows
+		nnz += c.nnz
+	}
+	// Unused room stays allocated as capacity beyond the slices' lengths
+	// (pages never written cost no memory); only when it exceeds the data
+	// (a file of mostly comments holding colons) is the data copied out.
+	y, ptr = trim(y, rows), trim(ptr, rows+1)
+	ind, val = trim(ind, nnz), trim(val, nnz)
+	m := &CSR{Rows: rows, Cols: cols, Indptr: ptr, Indices: ind, Values: val}
+	return &Dataset{Name: name, X: m, Y: y}, stats, nil
+}
+
+// trim returns s[:n] with its capacity cut to n, as a copy if more than
+// half of s would be unused.
+func trim[E any](s []E, n int) []E {
+	if len(s)-n > n+minChunkSize {
+		return slices.Clone(s[:n])
+	}
+	return s[:n:n]
+}
+
+// planChunks is the sized reader's first pass. It cuts the input into
+// chunks that end after the last newline within chunkSize bytes (or
+// further, if a line is longer), as the streaming reader does, and counts
+// the newlines and colons of each, which bound its rows and entries. It
+// reads each byte about once, into one buffer of chunkSize; bytes.Count is
+// vectorised, so the pass costs a small fraction of the parse. It returns
+// its buffer for the second pass to reuse.
+func planChunks(r io.ReaderAt, size int64, chunkSize int) ([]*chunk, []byte, error) {
+	var chunks []*chunk
+	buf := make([]byte, min(int64(chunkSize), size))
+	for off := int64(0); off < size; {
+		n, scanned, eof := 0, 0, false
+		for {
+			want := buf[n:int(min(int64(len(buf)), size-off))]
+			m, err := r.ReadAt(want, off+int64(n))
+			n += m
+			if m < len(want) {
+				if err != io.EOF {
+					if err == nil {
+						err = io.ErrNoProgress
+					}
+					return nil, nil, err
+				}
+				size = off + int64(n) // the input got shorter: read what is there
+			}
+			eof = off+int64(n) == size
+			if eof || bytes.IndexByte(buf[scanned:n], '\n') >= 0 {
+				break
+			}
+			// A single line longer than the buffer: grow and read on.
+			scanned = n
+			buf = slices.Grow(buf[:n], len(buf))
+			buf = buf[:cap(buf)]
+		}
+		cut := n
+		if !eof {
+			cut = bytes.LastIndexByte(buf[:n], '\n') + 1
+		}
+		if cut == 0 {
+			break
+		}
+		text := buf[:cut]
+		c := &chunk{off: off, length: cut, rowCap: bytes.Count(text, []byte{'\n'}), nnzCap: bytes.Count(text, []byte{':'})}
+		if text[cut-1] != '\n' {
+			c.rowCap++ // the last line lacks its newline
+		}
+		chunks = append(chunks, c)
+		off += int64(cut)
+	}
+	return chunks, buf, nil
+}
+
+// readStream is the reader for inputs that can only be read once, front to
+// back (pipes, sockets, readers without ReadAt). The calling goroutine cuts
+// the input into chunks that end at a newline and hands each to an errgroup
+// goroutine, which counts its newlines and colons and parses it into arrays
+// of its own; SetLimit bounds the chunks in flight, so input buffering stays
+// at a few chunks. After all chunks are parsed, prefix sums over their row
+// and nonzero counts place each chunk in the result, and the chunks are
+// copied there concurrently. Peak memory is therefore about twice the
+// result: the chunks' arrays and the result they are copied into.
+func readStream(r io.Reader, size int64, name string, opt ReadOptions) (*Dataset, ReadStats, error) {
+	threads, chunkSize := threadsAndChunkSize(opt, size)
 	var (
-		results []*chunkResult
-		// firstBad is the index of the earliest chunk known to hold an
-		// error. Chunks after it cannot change the outcome, so they are
-		// neither read nor parsed.
-		firstBad atomic.Int64
-		g        errgroup.Group
-		readErr  error
+		chunks  []*chunk
+		bad     = newFirstBad()
+		g       errgroup.Group
+		readErr error
 	)
-	firstBad.Store(math.MaxInt64)
 	g.SetLimit(threads)
 	// free recycles chunk buffers: at most threads+1 are in use at a time.
 	free := make(chan []byte, min(threads, 64)+1)
 	var carry []byte // the unterminated last line of the previous read
-	for k := 0; firstBad.Load() > int64(k); k++ {
+	for k := 0; bad.ok(k); k++ {
 		var buf []byte
 		select {
 		case buf = <-free:
@@ -244,19 +492,18 @@ func readLIBSVM(r io.Reader, size int64, name string, opt ReadOptions) (*Dataset
 		if cut == 0 {
 			break
 		}
-		res := &chunkResult{}
-		results = append(results, res)
-		chunk, index := buf[:cut], int64(k)
+		c := &chunk{}
+		chunks = append(chunks, c)
+		text := buf[:cut]
 		g.Go(func() error {
-			if firstBad.Load() > index {
-				parseChunk(res, chunk, opt.NumFeatures, opt.SkipInvalid)
-				if res.err != nil && !opt.SkipInvalid {
-					for old := firstBad.Load(); index < old && !firstBad.CompareAndSwap(old, index); old = firstBad.Load() {
-					}
+			if bad.ok(k) {
+				parseOwn(c, text, opt)
+				if c.err != nil && !opt.SkipInvalid {
+					bad.mark(k)
 				}
 			}
 			select {
-			case free <- chunk[:cap(chunk)]:
+			case free <- text[:cap(text)]:
 			default:
 			}
 			return nil
@@ -269,44 +516,75 @@ func readLIBSVM(r io.Reader, size int64, name string, opt ReadOptions) (*Dataset
 	if readErr != nil {
 		return nil, ReadStats{}, readErr
 	}
-	return assemble(results, name, opt, threads)
+	stats, cols, err := summarize(chunks, name, opt)
+	if err != nil {
+		return nil, stats, err
+	}
+	return concatenate(chunks, name, cols, threads), stats, nil
 }
 
-// assemble reports the first error in file order or concatenates the chunks.
-func assemble(results []*chunkResult, name string, opt ReadOptions, threads int) (*Dataset, ReadStats, error) {
+// parseOwn parses a chunk of the streaming reader into arrays of its own,
+// sized by counting newlines and colons (vectorised bytes.Count), so that
+// they are allocated once and written by index.
+func parseOwn(c *chunk, text []byte, opt ReadOptions) {
+	rowCap := bytes.Count(text, []byte{'\n'}) + 1
+	nnzCap := bytes.Count(text, []byte{':'})
+	c.labels, c.rowEnds = make([]float64, rowCap), make([]int64, rowCap)
+	c.indices, c.values = make([]int32, nnzCap), make([]float64, nnzCap)
+	parseChunk(c, text, c.labels, c.rowEnds, 0, c.indices, c.values, opt.NumFeatures, opt.SkipInvalid)
+}
+
+// summarize walks the parsed chunks in file order and returns the first
+// failure (a read error, or the earliest parse error with its line number
+// made global by adding the lines of the chunks before it), or else the
+// statistics and the number of columns. Every chunk before a failing one
+// was parsed: a chunk is skipped only after an earlier one failed.
+func summarize(chunks []*chunk, name string, opt ReadOptions) (ReadStats, int, error) {
 	var stats ReadStats
-	rowOff := make([]int, len(results)+1)
-	nnzOff := make([]int64, len(results)+1)
+	rows := 0
 	maxIdx := int32(-1)
-	for k, res := range results {
-		if res.err != nil {
-			res.err.File = name
-			res.err.Line += stats.Lines
+	for _, c := range chunks {
+		if c.fatal != nil {
+			return stats, 0, c.fatal
+		}
+		if c.err != nil {
+			c.err.File = name
+			c.err.Line += stats.Lines
 			if !opt.SkipInvalid {
-				return nil, stats, res.err
+				return stats, 0, c.err
 			}
 			if stats.FirstSkipped == nil {
-				stats.FirstSkipped = res.err
+				stats.FirstSkipped = c.err
 			}
 		}
-		stats.Lines += res.lines
-		stats.Skipped += res.skipped
-		rowOff[k+1] = rowOff[k] + len(res.labels)
-		nnzOff[k+1] = nnzOff[k] + int64(len(res.indices))
-		maxIdx = max(maxIdx, res.maxIndex)
+		stats.Lines += c.lines
+		stats.Skipped += c.skipped
+		rows += c.rows
+		maxIdx = max(maxIdx, c.maxIndex)
 	}
-	rows, nnz := rowOff[len(results)], nnzOff[len(results)]
 	if rows == 0 {
 		msg := "no data lines"
 		if stats.Skipped > 0 {
 			msg = fmt.Sprintf("no valid data lines (%d malformed lines skipped)", stats.Skipped)
 		}
-		return nil, stats, &ParseError{File: name, Msg: msg}
+		return stats, 0, &ParseError{File: name, Msg: msg}
 	}
 	cols := int(maxIdx) + 1
 	if opt.NumFeatures > 0 {
 		cols = opt.NumFeatures
 	}
+	return stats, cols, nil
+}
+
+// concatenate copies the streaming reader's chunks into one dataset.
+func concatenate(chunks []*chunk, name string, cols, threads int) *Dataset {
+	rowOff := make([]int, len(chunks)+1)
+	nnzOff := make([]int64, len(chunks)+1)
+	for k, c := range chunks {
+		rowOff[k+1] = rowOff[k] + c.rows
+		nnzOff[k+1] = nnzOff[k] + int64(c.nnz)
+	}
+	rows, nnz := rowOff[len(chunks)], nnzOff[len(chunks)]
 	m := &CSR{
 		Rows:    rows,
 		Cols:    cols,
@@ -317,85 +595,102 @@ func assemble(results []*chunkResult, name string, opt ReadOptions, threads int)
 	y := make([]float64, rows)
 	var g errgroup.Group
 	g.SetLimit(threads)
-	for k, res := range results {
+	for k, c := range chunks {
 		g.Go(func() error {
-			copy(y[rowOff[k]:], res.labels)
-			copy(m.Indices[nnzOff[k]:], res.indices)
-			copy(m.Values[nnzOff[k]:], res.values)
+			copy(y[rowOff[k]:], c.labels[:c.rows])
+			copy(m.Indices[nnzOff[k]:], c.indices[:c.nnz])
+			copy(m.Values[nnzOff[k]:], c.values[:c.nnz])
 			ptr := m.Indptr[rowOff[k]+1:]
-			for i, end := range res.rowEnds {
+			for i, end := range c.rowEnds[:c.rows] {
 				ptr[i] = nnzOff[k] + end
 			}
 			return nil
 		})
 	}
 	g.Wait()
-	return &Dataset{Name: name, X: m, Y: y}, stats, nil
+	return &Dataset{Name: name, X: m, Y: y}
 }
 
-// parseChunk parses complete lines. It keeps no reference to chunk, whose
-// buffer is recycled once it returns.
-func parseChunk(res *chunkResult, chunk []byte, numFeatures int, skipInvalid bool) {
-	// Counting newlines and colons first bounds the rows and nonzeros (every
-	// entry has a colon), so the output is allocated once and written by
-	// index; bytes.Count is vectorised and costs little next to the parse.
-	maxRows := bytes.Count(chunk, []byte{'\n'}) + 1
-	indices := make([]int32, bytes.Count(chunk, []byte{':'}))
-	values := make([]float64, len(indices))
-	labels := make([]float64, 0, maxRows)
-	rowEnds := make([]int64, 0, maxRows)
+// errNoRoom is parseLine's message for a line with more entries than its
+// window has room for, and errChanged the error it becomes: a chunk's room
+// comes from counting its bytes, so this only happens if the bytes changed
+// between the count and the parse (a file written to while it is read).
+const errNoRoom = "\x00no room"
+
+var errChanged = errors.New("the input changed while it was read")
+
+// parseChunk parses the complete lines of text into the room it is given:
+// row i's label goes to labels[i] and its end (base plus the entries so far)
+// to ends[i], its entries to ind and val after the previous rows'. The room
+// must hold a row per line and an entry per colon of text. It records in c
+// the rows and entries written, the lines, the largest index and the first
+// error. It keeps no reference to text, whose buffer is recycled once it
+// returns.
+func parseChunk(c *chunk, text []byte, labels []float64, ends []int64, base int64, ind []int32, val []float64, numFeatures int, skipInvalid bool) {
 	limit := int64(maxIndex)
 	if numFeatures > 0 {
 		limit = int64(numFeatures)
 	}
-	nnz := 0
+	ends = ends[:len(labels)]
+	val = val[:len(ind)]
+	rows, nnz := 0, 0
 	maxIdx := int32(-1)
-	for len(chunk) > 0 {
-		res.lines++
-		line := chunk
-		if nl := bytes.IndexByte(chunk, '\n'); nl >= 0 {
-			line, chunk = chunk[:nl], chunk[nl+1:]
+	for len(text) > 0 {
+		c.lines++
+		line := text
+		if nl := bytes.IndexByte(text, '\n'); nl >= 0 {
+			line, text = text[:nl], text[nl+1:]
 		} else {
-			chunk = nil
+			text = nil
 		}
-		label, n, col, msg := parseLine(line, limit, indices[nnz:], values[nnz:])
-		switch {
-		case n > 0:
-			nnz += n
-			maxIdx = max(maxIdx, indices[nnz-1])
-			fallthrough
-		case n == 0:
-			labels = append(labels, label)
-			rowEnds = append(rowEnds, int64(nnz))
+		label, n, col, msg := parseLine(line, limit, ind[nnz:], val[nnz:])
+		if n >= 0 {
+			if rows == len(labels) {
+				c.fatal = errChanged
+				break
+			}
+			if n > 0 {
+				nnz += n
+				maxIdx = max(maxIdx, ind[nnz-1])
+			}
+			labels[rows] = label
+			ends[rows] = base + int64(nnz)
+			rows++
 			continue
-		case msg == "":
+		}
+		if msg == "" {
 			continue // blank or comment-only line
 		}
-		if res.err == nil {
-			res.err = &ParseError{Line: res.lines, Column: col, Msg: msg}
+		if msg == errNoRoom {
+			c.fatal = errChanged
+			break
+		}
+		if c.err == nil {
+			c.err = &ParseError{Line: c.lines, Column: col, Msg: msg}
 		}
 		if !skipInvalid {
 			break
 		}
-		res.skipped++
+		c.skipped++
 	}
-	res.labels, res.rowEnds = labels, rowEnds
-	res.indices, res.values = indices[:nnz], values[:nnz]
-	res.maxIndex = maxIdx
+	c.rows, c.nnz, c.maxIndex = rows, nnz, maxIdx
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' }
 
 // parseLine parses one line without its newline. It writes the line's
-// entries to the front of ind and val, which have room for one per colon in
-// the line, and returns the label and the number of entries. A blank or
-// comment-only line gives n = −1 and no message; a malformed one gives n = −1,
-// the 1-based column of the offending token and the cause.
+// entries to the front of ind and val, which have the same length and
+// should have room for one per colon in the line, and returns the label and
+// the number of entries. A blank or comment-only line gives n = −1 and no
+// message; a malformed one gives n = −1, the 1-based column of the
+// offending token and the cause; a line with more entries than ind has
+// room for gives n = −1 and errNoRoom.
 //
-// The output is passed as local slices rather than appended to the
-// chunkResult so that the compiler keeps lengths and positions in registers
-// instead of reloading them through a pointer after every store.
+// The output is passed as local slices rather than through the chunk so
+// that the compiler keeps lengths and positions in registers instead of
+// reloading them through a pointer after every store.
 func parseLine(line []byte, limit int64, ind []int32, val []float64) (label float64, n, col int, msg string) {
+	val = val[:len(ind)]
 	if k := len(line); k > 0 && line[k-1] == '\r' {
 		line = line[:k-1]
 	}
@@ -522,6 +817,9 @@ func parseLine(line []byte, limit int64, ind []int32, val []float64) (label floa
 			if v, msg = parseFinite(vtok); msg != "" {
 				return 0, -1, vstart + 1, "value " + msg
 			}
+		}
+		if n == len(ind) {
+			return 0, -1, start + 1, errNoRoom
 		}
 		ind[n] = int32(idx - 1)
 		val[n] = v

@@ -17,9 +17,19 @@ import (
 	"testing/iotest"
 )
 
-// readString parses s with the given options.
+// readString parses s with the given options. A strings.Reader has ReadAt
+// and Seek, so this takes the sized reader (two passes, parsing in place).
 func readString(s string, opt ReadOptions) (*Dataset, error) {
 	return ReadLIBSVM(strings.NewReader(s), "test", opt)
+}
+
+// streamOnly hides every method of a reader but Read, so that ReadLIBSVM
+// takes the streaming reader, as it does for a pipe.
+type streamOnly struct{ io.Reader }
+
+// streamString parses s with the streaming reader.
+func streamString(s string, opt ReadOptions) (*Dataset, error) {
+	return ReadLIBSVM(streamOnly{strings.NewReader(s)}, "test", opt)
 }
 
 // denseRows returns the rows of m as dense slices, for readable comparisons.
@@ -149,8 +159,12 @@ func TestReadLIBSVMErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, opt := range []ReadOptions{tc.opt, {NumFeatures: tc.opt.NumFeatures, Threads: 4, chunkSize: 3}} {
-				d, err := readString(tc.input, opt)
+			for k, opt := range []ReadOptions{tc.opt, {NumFeatures: tc.opt.NumFeatures, Threads: 4, chunkSize: 3}, tc.opt, {NumFeatures: tc.opt.NumFeatures, Threads: 3, chunkSize: 5}} {
+				read := readString
+				if k >= 2 {
+					read = streamString
+				}
+				d, err := read(tc.input, opt)
 				if err == nil {
 					t.Fatalf("got %d rows, want an error", d.X.Rows)
 				}
@@ -385,12 +399,14 @@ func TestReadLIBSVMParallelMatchesSerial(t *testing.T) {
 		}
 		for _, chunk := range []int{1, 2, 7, 64, 1000, 4096} {
 			for _, threads := range []int{2, 4} {
-				got, err := readString(input, ReadOptions{Threads: threads, chunkSize: chunk})
-				if err != nil {
-					t.Fatal(name, err)
-				}
-				if msg := datasetDiff(got, serial); msg != "" {
-					t.Errorf("%s, chunk %d, %d threads: %s", name, chunk, threads, msg)
+				for _, read := range []func(string, ReadOptions) (*Dataset, error){readString, streamString} {
+					got, err := read(input, ReadOptions{Threads: threads, chunkSize: chunk})
+					if err != nil {
+						t.Fatal(name, err)
+					}
+					if msg := datasetDiff(got, serial); msg != "" {
+						t.Errorf("%s, chunk %d, %d threads: %s", name, chunk, threads, msg)
+					}
 				}
 			}
 		}
@@ -496,6 +512,16 @@ func FuzzReadLIBSVM(f *testing.F) {
 		if (serr == nil) != (perr == nil) || (serr != nil && serr.Error() != perr.Error()) {
 			t.Fatalf("serial error %v, parallel error %v", serr, perr)
 		}
+		// The streaming reader (pipes) must agree with the sized one.
+		stream, sterr := ReadLIBSVM(streamOnly{bytes.NewReader(input)}, "fuzz", ReadOptions{NumFeatures: opt.NumFeatures, Threads: 3, chunkSize: 4})
+		if (serr == nil) != (sterr == nil) || (serr != nil && serr.Error() != sterr.Error()) {
+			t.Fatalf("sized error %v, streaming error %v", serr, sterr)
+		}
+		if serr == nil {
+			if msg := datasetDiff(stream, serial); msg != "" {
+				t.Fatalf("streaming differs from sized: %s", msg)
+			}
+		}
 		if err := compareWithReference(string(input), opt.NumFeatures, serial, serr); err != nil {
 			t.Fatal(err)
 		}
@@ -507,7 +533,14 @@ func FuzzReadLIBSVM(f *testing.F) {
 			(sstats.FirstSkipped != nil && sstats.FirstSkipped.Error() != pstats.FirstSkipped.Error()) {
 			t.Fatalf("SkipInvalid: serial %+v, %v; parallel %+v, %v", sstats, sserr, pstats, pserr)
 		}
+		skipStream, ststats, psterr := ReadLIBSVMStats(streamOnly{bytes.NewReader(input)}, "fuzz", ReadOptions{NumFeatures: opt.NumFeatures, Threads: 2, chunkSize: 6, SkipInvalid: true})
+		if (sserr == nil) != (psterr == nil) || sstats.Lines != ststats.Lines || sstats.Skipped != ststats.Skipped {
+			t.Fatalf("SkipInvalid: sized %+v, %v; streaming %+v, %v", sstats, sserr, ststats, psterr)
+		}
 		if sserr == nil {
+			if msg := datasetDiff(skipStream, skipSerial); msg != "" {
+				t.Fatalf("SkipInvalid: streaming differs from sized: %s", msg)
+			}
 			if msg := datasetDiff(skipParallel, skipSerial); msg != "" {
 				t.Fatalf("SkipInvalid: parallel differs from serial: %s", msg)
 			}
