@@ -82,12 +82,11 @@ type solver struct {
 	samples  []sampleRec
 	logistic bool // the loss is Logistic: its prox keeps the logit in sampleRec.aux
 
-	// Per block, the steps of an iteration whose largest norm is that
-	// block's (Eq. 12, 15), and aₜ = 1/(1+τλ): drawing a batch then costs
-	// no division.
-	blockTau, blockTheta, blockA []float64
-	// blockW is 1/(n_b·pᵢ) under importance sampling, nil otherwise.
-	blockW []float64
+	// binfo is each block's extent in samples and the steps of an
+	// iteration whose largest norm is that block's, in one record: drawing
+	// a batch then costs one cache miss per block and no division.
+	binfo      []blockInfo
+	importance bool
 
 	lazy   bool
 	fused  bool      // dense update with the reduction fused into the read phase
@@ -132,6 +131,15 @@ type batch struct {
 	// 1/(n_b·pᵢ) under importance sampling, where it keeps it unbiased.
 	scale float64
 	l2    l2Scalars
+}
+
+// blockInfo is what drawing block b needs: its samples are
+// samples[lo:hi]; norm is Rᵢ as the steps use it; tau, theta and a are τ,
+// θ (Eq. 12, 15) and 1/(1+τλ) for an iteration whose largest norm is norm;
+// w is 1/(n_b·pᵢ) under importance sampling and 1 otherwise.
+type blockInfo struct {
+	norm, tau, theta, a, w float64
+	lo, hi                 int32
 }
 
 // sampleRec is one sample's state: its dual yₖ, label bₖ, the dual step σ
@@ -282,6 +290,7 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 		}
 	}
 	rawNorms := append([]float64(nil), s.norms...)
+	s.importance = opt.Sampling == SamplingImportance
 	for b, rb := range s.norms {
 		if rb == 0 {
 			s.norms[b] = rmin
@@ -339,8 +348,9 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 			s.workers[w].buf = make([]float64, s.d)
 		}
 	}
-	if opt.Sampling == SamplingImportance {
-		s.sampler, err = s.importanceSampler(rawNorms)
+	var impW []float64
+	if s.importance {
+		s.sampler, impW, err = importanceSampler(rawNorms, opt)
 	} else {
 		s.sampler, err = blocks.NewUniform(s.nb, opt.M, opt.Seed^0x9e3779b97f4a7c15)
 	}
@@ -380,13 +390,14 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 		}
 	}
 	_, s.logistic = prob.Loss.(Logistic)
-	s.blockTau = make([]float64, s.nb)
-	s.blockTheta = make([]float64, s.nb)
-	s.blockA = make([]float64, s.nb)
+	s.binfo = make([]blockInfo, s.nb)
 	for b, rb := range s.norms {
-		s.blockTau[b] = s.tauC / rb
-		s.blockTheta[b] = 1 - 1/(s.thA+s.thB*rb)
-		s.blockA[b] = 1 / (1 + s.blockTau[b]*s.lam)
+		tau := s.tauC / rb
+		s.binfo[b] = blockInfo{norm: rb, tau: tau, theta: 1 - 1/(s.thA+s.thB*rb), a: 1 / (1 + tau*s.lam), w: 1,
+			lo: int32(s.part.Start[b]), hi: int32(s.part.Start[b+1])}
+		if s.importance {
+			s.binfo[b].w = impW[b]
+		}
 	}
 	s.drawBatch(&s.batches[0])
 	return s, nil
@@ -557,28 +568,26 @@ func (s *solver) runEpochs(ctx context.Context, k int) (int, error) {
 // from their largest spectral norm.
 func (s *solver) drawBatch(bt *batch) {
 	bt.blocks = s.sampler.Sample(bt.blocks)
-	bmax := bt.blocks[0]
+	bmax := &s.binfo[bt.blocks[0]]
 	off := 0
 	for i, b := range bt.blocks {
 		bt.offset[i] = off
-		lo := s.part.Start[b]
-		off += s.part.Start[b+1] - lo
-		if s.norms[b] > s.norms[bmax] {
-			bmax = b
+		bi := &s.binfo[b]
+		off += int(bi.hi - bi.lo)
+		if bi.norm > bmax.norm {
+			bmax = bi
 		}
 		// The first line of each sample record: the read phase after next
 		// finds it in cache (prefetchRows then fetches the rows).
-		kernels.Prefetch(unsafe.Pointer(&s.samples[lo]))
+		kernels.Prefetch(unsafe.Pointer(&s.samples[bi.lo]))
 	}
 	bt.offset[len(bt.blocks)] = off
 	// τ and θ are decreasing in the largest norm (Eq. 12, 15).
-	bt.tau, bt.theta = s.blockTau[bmax], s.blockTheta[bmax]
-	bt.scale = s.scale
-	if s.blockW != nil { // importance sampling draws one block
-		bt.scale *= s.blockW[bt.blocks[0]]
-	}
+	bt.tau, bt.theta = bmax.tau, bmax.theta
+	// Importance sampling draws one block, so bmax is that block.
+	bt.scale = s.scale * bmax.w
 	if s.fastL2 {
-		s.seg.next(&bt.l2, bt.tau, bt.theta, s.blockA[bmax])
+		s.seg.next(&bt.l2, bt.tau, bt.theta, bmax.a)
 	}
 }
 
@@ -597,7 +606,8 @@ func (s *solver) prefetchRows(bt *batch) {
 		return
 	}
 	for _, b := range bt.blocks {
-		for r := s.part.Start[b]; r < s.part.Start[b+1]; r++ {
+		bi := &s.binfo[b]
+		for r := bi.lo; r < bi.hi; r++ {
 			rec := &s.samples[r]
 			if rec.hi > rec.lo {
 				kernels.Prefetch2(unsafe.Pointer(&s.x.Values[rec.lo]), unsafe.Pointer(&s.x.Indices[rec.lo]))
@@ -642,7 +652,8 @@ func (s *solver) readBlocks(ws *workerState, bt *batch, first, end int64, t int3
 	for i := first; i < end; i++ {
 		b := bt.blocks[i]
 		slot := bt.offset[i]
-		recs := s.samples[s.part.Start[b]:s.part.Start[b+1]]
+		bi := &s.binfo[b]
+		recs := s.samples[bi.lo:bi.hi]
 		for r := range recs {
 			rec := &recs[r]
 			val, idx := s.x.Values[rec.lo:rec.hi], s.x.Indices[rec.lo:rec.hi]
@@ -743,7 +754,8 @@ func (s *solver) ownedBatchRows(bt *batch, lo, hi int32, f func(dy float64, val 
 	full := lo == 0 && int(hi) == s.d
 	for i, b := range bt.blocks {
 		slot := bt.offset[i]
-		recs := s.samples[s.part.Start[b]:s.part.Start[b+1]]
+		bi := &s.binfo[b]
+		recs := s.samples[bi.lo:bi.hi]
 		for r := range recs {
 			dy := s.dy[slot+r]
 			if dy == 0 {
@@ -854,11 +866,12 @@ func importanceR(r []float64) float64 {
 // importanceSampler builds the sampler and the weights wᵢ from the blocks'
 // own norms (zero norms included: such a block is drawn at its uniform
 // floor and changes nothing).
-func (s *solver) importanceSampler(raw []float64) (blocks.Sampler, error) {
+func importanceSampler(raw []float64, opt Options) (blocks.Sampler, []float64, error) {
 	p := importanceProb(raw)
-	s.blockW = make([]float64, len(p))
+	w := make([]float64, len(p))
 	for i, pi := range p {
-		s.blockW[i] = 1 / (float64(len(p)) * pi)
+		w[i] = 1 / (float64(len(p)) * pi)
 	}
-	return blocks.NewImportance(p, s.opt.M, s.opt.Seed^0x9e3779b97f4a7c15)
+	smp, err := blocks.NewImportance(p, opt.M, opt.Seed^0x9e3779b97f4a7c15)
+	return smp, w, err
 }
