@@ -217,7 +217,7 @@ func Train(ctx context.Context, prob Problem, opt Options) (*Model, *Result, err
 		Lambda:  prob.Reg.Lambda,
 		L1:      prob.Reg.L1,
 		Dim:     prob.X.Cols,
-		Weights: append([]float64(nil), w...),
+		Weights: w, // the solver is done with it
 	}
 	return m, res, err
 }
@@ -324,24 +324,14 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 	threads = s.pool.Threads()
 	s.bar = sched.NewBarrier(threads, 0)
 	s.pool.BreakOnPanic(s.bar)
-	colNNZ := make([]int64, s.d)
-	for _, j := range x.Indices {
-		colNNZ[j]++
-	}
 	s.fused = !s.lazy && !opt.Deterministic
-	switch {
-	case s.fused:
-		// Owners only sum the workers' buffers: every coordinate costs the same.
-		for j := range colNNZ {
-			colNNZ[j] = 1
-		}
-	case !s.lazy:
-		// The dense update costs every coordinate the same on top of the scatter.
-		for j := range colNNZ {
-			colNNZ[j] += int64(float64(x.NNZ()) / float64(s.d) / 4)
-		}
+	if threads == 1 {
+		// One owner: no column counts to balance (they would cost 8 bytes
+		// a coordinate at set-up's peak).
+		s.owners = sched.Owners{Bounds: []int32{0, int32(s.d)}}
+	} else {
+		s.owners = s.balancedOwners(threads)
 	}
-	s.owners = sched.NewOwners(colNNZ, threads)
 	s.workers = make([]workerState, threads)
 	for w := range s.workers {
 		if s.fused {
@@ -874,4 +864,27 @@ func importanceSampler(raw []float64, opt Options) (blocks.Sampler, []float64, e
 	}
 	smp, err := blocks.NewImportance(p, opt.M, opt.Seed^0x9e3779b97f4a7c15)
 	return smp, w, err
+}
+
+// balancedOwners cuts the coordinates into ranges of equal update work:
+// the batch entries a range receives (its column counts) plus, for dense
+// runs, the per-coordinate update.
+func (s *solver) balancedOwners(threads int) sched.Owners {
+	colNNZ := make([]int64, s.d)
+	for _, j := range s.x.Indices {
+		colNNZ[j]++
+	}
+	switch {
+	case s.fused:
+		// Owners only sum the workers' buffers: every coordinate costs the same.
+		for j := range colNNZ {
+			colNNZ[j] = 1
+		}
+	case !s.lazy:
+		// The dense update costs every coordinate the same on top of the scatter.
+		for j := range colNNZ {
+			colNNZ[j] += int64(float64(s.x.NNZ()) / float64(s.d) / 4)
+		}
+	}
+	return sched.NewOwners(colNNZ, threads)
 }
