@@ -493,7 +493,8 @@ func (s *solver) runEpochs(ctx context.Context, k int) (int, error) {
 					s.bar.Wait()
 				}
 				if w == 0 {
-					s.prefetchRows(&s.batches[(s.iter+1)&1])
+					nb := &s.batches[(s.iter+1)&1]
+					s.prefetchRows(nb, 0, min(prefetchAhead, len(nb.blocks)))
 				}
 				s.updatePhase(ws, bt, lo, hi, t)
 				if w == 0 {
@@ -581,26 +582,26 @@ func (s *solver) drawBatch(bt *batch) {
 	}
 }
 
-// maxPrefetchRows bounds the rows prefetchRows asks for: beyond a few
-// dozen outstanding lines the CPU's fill buffers are full, the prefetches
-// stall, and an iteration has enough rows to overlap their misses by itself
-// (news20 at m = 64 spent 10% of its epoch in them).
-const maxPrefetchRows = 16
+// prefetchAhead is how many blocks ahead of the one it reads the read
+// phase asks for rows: a sampled row is a random access (a DRAM miss on
+// url-shaped data), and two blocks' work covers its latency. The update
+// phase asks for the first blocks of the next batch.
+const prefetchAhead = 2
 
-// prefetchRows asks for the first cache lines of the next batch's rows,
-// whose sample records drawBatch prefetched an iteration earlier: a sampled
-// row is a random access, and the update phase in between hides its
-// latency.
-func (s *solver) prefetchRows(bt *batch) {
-	if bt.offset[len(bt.blocks)] > maxPrefetchRows {
-		return
-	}
-	for _, b := range bt.blocks {
+// maxPrefetchNNZ bounds the entries of a row that prefetchRows asks for:
+// the hardware prefetcher follows a long row once it has seen a few lines.
+const maxPrefetchNNZ = 256
+
+// prefetchRows asks for the rows of the batch's blocks [from, to), whose
+// sample records drawBatch prefetched an iteration earlier.
+func (s *solver) prefetchRows(bt *batch, from, to int) {
+	for _, b := range bt.blocks[from:to] {
 		bi := &s.binfo[b]
 		for r := bi.lo; r < bi.hi; r++ {
 			rec := &s.samples[r]
-			if rec.hi > rec.lo {
-				kernels.Prefetch2(unsafe.Pointer(&s.x.Values[rec.lo]), unsafe.Pointer(&s.x.Indices[rec.lo]))
+			if n := int(min(rec.hi-rec.lo, maxPrefetchNNZ)); n > 0 {
+				kernels.PrefetchRange(unsafe.Pointer(&s.x.Values[rec.lo]), 8*n)
+				kernels.PrefetchRange(unsafe.Pointer(&s.x.Indices[rec.lo]), 4*n)
 			}
 		}
 	}
@@ -640,6 +641,9 @@ func (s *solver) readBlocks(ws *workerState, bt *batch, first, end int64, t int3
 	fuseU := s.fastL2 && len(s.workers) == 1 && bt.offset[len(bt.blocks)] > 1
 	touched := ws.touched[:0]
 	for i := first; i < end; i++ {
+		if a := int(i) + prefetchAhead; a < int(end) {
+			s.prefetchRows(bt, a, a+1)
+		}
 		b := bt.blocks[i]
 		slot := bt.offset[i]
 		bi := &s.binfo[b]

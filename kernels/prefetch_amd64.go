@@ -10,6 +10,9 @@ func prefetchAsm(p unsafe.Pointer)
 //go:noescape
 func prefetch2Asm(p, q unsafe.Pointer)
 
+//go:noescape
+func prefetchRangeAsm(p unsafe.Pointer, n int)
+
 // Prefetch asks the CPU to bring the cache line holding p into all cache
 // levels (PREFETCHT0), without waiting for it. It never faults, so p may be
 // any address; it is a hint, and a no-op without assembly.
@@ -17,3 +20,10 @@ func Prefetch(p unsafe.Pointer) { prefetchAsm(p) }
 
 // Prefetch2 is two Prefetch calls for the price of one.
 func Prefetch2(p, q unsafe.Pointer) { prefetch2Asm(p, q) }
+
+// PrefetchRange prefetches every cache line of the n bytes from p (n ≥ 1).
+func PrefetchRange(p unsafe.Pointer, n int) {
+	if n > 0 {
+		prefetchRangeAsm(p, n)
+	}
+}

@@ -10,3 +10,6 @@ func Prefetch(p unsafe.Pointer) {}
 
 // Prefetch2 is two Prefetch calls for the price of one.
 func Prefetch2(p, q unsafe.Pointer) {}
+
+// PrefetchRange prefetches every cache line of the n bytes from p.
+func PrefetchRange(p unsafe.Pointer, n int) {}
