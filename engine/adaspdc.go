@@ -180,6 +180,13 @@ func Train(ctx context.Context, prob Problem, opt Options) (*Model, *Result, err
 	if err := prob.Validate(); err != nil {
 		return nil, nil, err
 	}
+	// The steps (Eq. 10, 12, 15) need λ > 0 and γ > 0.
+	if err := prob.Reg.StronglyConvex(); err != nil {
+		return nil, nil, err
+	}
+	if g := prob.Loss.Gamma(); !(g > 0) {
+		return nil, nil, fmt.Errorf("engine: the %s loss has γ = %g: AdaSPDC needs a smooth loss (φ* strongly convex, γ > 0)", prob.Loss.Name(), g)
+	}
 	opt = opt.withDefaults()
 	if err := opt.validateFor(prob.X.Rows); err != nil {
 		return nil, nil, err

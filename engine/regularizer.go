@@ -14,25 +14,36 @@ import (
 // its primal point x = ∇g*(−v). All methods are allocation-free and safe for
 // concurrent use.
 type Regularizer struct {
-	Lambda float64 // weight of the L2 term, > 0
+	Lambda float64 // weight of the L2 term, ≥ 0 (AdaSPDC needs > 0)
 	L1     float64 // weight of the L1 term, ≥ 0
 }
 
-// Validate reports whether the regularizer can be used by the solver: Lambda
-// must be finite and positive, L1 finite and non-negative.
+// Validate reports whether the regularizer is well defined: Lambda and L1
+// finite and non-negative. Lambda = 0 (pure L1, or no regularizer) is a
+// valid problem, which Certify evaluates; the methods that need strong
+// convexity check StronglyConvex as well.
 func (r Regularizer) Validate() error {
 	if math.IsNaN(r.Lambda) || math.IsInf(r.Lambda, 0) {
 		return fmt.Errorf("engine: regularizer Lambda = %g is not finite", r.Lambda)
 	}
-	if r.Lambda <= 0 {
-		return fmt.Errorf("engine: regularizer Lambda = %g must be > 0: AdaSPDC needs a strongly convex regularizer; "+
-			"pure L1 (the lasso) is not supported by this solver yet", r.Lambda)
+	if r.Lambda < 0 {
+		return fmt.Errorf("engine: regularizer Lambda = %g must be ≥ 0", r.Lambda)
 	}
 	if math.IsNaN(r.L1) || math.IsInf(r.L1, 0) {
 		return fmt.Errorf("engine: regularizer L1 = %g is not finite", r.L1)
 	}
 	if r.L1 < 0 {
 		return fmt.Errorf("engine: regularizer L1 = %g must be >= 0", r.L1)
+	}
+	return nil
+}
+
+// StronglyConvex reports why g is not strongly convex (Lambda = 0), which
+// AdaSPDC and SPDC need, or nil.
+func (r Regularizer) StronglyConvex() error {
+	if !(r.Lambda > 0) {
+		return fmt.Errorf("engine: regularizer Lambda = %g must be > 0: AdaSPDC needs a strongly convex regularizer; "+
+			"pure L1 (the lasso) is not supported by this solver yet", r.Lambda)
 	}
 	return nil
 }
@@ -51,6 +62,15 @@ func (r Regularizer) Value(x []float64) float64 {
 // with v = (1/n)·Σ_k y_k·a_k to evaluate the dual objective; g is symmetric,
 // so g*(−v) = g*(v).
 func (r Regularizer) ConjNeg(v []float64) float64 {
+	if r.Lambda == 0 {
+		// g = L1·‖x‖₁: g* is the indicator of the box |vⱼ| ≤ L1.
+		for _, vj := range v {
+			if math.Abs(vj) > r.L1 {
+				return math.Inf(1)
+			}
+		}
+		return 0
+	}
 	var sum float64
 	for _, vj := range v {
 		if a := math.Abs(vj) - r.L1; a > 0 {

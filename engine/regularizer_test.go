@@ -7,6 +7,37 @@ import (
 	"testing"
 )
 
+// TestRegularizerStronglyConvex: λ = 0 is a valid problem (Validate) that
+// AdaSPDC refuses (StronglyConvex, and Train), with an error that says why;
+// its conjugate is the indicator of the L1 box.
+func TestRegularizerStronglyConvex(t *testing.T) {
+	for _, r := range []Regularizer{{Lambda: 0}, {Lambda: 0, L1: 1}} {
+		if err := r.Validate(); err != nil {
+			t.Errorf("%+v.Validate() = %v, want nil", r, err)
+		}
+		err := r.StronglyConvex()
+		for _, w := range []string{"Lambda", "strongly convex", "lasso", "not supported"} {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("%+v.StronglyConvex() = %v, want it to mention %q", r, err, w)
+			}
+		}
+		x, b := sparseData(20, 5, 2, 1)
+		if _, _, err := Train(t.Context(), Problem{X: x, B: b, Loss: Logistic{}, Reg: r}, DefaultOptions()); err == nil || !strings.Contains(err.Error(), "strongly convex") {
+			t.Errorf("Train with %+v: error %v, want one about strong convexity", r, err)
+		}
+	}
+	if err := (Regularizer{Lambda: 1e-9}).StronglyConvex(); err != nil {
+		t.Errorf("λ = 1e-9: %v", err)
+	}
+	lasso := Regularizer{L1: 0.5}
+	if got := lasso.ConjNeg([]float64{0.5, -0.2}); got != 0 {
+		t.Errorf("L1 box conjugate inside the box = %v, want 0", got)
+	}
+	if got := lasso.ConjNeg([]float64{0.1, -0.51}); !math.IsInf(got, 1) {
+		t.Errorf("L1 box conjugate outside the box = %v, want +Inf", got)
+	}
+}
+
 func TestRegularizerValidate(t *testing.T) {
 	for _, r := range []Regularizer{
 		{Lambda: 1},
@@ -22,9 +53,7 @@ func TestRegularizerValidate(t *testing.T) {
 		r    Regularizer
 		want []string // substrings of the error
 	}{
-		{Regularizer{Lambda: 0}, []string{"Lambda", "strongly convex", "L1", "lasso", "not supported"}},
-		{Regularizer{Lambda: 0, L1: 1}, []string{"Lambda", "strongly convex", "lasso"}},
-		{Regularizer{Lambda: -1}, []string{"Lambda", "> 0"}},
+		{Regularizer{Lambda: -1}, []string{"Lambda", "≥ 0"}},
 		{Regularizer{Lambda: math.NaN()}, []string{"Lambda", "not finite"}},
 		{Regularizer{Lambda: math.Inf(1)}, []string{"Lambda", "not finite"}},
 		{Regularizer{Lambda: 1, L1: -0.5}, []string{"L1", ">= 0"}},
