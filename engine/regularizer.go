@@ -27,7 +27,7 @@ func (r Regularizer) Validate() error {
 		return fmt.Errorf("engine: regularizer Lambda = %g is not finite", r.Lambda)
 	}
 	if r.Lambda < 0 {
-		return fmt.Errorf("engine: regularizer Lambda = %g must be ≥ 0", r.Lambda)
+		return fmt.Errorf("engine: regularizer Lambda = %g must be ≥ 0 (and > 0 for AdaSPDC, which needs a strongly convex regularizer)", r.Lambda)
 	}
 	if math.IsNaN(r.L1) || math.IsInf(r.L1, 0) {
 		return fmt.Errorf("engine: regularizer L1 = %g is not finite", r.L1)
