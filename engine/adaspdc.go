@@ -142,7 +142,7 @@ type batch struct {
 // w is 1/(n_b·pᵢ) under importance sampling and 1 otherwise.
 type blockInfo struct {
 	norm, tau, theta, a, w float64
-	lo, hi                 int32
+	lo, hi                 uint32 // up to 2³¹ samples (blocks.Partition's limit)
 }
 
 // sampleRec is one sample's state: its dual yₖ, label bₖ, the dual step σ
@@ -299,8 +299,11 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 			rmin = math.Min(rmin, rb)
 		}
 	}
-	rawNorms := append([]float64(nil), s.norms...)
 	s.importance = opt.Sampling == SamplingImportance
+	var rawNorms []float64 // the sampler's weights: the blocks' own norms
+	if s.importance {
+		rawNorms = append(rawNorms, s.norms...)
+	}
 	for b, rb := range s.norms {
 		if rb == 0 {
 			s.norms[b] = rmin
@@ -310,7 +313,7 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 		// One R for every block: the largest norm, or under importance
 		// sampling the largest weighted norm (importanceSampler).
 		r := rmax
-		if opt.Sampling == SamplingImportance {
+		if s.importance {
 			r = importanceR(s.norms)
 		}
 		for b := range s.norms {
@@ -394,7 +397,7 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 	for b, rb := range s.norms {
 		tau := s.tauC / rb
 		s.binfo[b] = blockInfo{norm: rb, tau: tau, theta: 1 - 1/(s.thA+s.thB*rb), a: 1 / (1 + tau*s.lam), w: 1,
-			lo: int32(s.part.Start[b]), hi: int32(s.part.Start[b+1])}
+			lo: uint32(s.part.Start[b]), hi: uint32(s.part.Start[b+1])}
 		if s.importance {
 			s.binfo[b].w = impW[b]
 		}

@@ -36,3 +36,39 @@ func TestStopRule(t *testing.T) {
 		t.Errorf("with a tolerance met at once: stop %q, error %v; want tol", res.Stop, err)
 	}
 }
+
+// TestNoAllocationPerIteration: the iterations allocate nothing once
+// warmed up. Twenty more epochs of 2000 iterations each may add only the
+// per-epoch allocations of the certificates and pool phases (a few dozen
+// each), never one per iteration.
+func TestNoAllocationPerIteration(t *testing.T) {
+	x, b := sparseData(2000, 5000, 8, 4)
+	for _, tc := range []struct {
+		name    string
+		reg     Regularizer
+		lazy    Lazy
+		m       int
+		threads int
+	}{
+		{"lazy L2", Regularizer{Lambda: 1e-3}, LazyOn, 1, 1},
+		{"lazy L2, m=4", Regularizer{Lambda: 1e-3}, LazyOn, 4, 1},
+		{"lazy L2, m=4, 2 workers", Regularizer{Lambda: 1e-3}, LazyOn, 4, 2},
+		{"lazy L1", Regularizer{Lambda: 1e-3, L1: 1e-4}, LazyOn, 1, 1},
+		{"dense, 2 workers", Regularizer{Lambda: 1e-3}, LazyOff, 4, 2},
+	} {
+		prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: tc.reg}
+		allocs := func(epochs int) float64 {
+			return testing.AllocsPerRun(2, func() {
+				if _, _, err := Train(context.Background(), prob, Options{M: tc.m, Threads: tc.threads, Tol: -1, MaxEpochs: epochs}); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+		iters := x.Rows / tc.m
+		if extra := allocs(22) - allocs(2); extra > 20*20 {
+			t.Errorf("%s: 20 more epochs of %d iterations allocated %.0f times more", tc.name, iters, extra)
+		} else {
+			t.Logf("%s: 20 more epochs of %d iterations: %.0f more allocations", tc.name, iters, extra)
+		}
+	}
+}

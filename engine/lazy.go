@@ -116,31 +116,12 @@ func (s *solver) xbarAt(j, t int32) float64 {
 }
 
 // lazyDot returns aᵀx̄ at the current iteration for one row, computing the
-// caught-up x̄ values on the fly without writing them.
+// caught-up x̄ values on the fly without writing them. Only runs with
+// l1 > 0 come here; L2 runs use the scaled store of lazyl2.go.
 func (s *solver) lazyDot(val []float64, idx []int32, t int32) float64 {
 	var sum float64
-	if t == 0 || s.reg.L1 != 0 {
-		for p, j := range idx {
-			sum += val[p] * s.xbarAt(j, t)
-		}
-		return sum
-	}
-	// L2 fast path: xbarAt with the affine replay inlined.
-	pt1, st1 := s.segP[t-1], s.segS[t-1]
-	tau, th := s.segTau[t-1], s.segTh[t-1]
-	a := 1 / (1 + tau*s.lam)
-	lz, segP, segS := s.lz, s.segP, s.segS
 	for p, j := range idx {
-		c := &lz[j]
-		l := c.last
-		if l == t {
-			sum += val[p] * c.xbar
-			continue
-		}
-		r := c.r
-		xp := pt1/segP[l]*c.x + r*pt1*(st1-segS[l])
-		xt := a * (xp - tau*r)
-		sum += val[p] * (xt + th*(xt-xp))
+		sum += val[p] * s.xbarAt(j, t)
 	}
 	return sum
 }

@@ -38,15 +38,14 @@ type coordL2 struct {
 // l2Scalars are an iteration's coefficients of the scaled lazy update,
 // common to every coordinate; drawBatch sets them.
 type l2Scalars struct {
-	pt, st    float64 // P_t, S_t
-	a, b      float64 // read: x̄_t = a·ξ + b·r + c (A_t, B_t above)
-	pt1, st1  float64 // P_{t+1}, S_{t+1}
-	ipt1      float64 // 1/P_{t+1}
-	aStep     float64 // aₜ = 1/(1+τλ)
-	renorm    bool    // rewrite every ξ at scale 1 before this iteration
-	oldP      float64 // ... from the scale P_t = oldP, S_t = oldS
-	oldS      float64
-	prevTheta float64
+	pt, st   float64 // P_t, S_t
+	a, b     float64 // read: x̄_t = a·ξ + b·r + c (A_t, B_t above)
+	pt1, st1 float64 // P_{t+1}, S_{t+1}
+	ipt1     float64 // 1/P_{t+1}
+	aStep    float64 // aₜ = 1/(1+τλ)
+	renorm   bool    // rewrite every ξ at scale 1 before this iteration
+	oldP     float64 // ... from the scale P_t = oldP, S_t = oldS
+	oldS     float64
 }
 
 // l2Segment is the drawer's running state of the scaled form: P and S at
@@ -76,7 +75,6 @@ func (g *l2Segment) next(sc *l2Scalars, tau, theta, a float64) {
 	sc.pt1 = g.p * a
 	sc.ipt1 = 1 / sc.pt1
 	sc.st1 = g.s + (-tau*a)*sc.ipt1
-	sc.prevTheta = g.theta
 	g.pPrev, g.sPrev = g.p, g.s
 	g.p, g.s, g.theta = sc.pt1, sc.st1, theta
 }
