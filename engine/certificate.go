@@ -84,8 +84,10 @@ func (s *solver) certificate() (TracePoint, error) {
 // recomputeR sets r = (1/n) Σₖ yₖaₖ on the coordinates [lo, hi), summing
 // the rows in order with Neumaier's compensation, and hands the values to
 // the lazy records; each product yₖaₖⱼ enters with its rounding error
-// (FMA), and the sum is divided by n once. Compensation matters on data whose values span orders
-// of magnitude: the terms then cancel to an r far smaller than they are,
+// (FMA), and the sum is divided by n once. (The same compensation as the
+// neumaier type, with the compensation terms kept per coordinate.)
+// Compensation matters on data whose values span orders of magnitude: the
+// terms then cancel to an r far smaller than they are,
 // and a plain sum left D off by 2e-14 where the compensated one is exact
 // to the last bit or two. The compensation terms live in u, the batch
 // scratch, which is zero between iterations and is left zero.
