@@ -7,6 +7,7 @@ import (
 	"math"
 	"runtime"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/adaspdc/adaspdc/blocks"
@@ -26,7 +27,9 @@ const underflowFloor = 1e-150
 // counts on small data, to exercise the concurrent paths.
 var minWorkPerWorker = defaultMinWorkPerWorker
 
-const defaultMinWorkPerWorker = 200
+// 1000: on two cores, two workers broke even with one at 1350–1800
+// nonzeros a batch on a9a and w8a (bench/README.md, "Threads").
+const defaultMinWorkPerWorker = 1000
 
 // lazyBreakEven: LazyAuto picks the lazy update when the dimension is above
 // this many times a batch's nonzeros, where the dense update's O(d) per
@@ -74,11 +77,16 @@ type solver struct {
 	cs     []coordL2
 	fastL2 bool
 
-	// samples holds each sample's dual state, label, step and row extent,
-	// in block order (block b is samples[part.Start[b]:part.Start[b+1]]),
-	// so that reading a sampled row's metadata costs one cache miss.
-	samples  []sampleRec
-	logistic bool // the loss is Logistic: its prox keeps the logit in sampleRec.aux
+	// rows and duals hold each sample's state in block order (block b is
+	// [part.Start[b], part.Start[b+1])): rows the label, step and row
+	// extent, which the loop only reads, and duals the dual and the prox's
+	// memory, which it writes. Apart, the read-only half stays shared by
+	// every core's cache, while a sample's dual moves to the core that
+	// drew it (one record: both did, a cross-core miss on half the
+	// samples of a two-thread a9a epoch; bench/README.md).
+	rows     []sampleRow
+	duals    []sampleDual
+	logistic bool // the loss is Logistic: its prox keeps the logit in sampleDual.aux
 
 	// binfo is each block's extent in samples and the steps of an
 	// iteration whose largest norm is that block's, in one record: drawing
@@ -94,12 +102,19 @@ type solver struct {
 	segTh  []float64
 	segT   int // iterations run in this segment
 
-	pool    *sched.Pool
-	bar     *sched.Barrier
-	owners  sched.Owners
-	workers []workerState
-	dy      []float64 // Δyₖ per batch slot, written in the read phase
-	u       []float64 // Σ Δyₖ aₖⱼ, written by the owner of j
+	pool *sched.Pool
+	bar  *sched.Barrier // one party per pool thread
+	// The iterations run on workers, the first len(workers) of allWorkers,
+	// one or all of them (calibrateWorkers), and worker w owns the
+	// coordinates owners.Range(w). Certificates run on every pool thread,
+	// with certOwners.
+	owners     sched.Owners
+	workers    []workerState
+	allWorkers []workerState
+	certOwners sched.Owners
+	calibrate  bool      // the first runEpochs times one worker against all
+	dy         []float64 // Δyₖ per batch slot, written in the read phase
+	u          []float64 // Σ Δyₖ aₖⱼ, written by the owner of j
 	// next counts the read phase's block claims. Every claim writes it, so
 	// it gets a cache line of its own: beside the fields below, which all
 	// workers read every iteration, each claim would evict them from the
@@ -137,7 +152,7 @@ type batch struct {
 }
 
 // blockInfo is what drawing block b needs: its samples are
-// samples[lo:hi]; norm is Rᵢ as the steps use it; tau, theta and a are τ,
+// rows[lo:hi] and duals[lo:hi]; norm is Rᵢ as the steps use it; tau, theta and a are τ,
 // θ (Eq. 12, 15) and 1/(1+τλ) for an iteration whose largest norm is norm;
 // w is 1/(n_b·pᵢ) under importance sampling and 1 otherwise.
 type blockInfo struct {
@@ -145,14 +160,18 @@ type blockInfo struct {
 	lo, hi                 uint32 // up to 2³¹ samples (blocks.Partition's limit)
 }
 
-// sampleRec is one sample's state: its dual yₖ, label bₖ, the dual step σ
-// of its block and its row's extent in the CSR arrays.
-type sampleRec struct {
-	y, b, sigma float64
-	// aux is what a loss's prox carries from one visit to the next: for
-	// the logistic loss the logit of −b·y (NaN: none yet).
-	aux    float64
-	lo, hi int64
+// sampleRow is what the loop reads of one sample: its label bₖ, the dual
+// step σ of its block and its row's extent in the CSR arrays.
+type sampleRow struct {
+	b, sigma float64
+	lo, hi   int64
+}
+
+// sampleDual is what the loop writes of one sample: its dual yₖ and aux,
+// what a loss's prox carries from one visit to the next (for the logistic
+// loss the logit of −b·y; NaN: none yet).
+type sampleDual struct {
+	y, aux float64
 }
 
 // workerState is what each worker keeps to itself.
@@ -258,11 +277,12 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 		threads = runtime.GOMAXPROCS(0)
 	}
 	// Each iteration pays two barrier rounds and moves the touched
-	// coordinates between cores; below a few hundred nonzeros per worker
+	// coordinates between cores; below about a thousand nonzeros per worker
 	// and iteration that costs more than the work it shares (bench/README.md:
-	// two explicit threads made a9a and w8a epochs 2.6–3.2× slower at m = 8).
+	// two workers made a9a and w8a epochs 1.1–1.3× slower at m = 64).
 	// So the thread count, asked for or not, is an upper bound, and a worker
-	// is added per minWorkPerWorker nonzeros of a batch.
+	// is added per minWorkPerWorker nonzeros of a batch; above one, the
+	// first epoch then times one worker against all (calibrateThreads).
 	batchNNZ := float64(x.NNZ()) / float64(s.nb) * float64(opt.M)
 	workers := max(1, min(threads, int(batchNNZ/float64(minWorkPerWorker))))
 	// More workers than blocks per iteration would only wait at barriers.
@@ -341,16 +361,18 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 	if threads == 1 {
 		// One owner: no column counts to balance (they would cost 8 bytes
 		// a coordinate at set-up's peak).
-		s.owners = sched.Owners{Bounds: []int32{0, int32(s.d)}}
+		s.certOwners = sched.Owners{Bounds: []int32{0, int32(s.d)}}
 	} else {
-		s.owners = s.balancedOwners(threads)
+		s.certOwners = s.balancedOwners(threads)
 	}
-	s.workers = make([]workerState, threads)
-	for w := range s.workers {
+	s.allWorkers = make([]workerState, threads)
+	for w := range s.allWorkers {
 		if s.fused {
-			s.workers[w].buf = make([]float64, s.d)
+			s.allWorkers[w].buf = make([]float64, s.d)
 		}
 	}
+	s.setWorkers(threads)
+	s.calibrate = threads > 1 && calibrateWorkers
 	var impW []float64
 	if s.importance {
 		s.sampler, impW, err = importanceSampler(rawNorms, opt)
@@ -385,11 +407,13 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 		s.rebaseL2(0, int32(s.d))
 		s.seg.reset()
 	}
-	s.samples = make([]sampleRec, s.n)
+	s.rows = make([]sampleRow, s.n)
+	s.duals = make([]sampleDual, s.n)
 	for b := 0; b < s.nb; b++ {
 		for r := s.part.Start[b]; r < s.part.Start[b+1]; r++ {
 			k := s.part.Order[r]
-			s.samples[r] = sampleRec{y: s.y[k], b: s.prob.B[k], sigma: s.sigma[b], aux: math.NaN(), lo: x.Indptr[k], hi: x.Indptr[k+1]}
+			s.rows[r] = sampleRow{b: s.prob.B[k], sigma: s.sigma[b], lo: x.Indptr[k], hi: x.Indptr[k+1]}
+			s.duals[r] = sampleDual{y: s.y[k], aux: math.NaN()}
 		}
 	}
 	_, s.logistic = prob.Loss.(Logistic)
@@ -470,17 +494,134 @@ func (s *solver) resetSegment() {
 	s.segS[0] = 0
 }
 
+// calibrateWorkers makes the first runEpochs of a run with more than one
+// pool thread time the iteration on one worker against all of them and keep
+// the faster. A variable so that tests, which force thread counts on small
+// data to exercise the concurrent paths, can keep them.
+var calibrateWorkers = true
+
+// calibrationRounds is how many rounds of iterations calibrateThreads runs
+// at most in the first epoch, each a calibrationRounds-th of it: one on all
+// workers to warm the caches and the workers, then one worker and all
+// workers alternately. Shorter rounds (a sixteenth of the epoch each) picked
+// the wrong side on a9a at m = 256, where a round lasted 0.3 ms. After the
+// first pair, a ratio beyond calibrationClear decides.
+const (
+	calibrationRounds = 5
+	calibrationClear  = 1.25
+)
+
+// setWorkers makes the iterations run on the first n workers, with
+// coordinates owned as certOwners has them for n > 1. Called between pool
+// phases only. It leaves no per-worker state behind: every correction is
+// cleared at the next update phase (scaled lazy), and the touch stamps
+// start again (lazy with L1).
+func (s *solver) setWorkers(n int) {
+	s.workers = s.allWorkers[:n]
+	if n == 1 {
+		s.owners = sched.Owners{Bounds: []int32{0, int32(s.d)}}
+	} else {
+		s.owners = s.certOwners
+	}
+	if s.fastL2 {
+		s.clearCorr = true
+	}
+	if s.lazy && !s.fastL2 {
+		for j := range s.lz {
+			s.lz[j].stamp = 0
+		}
+	}
+	for w := range s.allWorkers {
+		s.allWorkers[w].stamp = 0
+		s.allWorkers[w].touched = s.allWorkers[w].touched[:0]
+		s.allWorkers[w].prev = s.allWorkers[w].prev[:0]
+	}
+}
+
+// calibrateThreads decides whether threads pay by measuring rather than
+// guessing: how much a second core gains depends on how often the cores
+// pass coordinates to each other, which depends on the data and the host
+// (on the two-core development VM, two workers ran news20 epochs at half
+// the speed of one and url-shaped ones at 1.2–1.8×; bench/README.md). It
+// runs up to calibrationRounds rounds of c iterations of the first epoch
+// and keeps the faster setting; the rounds are ordinary iterations, so the
+// run is the same whatever it keeps. It returns the rounds it ran.
+func (s *solver) calibrateThreads(ctx context.Context, c int) (int, error) {
+	all := len(s.allWorkers)
+	var spent [2]time.Duration // one worker, all workers
+	rounds := calibrationRounds
+	for round := range calibrationRounds {
+		n := all
+		if round&1 == 1 {
+			n = 1
+		}
+		s.setWorkers(n)
+		t0 := time.Now()
+		if _, err := s.iterate(ctx, 1, c); err != nil {
+			return round + 1, err
+		}
+		if round > 0 { // round 0 warms up
+			spent[min(n, 2)-1] += time.Since(t0)
+		}
+		if ctx.Err() != nil {
+			rounds = round + 1
+			break
+		}
+		if round == 2 {
+			if r := float64(spent[0]) / float64(spent[1]); r > calibrationClear || r < 1/calibrationClear {
+				rounds = 3
+				break
+			}
+		}
+	}
+	if spent[1] < spent[0] {
+		s.setWorkers(all)
+	} else {
+		s.setWorkers(1)
+	}
+	return rounds, nil
+}
+
 // runEpochs runs k epochs of ⌈n_b/m⌉ iterations inside one pool phase and
 // returns how many it started (fewer when the context ends the run). The
-// workers meet at two barriers per iteration, after the read phase and after
-// the update phase; a single worker skips them. At the end x, x̄, r and y
-// are brought up to date for the certificate.
+// first call of a run with more than one pool thread first calibrates the
+// number of workers (calibrateThreads).
 func (s *solver) runEpochs(ctx context.Context, k int) (int, error) {
 	iters := s.itersPerEpoch()
+	if s.calibrate {
+		s.calibrate = false
+		if c := iters / calibrationRounds; c > 0 {
+			rounds, err := s.calibrateThreads(ctx, c)
+			if err != nil {
+				return 0, err
+			}
+			// The rest of the first epoch.
+			if _, err := s.iterate(ctx, 1, iters-rounds*c); err != nil {
+				return 0, err
+			}
+			if k == 1 || ctx.Err() != nil {
+				return 1, nil
+			}
+			n, err := s.iterate(ctx, k-1, iters)
+			return 1 + n, err
+		}
+	}
+	return s.iterate(ctx, k, iters)
+}
+
+// iterate runs k rounds of iters iterations inside one pool phase and
+// returns how many rounds it started. The workers meet at two barriers per
+// iteration, after the read phase and after the update phase; a single
+// worker skips them. At the end x, x̄, r and y are brought up to date for the
+// certificate.
+func (s *solver) iterate(ctx context.Context, k, iters int) (int, error) {
 	s.stop = false
 	nw := len(s.workers)
 	started := 0
 	err := s.pool.Run(func(w int) {
+		if w >= nw {
+			return // calibrateThreads chose fewer workers than threads
+		}
 		ws := &s.workers[w]
 		lo, hi := s.owners.Range(w)
 		for e := 0; e < k && !s.stop; e++ {
@@ -560,7 +701,7 @@ func (s *solver) runEpochs(ctx context.Context, k int) (int, error) {
 		s.resetSegment()
 	}
 	for r, k := range s.part.Order {
-		s.y[k] = s.samples[r].y
+		s.y[k] = s.duals[r].y
 	}
 	if err != nil {
 		return started, fmt.Errorf("engine: %w", err)
@@ -574,6 +715,11 @@ func (s *solver) drawBatch(bt *batch) {
 	bt.blocks = s.sampler.Sample(bt.blocks)
 	bmax := &s.binfo[bt.blocks[0]]
 	off := 0
+	// The first sample of each block: the read phase after next finds it
+	// in cache (prefetchRows then fetches the rows). With more than one
+	// worker, whoever claims the block fetches its duals: pulling them to
+	// this core would cost the other a second transfer.
+	one := len(s.workers) == 1
 	for i, b := range bt.blocks {
 		bt.offset[i] = off
 		bi := &s.binfo[b]
@@ -581,9 +727,11 @@ func (s *solver) drawBatch(bt *batch) {
 		if bi.norm > bmax.norm {
 			bmax = bi
 		}
-		// The first line of each sample record: the read phase after next
-		// finds it in cache (prefetchRows then fetches the rows).
-		kernels.Prefetch(unsafe.Pointer(&s.samples[bi.lo]))
+		if one {
+			kernels.Prefetch2(unsafe.Pointer(&s.rows[bi.lo]), unsafe.Pointer(&s.duals[bi.lo]))
+		} else {
+			kernels.Prefetch(unsafe.Pointer(&s.rows[bi.lo]))
+		}
 	}
 	bt.offset[len(bt.blocks)] = off
 	// τ and θ are decreasing in the largest norm (Eq. 12, 15).
@@ -605,13 +753,15 @@ const prefetchAhead = 2
 // the hardware prefetcher follows a long row once it has seen a few lines.
 const maxPrefetchNNZ = 256
 
-// prefetchRows asks for the rows of the batch's blocks [from, to), whose
-// sample records drawBatch prefetched an iteration earlier.
+// prefetchRows asks for the rows and duals of the batch's blocks
+// [from, to), whose sampleRow records drawBatch prefetched an iteration
+// earlier.
 func (s *solver) prefetchRows(bt *batch, from, to int) {
 	for _, b := range bt.blocks[from:to] {
 		bi := &s.binfo[b]
 		for r := bi.lo; r < bi.hi; r++ {
-			rec := &s.samples[r]
+			rec := &s.rows[r]
+			kernels.Prefetch(unsafe.Pointer(&s.duals[r]))
 			if n := int(min(rec.hi-rec.lo, maxPrefetchNNZ)); n > 0 {
 				kernels.PrefetchRange(unsafe.Pointer(&s.x.Values[rec.lo]), 8*n)
 				kernels.PrefetchRange(unsafe.Pointer(&s.x.Indices[rec.lo]), 4*n)
@@ -660,9 +810,10 @@ func (s *solver) readBlocks(ws *workerState, bt *batch, first, end int64, t int3
 		b := bt.blocks[i]
 		slot := bt.offset[i]
 		bi := &s.binfo[b]
-		recs := s.samples[bi.lo:bi.hi]
+		recs := s.rows[bi.lo:bi.hi]
+		duals := s.duals[bi.lo:bi.hi]
 		for r := range recs {
-			rec := &recs[r]
+			rec, dual := &recs[r], &duals[r]
 			val, idx := s.x.Values[rec.lo:rec.hi], s.x.Indices[rec.lo:rec.hi]
 			var z float64
 			switch {
@@ -675,13 +826,13 @@ func (s *solver) readBlocks(ws *workerState, bt *batch, first, end int64, t int3
 			}
 			var yn float64
 			if s.logistic {
-				yn, rec.aux = logisticProxWarm(rec.y, rec.aux, z, rec.sigma, rec.b)
+				yn, dual.aux = logisticProxWarm(dual.y, dual.aux, z, rec.sigma, rec.b)
 			} else {
-				yn = loss.DualProx(rec.y, z, rec.sigma, rec.b)
+				yn = loss.DualProx(dual.y, z, rec.sigma, rec.b)
 			}
-			dy := yn - rec.y
+			dy := yn - dual.y
 			s.dy[slot+r] = dy
-			rec.y = yn
+			dual.y = yn
 			if s.fused && dy != 0 {
 				kernels.SparseAxpy(dy, val, idx, ws.buf)
 			}
@@ -762,7 +913,7 @@ func (s *solver) ownedBatchRows(bt *batch, lo, hi int32, f func(dy float64, val 
 	for i, b := range bt.blocks {
 		slot := bt.offset[i]
 		bi := &s.binfo[b]
-		recs := s.samples[bi.lo:bi.hi]
+		recs := s.rows[bi.lo:bi.hi]
 		for r := range recs {
 			dy := s.dy[slot+r]
 			if dy == 0 {
@@ -827,7 +978,7 @@ func (s *solver) advanceSegment(tau, theta float64) {
 func (s *solver) certify() (TracePoint, error) { return s.certificate() }
 func (s *solver) point() []float64             { return s.xv }
 func (s *solver) passes() float64              { return float64(s.sampled) / float64(s.n) }
-func (s *solver) threads() int                 { return s.pool.Threads() }
+func (s *solver) threads() int                 { return len(s.workers) }
 func (s *solver) divergenceHint() string {
 	return "scale the features (e.g. to [-1, 1]) or the rows (-normalize unit), lower -m, or raise -lambda"
 }

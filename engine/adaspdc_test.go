@@ -142,3 +142,56 @@ func TestFusedReductionMatchesDeterministic(t *testing.T) {
 		t.Errorf("fused and ordered reductions differ by %.3g", d)
 	}
 }
+
+// TestCalibrationKeepsIterates runs deterministic problems with the timed
+// choice of workers on: calibrateThreads switches between one worker and
+// all of them four times inside the first epoch, and whichever it keeps,
+// the weights must equal a one-thread run's bit for bit. A correction,
+// touch stamp or buffer left behind by a switch would change them. The
+// L2-only lazy run uses the scaled store; the elastic net uses the stamped
+// one, which brings every coordinate up to date at each switch (as at an
+// epoch's end) and so agrees to rounding only.
+func TestCalibrationKeepsIterates(t *testing.T) {
+	calibrateWorkers = true
+	defer func() { calibrateWorkers = false }()
+	x, b := sparseData(2000, 3000, 10, 17)
+	for _, tc := range []struct {
+		name string
+		reg  Regularizer
+		lazy Lazy
+	}{
+		{"lazy-l2", Regularizer{Lambda: 1e-4}, LazyOn},
+		{"lazy-elasticnet", Regularizer{Lambda: 1e-4, L1: 1e-5}, LazyOn},
+		{"dense-l2", Regularizer{Lambda: 1e-4}, LazyOff},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: tc.reg}
+			var ref []float64
+			for _, threads := range []int{1, 3} {
+				opt := Options{M: 8, Threads: threads, Seed: 3, Tol: -1, MaxEpochs: 3, Lazy: tc.lazy, Deterministic: true}
+				model, res, err := Train(context.Background(), prob, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Final.Threads != res.Threads || res.Threads < 1 || res.Threads > threads {
+					t.Errorf("-threads %d: result says %d workers, trace %d", threads, res.Threads, res.Final.Threads)
+				}
+				if ref == nil {
+					ref = model.Weights
+					continue
+				}
+				if tc.reg.L1 > 0 {
+					if d := relDiff(model.Weights, ref); d > 1e-13 {
+						t.Errorf("after calibration (%d workers kept): weights differ from one thread's by %.3g, want ≤ 1e-13", res.Threads, d)
+					}
+					continue
+				}
+				for j := range ref {
+					if math.Float64bits(ref[j]) != math.Float64bits(model.Weights[j]) {
+						t.Fatalf("after calibration (%d workers kept): weight %d = %v, with 1 thread %v", res.Threads, j, model.Weights[j], ref[j])
+					}
+				}
+			}
+		})
+	}
+}

@@ -3,10 +3,12 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,40 +19,95 @@ import (
 )
 
 // BenchmarkEpoch times epochs of logistic regression on real data for a
-// range of m and thread counts (threads=0 is the automatic choice).
-// ns/epoch counts the iterations only, without set-up and certificates;
-// ns/op is a whole 10-epoch run; workers is how many ran.
+// range of m, with one thread, two explicit threads and the automatic
+// choice, all in the same loop so that their ratios come from one run.
+// ns/epoch counts the iterations only, without set-up and certificates.
+// It reports:
+//   - t1-ns/epoch, t2-ns/epoch, auto-ns/epoch;
+//   - x-threads, one thread's epoch over two explicit threads' (above 1 is
+//     a speed-up), and x-auto, the same for the automatic choice;
+//   - x-host, the speed-up the host gives two goroutines on the same kind
+//     of work with nothing shared (hostSweep): the ceiling for x-threads;
+//   - workers, how many workers the two-thread run used.
 func BenchmarkEpoch(b *testing.B) {
-	minWorkPerWorker = defaultMinWorkPerWorker // as in production, not as the tests force it
-	defer func() { minWorkPerWorker = 1 }()
-	for _, file := range []string{"a9a", "w8a"} {
-		x, y := sharedData(b, file)
+	defer productionWorkers()() // as in production, not as the tests force it
+	for _, file := range []string{"a9a", "w8a", "news20"} {
+		var x *sparse.CSR
+		var y []float64
+		if file == "news20" { // binarised, unit rows: long sparse rows, 62k features
+			x, y = news20Binary(b)
+			x.NormalizeRowsUnit()
+		} else {
+			x, y = sharedData(b, file)
+		}
 		for _, m := range []int{1, 8, 64, 256, 1024, 4096} {
-			for _, threads := range []int{1, 2, 0} { // 0: automatic (GOMAXPROCS as the bound)
-				b.Run(fmt.Sprintf("%s/m=%d/threads=%d", file, m, threads), func(b *testing.B) {
-					prob := Problem{X: x, B: y, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-5}}
-					var iter float64
-					epochs, workers := 0, 0
-					for b.Loop() {
+			b.Run(fmt.Sprintf("%s/m=%d", file, m), func(b *testing.B) {
+				prob := Problem{X: x, B: y, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-5}}
+				var iter [3]float64
+				var epochs [3]int
+				var host [2]float64
+				workers := 0
+				for b.Loop() {
+					for k, threads := range []int{1, 2, 0} { // 0: automatic (GOMAXPROCS as the bound)
 						_, res, err := Train(context.Background(), prob, Options{M: m, Threads: threads, Tol: -1, MaxEpochs: 10})
 						if err != nil {
 							b.Fatal(err)
 						}
-						iter += res.Final.IterSeconds
-						epochs += res.Final.Epoch
-						workers = res.Threads
+						iter[k] += res.Final.IterSeconds
+						epochs[k] += res.Final.Epoch
+						if threads == 2 {
+							workers = res.Threads
+						}
 					}
-					b.ReportMetric(iter/float64(epochs)*1e9, "ns/epoch")
-					b.ReportMetric(float64(workers), "workers")
-				})
-			}
+					host[0] += hostSweep(x, 1, 10)
+					host[1] += hostSweep(x, 2, 10)
+				}
+				per := func(k int) float64 { return iter[k] / float64(epochs[k]) * 1e9 }
+				b.ReportMetric(per(0), "t1-ns/epoch")
+				b.ReportMetric(per(1), "t2-ns/epoch")
+				b.ReportMetric(per(2), "auto-ns/epoch")
+				b.ReportMetric(per(0)/per(1), "x-threads")
+				b.ReportMetric(per(0)/per(2), "x-auto")
+				b.ReportMetric(host[0]/host[1], "x-host")
+				b.ReportMetric(float64(workers), "workers")
+			})
 		}
 	}
 }
 
+// hostSweep returns the seconds that g goroutines take to run, between
+// them, reps sweeps over x's rows (one SparseDot, one exp and one
+// SparseAxpy per row, as an epoch's read and update phases do), each on
+// its own share of the rows and its own copy of the point: the same work
+// as an epoch with nothing shared, so that its speed-up from one
+// goroutine to two is what the host allows.
+func hostSweep(x *sparse.CSR, g, reps int) float64 {
+	points := make([][]float64, g)
+	for i := range points {
+		points[i] = make([]float64, x.Cols)
+	}
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	for w := range g {
+		lo, hi := x.Rows*w/g, x.Rows*(w+1)/g
+		wg.Go(func() {
+			p := points[w]
+			for range reps {
+				for k := lo; k < hi; k++ {
+					val, idx := x.Row(k)
+					z := kernels.SparseDot(val, idx, p)
+					kernels.SparseAxpy(1e-9*math.Exp(-math.Abs(z)), val, idx, p)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return time.Since(t0).Seconds()
+}
+
 // news20Binary loads news20 (multiclass) binarised as label ≤ 10 → −1,
 // otherwise +1, skipping when ../shared/data is absent.
-func news20Binary(b *testing.B) (*sparse.CSR, []float64) {
+func news20Binary(b testing.TB) (*sparse.CSR, []float64) {
 	path := filepath.Join("..", "..", "shared", "data", "news20")
 	if _, err := os.Stat(path); err != nil {
 		b.Skipf("%s not available", path)
@@ -170,8 +227,7 @@ func BenchmarkLazyURLLike(b *testing.B) {
 // generated rcv1-shaped (200k rows) and url-shaped (ADASPDC_URL_ROWS rows,
 // default 100k; issue 8 asks for 400k) data.
 func BenchmarkEpochVsSweep(b *testing.B) {
-	minWorkPerWorker = defaultMinWorkPerWorker
-	defer func() { minWorkPerWorker = 1 }()
+	defer productionWorkers()()
 	type data struct {
 		name string
 		load func(b *testing.B) (*sparse.CSR, []float64)

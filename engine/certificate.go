@@ -35,7 +35,7 @@ func (s *solver) certificate() (TracePoint, error) {
 	dual := make([]float64, nr+nd)
 	threads := s.pool.Threads()
 	err := s.pool.Run(func(w int) {
-		lo, hi := s.owners.Range(w)
+		lo, hi := s.certOwners.Range(w)
 		s.recomputeR(lo, hi)
 		s.bar.Wait()
 		for c := w; c < nr+nd; c += threads {

@@ -355,12 +355,13 @@ func TestThreadsFollowBatchSize(t *testing.T) {
 	x, b := sparseData(4000, 300, 10, 3) // 10 nonzeros a row
 	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-3}}
 	for _, tc := range []struct{ m, threads, want int }{
-		{1, 2, 1},  // 10 nonzeros a batch
-		{8, 2, 1},  // 80
-		{16, 2, 1}, // 160: not one worker's worth
-		{64, 2, 2}, // 640
-		{64, 8, 3}, // 640 / 200
-		{128, 0, min(runtime.GOMAXPROCS(0), 6)},
+		{1, 2, 1},   // 10 nonzeros a batch
+		{8, 2, 1},   // 80
+		{16, 2, 1},  // 160: not one worker's worth
+		{128, 2, 1}, // 1280: not two
+		{256, 2, 2}, // 2560
+		{256, 8, 2}, // 2560 / 1000
+		{1024, 0, min(runtime.GOMAXPROCS(0), 10)},
 	} {
 		_, res, err := Train(context.Background(), prob, Options{M: tc.m, Threads: tc.threads, Tol: -1, MaxEpochs: 1})
 		if err != nil {

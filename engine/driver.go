@@ -55,6 +55,8 @@ func drive(ctx context.Context, m method, opt Options) (*Result, error) {
 		tp.Passes = m.passes()
 		tp.Seconds = time.Since(start).Seconds()
 		tp.IterSeconds = iterTime.Seconds()
+		// The method may settle its worker count in its first epochs.
+		res.Threads = m.threads()
 		tp.Threads = res.Threads
 		res.Trace = append(res.Trace, tp)
 		res.Final = tp

@@ -103,8 +103,19 @@ func relDiff(a, b []float64) float64 {
 	return math.Sqrt(num / math.Max(den, 1e-300))
 }
 
-// The tests run on small data, where the production rule would give most
+// The tests run on small data, where the production rules would give most
 // runs one worker; they ask for thread counts to exercise the concurrent
-// paths (under -race too), so the rule is off here except where a test
-// checks it.
-func init() { minWorkPerWorker = 1 }
+// paths (under -race too), so the rules (a worker per minWorkPerWorker
+// nonzeros, and the timed choice of calibrateWorkers) are off here except
+// where a test checks them.
+func init() {
+	minWorkPerWorker = 1
+	calibrateWorkers = false
+}
+
+// productionWorkers sets the worker rules as Train has them outside tests
+// and returns a function that restores the test setting.
+func productionWorkers() func() {
+	minWorkPerWorker, calibrateWorkers = defaultMinWorkPerWorker, true
+	return func() { minWorkPerWorker, calibrateWorkers = 1, false }
+}

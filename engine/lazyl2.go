@@ -149,7 +149,7 @@ func (s *solver) updateL2(ws *workerState, bt *batch, lo, hi int32) {
 		if dy == 0 {
 			return
 		}
-		rec := &s.samples[s.binfo[bt.blocks[0]].lo]
+		rec := &s.rows[s.binfo[bt.blocks[0]].lo]
 		val, idx := s.x.Values[rec.lo:rec.hi], s.x.Indices[rec.lo:rec.hi]
 		if lo != 0 || int(hi) != s.d {
 			a, e := sched.Clip(idx, lo, hi)
