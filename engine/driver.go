@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"time"
 )
@@ -42,6 +43,7 @@ func drive(ctx context.Context, m method, opt Options) (*Result, error) {
 	res := &Result{Threads: m.threads()}
 	start := time.Now()
 	guard := divergenceGuard{hint: m.divergenceHint()}
+	stall := stallWatch{window: opt.StallEpochs}
 	var iterTime time.Duration
 	epoch, lastCheck := 0, -1
 	var lastGap float64
@@ -95,6 +97,13 @@ func drive(ctx context.Context, m method, opt Options) (*Result, error) {
 			return res, nil
 		case opt.StopRule != nil && opt.StopRule(res.Trace):
 			res.Stop = "rule"
+			return res, nil
+		}
+		if before, recent, stalled := stall.stalled(tp, res.Best); stalled {
+			res.Stop = "stalled"
+			w := opt.StallEpochs
+			res.StallNote = fmt.Sprintf("the duality gap has stopped falling: over epochs %d to %d it was %.4g (geometric mean), over the %d epochs before %.4g, less than %g%% lower; the best was %.4g at epoch %d: %s",
+				epoch-w+1, epoch, recent, w, before, 100*stallGain, res.Best.Gap, res.Best.Epoch, m.divergenceHint())
 			return res, nil
 		}
 		next := epoch + checkInterval(opt, tp, epoch-lastCheck, lastGap)

@@ -150,6 +150,12 @@ type Options struct {
 	// sets 1000.
 	MaxEpochs int
 
+	// StallEpochs ends a run whose best duality gap fell by less than 1%
+	// over the last StallEpochs epochs, with Result.Stop "stalled": its
+	// steps do not fit the data, and more epochs would not help. Zero
+	// selects 200; a negative value switches the rule off.
+	StallEpochs int
+
 	// TimeLimit bounds the whole run, set-up included; 0: none. A run that
 	// reaches it after its first certificate returns the model with
 	// Result.Stop "time"; one that reaches it before returns an error.
@@ -203,6 +209,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Sampling == "" {
 		o.Sampling = SamplingUniform
+	}
+	if o.StallEpochs == 0 {
+		o.StallEpochs = defaultStallEpochs
 	}
 	if o.StepScale == 0 {
 		o.StepScale = 1
@@ -303,8 +312,11 @@ type Result struct {
 	Final     TracePoint
 	Best      TracePoint
 	Converged bool   // the relative gap reached Tol
-	Stop      string // why the run ended: "tol", "target", "max-epochs", "time", "callback", "rule", "context", "diverged", "panic"
-	Lazy      bool   // whether the lazy primal update ran
+	Stop      string // why the run ended: "tol", "target", "max-epochs", "time", "callback", "rule", "stalled", "context", "diverged", "panic"
+	// StallNote says, when Stop is "stalled", how little the gap moved
+	// and what the user can change.
+	StallNote string
+	Lazy      bool // whether the lazy primal update ran
 	Threads   int
 	Blocks    int
 

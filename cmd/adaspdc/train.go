@@ -33,6 +33,7 @@ type trainFlags struct {
 	model, liblinearModel, trace     string
 	m, block, threads                int
 	maxEpochs                        int
+	stallEpochs                      int
 	lambda, l1, bias, tol, smoothing float64
 	targetPrimal, stepScale          float64
 	seed                             uint64
@@ -67,6 +68,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&f.tol, "tol", 1e-6, "stop at this relative duality gap (P−D)/max(1,|P|); ≤ 0: run exactly -max-epochs epochs")
 	fs.Float64Var(&f.targetPrimal, "target-primal", 0, "also stop once the primal objective is at or below this `value` (for benchmarks)")
 	fs.IntVar(&f.maxEpochs, "max-epochs", 1000, "stop after this many epochs")
+	fs.IntVar(&f.stallEpochs, "stall-epochs", 200, "stop a run whose duality gap fell by less than 1% over this many epochs (geometric mean against the window before); 0: never")
 	fs.DurationVar(&f.timeLimit, "time-limit", 0, "stop after this long, set-up included (e.g. 30s); 0: no limit")
 	fs.StringVar(&f.model, "model", "", "write the model as JSON to this `file`")
 	fs.StringVar(&f.liblinearModel, "liblinear-model", "", "write the model in LIBLINEAR's format to this `file`")
@@ -109,6 +111,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			return usageErrorf(fs, "-%s %d: must be at least 1", c.name, c.v)
 		}
 	}
+	if f.stallEpochs < 0 {
+		return usageErrorf(fs, "-stall-epochs %d: must be 0 (never) or more", f.stallEpochs)
+	}
 	if math.IsNaN(f.tol) || math.IsInf(f.tol, 0) {
 		return usageErrorf(fs, "-tol %v: must be a finite number", f.tol)
 	}
@@ -139,6 +144,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		StepScale:     f.stepScale,
 		Tol:           f.tol,
 		MaxEpochs:     f.maxEpochs,
+		StallEpochs:   stallOption(f.stallEpochs),
 		TimeLimit:     f.timeLimit,
 		TargetPrimal:  f.targetPrimal,
 	}
@@ -259,6 +265,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	if short != "" {
 		fmt.Fprintf(stderr, "adaspdc train: warning: stopped (%s) after %d epochs short of the goal: %s\n", stopReason(res.Stop, f), fp.Epoch, short)
+		if res.Stop == "stalled" {
+			fmt.Fprintf(stderr, "adaspdc train: %s\n", res.StallNote)
+		}
 	} else if !gapTest && !f.quiet {
 		fmt.Fprintf(stderr, "adaspdc train: ran the %d epochs asked for (-tol %g: no gap test)\n", fp.Epoch, f.tol)
 	}
@@ -278,6 +287,15 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// stallOption maps -stall-epochs to Options.StallEpochs, where 0 selects
+// the default and a negative value switches the rule off.
+func stallOption(epochs int) int {
+	if epochs == 0 {
+		return -1
+	}
+	return epochs
+}
+
 // stopReason says in the command line's words why a run ended.
 func stopReason(stop string, f trainFlags) string {
 	switch stop {
@@ -287,6 +305,8 @@ func stopReason(stop string, f trainFlags) string {
 		return fmt.Sprintf("-time-limit %v", f.timeLimit)
 	case "context":
 		return "interrupted"
+	case "stalled":
+		return fmt.Sprintf("stalled: -stall-epochs %d", f.stallEpochs)
 	}
 	return stop
 }

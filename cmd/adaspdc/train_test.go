@@ -115,6 +115,7 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"-m", "0"}, 2, "-m 0: must be at least 1"},
 		{[]string{"-block", "-2"}, 2, "-block -2: must be at least 1"},
 		{[]string{"-max-epochs", "0"}, 2, "-max-epochs 0"},
+		{[]string{"-stall-epochs", "-1"}, 2, "-stall-epochs -1: must be 0 (never) or more"},
 		{[]string{"-tol", "NaN"}, 2, "finite"},
 		{[]string{"-step-scale", "5"}, 2, "step scale"},
 		{[]string{"-normalize", "max"}, 2, "want none or unit"},
@@ -139,19 +140,21 @@ func TestTrainMulticlassRefused(t *testing.T) {
 }
 
 // TestTrainDeterministicFlag checks that -deterministic reaches the engine:
-// the model files of a 1-thread and a 2-thread run must be identical.
+// the model files of a 1-thread and a 2-thread run must be identical. (The
+// engine may keep one worker of two when it times one faster in the first
+// epoch; engine's TestThreadsBitIdentical forces the worker counts.)
 func TestTrainDeterministicFlag(t *testing.T) {
 	dir := t.TempDir()
 	var models [2][]byte
 	for i, threads := range []string{"1", "2"} {
 		path := filepath.Join(dir, "m"+threads+".json")
-		// m = 128 rows of 13 nonzeros: enough work for two workers.
-		status, out, errOut := runCmd("train", "-quiet", "-deterministic", "-m", "128", "-lazy", "off",
+		// m = 256 rows of 13 nonzeros: enough work for two workers.
+		status, out, errOut := runCmd("train", "-quiet", "-deterministic", "-m", "256", "-lazy", "off",
 			"-threads", threads, "-tol", "-1", "-max-epochs", "5", "-model", path)
 		if status != 0 {
 			t.Fatalf("threads %s: status %d, %s", threads, status, errOut)
 		}
-		if !strings.HasSuffix(out, "threads="+threads+"\n") {
+		if !strings.HasSuffix(out, "threads="+threads+"\n") && !strings.HasSuffix(out, "threads=1\n") {
 			t.Errorf("-threads %s ran with another count: %q", threads, out)
 		}
 		var err error
