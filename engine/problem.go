@@ -114,9 +114,10 @@ type Options struct {
 	Partition Partition // zero: PartitionShuffle
 	Sampling  Sampling  // zero: SamplingUniform
 	// Threads bounds the workers; ≤ 0: GOMAXPROCS. Fewer run when a batch
-	// is too small to share: one worker per 200 nonzeros of a batch, and
-	// never more than M. Result.Threads and TracePoint.Threads say how many
-	// ran.
+	// is too small to share: one worker per 1000 nonzeros of a batch, and
+	// never more than M; and when that leaves several, the first epoch
+	// times one worker against them all and keeps the faster. Result.Threads
+	// and TracePoint.Threads say how many ran.
 	Threads int
 	Seed    uint64 // seeds the partition and the block sampler
 	Lazy    Lazy   // zero: LazyAuto

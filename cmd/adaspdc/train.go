@@ -59,7 +59,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&f.m, "m", 1, "dual blocks updated per iteration")
 	fs.IntVar(&f.block, "block", 1, "samples per dual block")
 	fs.StringVar(&f.partition, "partition", "shuffle", "how samples form blocks: shuffle, contiguous or norm")
-	fs.IntVar(&f.threads, "threads", 0, "at most this many worker threads, fewer when a batch (-m) is too small to share (one per 200 nonzeros); 0: the cores")
+	fs.IntVar(&f.threads, "threads", 0, "at most this many worker threads: one per 1000 nonzeros of a batch (-m), and one instead of several when the first epoch times one faster; 0: the cores")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed for the partition and the sampler")
 	fs.StringVar(&f.solver, "solver", "adaspdc", "adaspdc, or spdc for the constant-step baseline")
 	fs.StringVar(&f.sampling, "sampling", "uniform", "uniform, or importance (spdc with -m 1: blocks drawn ∝ ½ uniform + ½ norm)")
