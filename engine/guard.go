@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"sort"
 )
 
 // The divergence guard watches the sequence of certificates and ends a run
@@ -105,10 +106,13 @@ const (
 	stallFloor         = 100
 )
 
-// stallWatch holds the history of gaps that the stall rule needs.
+// stallWatch holds the history of gaps that the stall rule needs: the
+// certificates' epochs, in order, and the running sums of their log gaps,
+// so that each test costs two binary searches whatever the run's length.
 type stallWatch struct {
-	window int          // epochs; ≤ 0: off
-	trace  []TracePoint // every certificate so far
+	window int       // epochs; ≤ 0: off
+	epochs []int     // epoch of each certificate
+	cum    []float64 // cum[i]: the sum of the first i log gaps
 }
 
 // stalled takes the next certificate and the run's best one, and reports
@@ -117,33 +121,28 @@ func (w *stallWatch) stalled(tp, best TracePoint) (before, recent float64, ok bo
 	if w.window <= 0 {
 		return 0, 0, false
 	}
-	w.trace = append(w.trace, tp)
-	floor := noiseFloor * math.Max(1, math.Abs(best.Primal))
-	if best.Gap <= stallFloor*floor {
-		return 0, 0, false
+	// Gaps below the rounding of P count as that floor: log 0 has no mean.
+	floor := noiseFloor * math.Max(1, math.Abs(tp.Primal))
+	if len(w.cum) == 0 {
+		w.cum = append(w.cum, 0)
 	}
-	// Mean log gap, and count, of the certificates with epochs in (lo, hi].
-	mean := func(lo, hi int) (float64, int) {
-		var sum float64
-		n := 0
-		for _, c := range w.trace {
-			if c.Epoch > lo && c.Epoch <= hi {
-				sum += math.Log(math.Max(c.Gap, floor))
-				n++
-			}
-		}
-		return sum / float64(max(n, 1)), n
+	w.epochs = append(w.epochs, tp.Epoch)
+	w.cum = append(w.cum, w.cum[len(w.cum)-1]+math.Log(math.Max(tp.Gap, floor)))
+	if best.Gap <= stallFloor*noiseFloor*math.Max(1, math.Abs(best.Primal)) {
+		return 0, 0, false
 	}
 	e := tp.Epoch
-	if e-2*w.window < w.trace[0].Epoch {
+	if e-2*w.window < w.epochs[0] {
 		return 0, 0, false
 	}
-	lr, nr := mean(e-w.window, e)
-	lb, nb := mean(e-2*w.window, e-w.window)
-	if nr < stallCertificates || nb < stallCertificates {
+	// first(lo): the index of the first certificate with epoch > lo.
+	first := func(lo int) int { return sort.SearchInts(w.epochs, lo+1) }
+	a, b, c := first(e-2*w.window), first(e-w.window), len(w.epochs)
+	if c-b < stallCertificates || b-a < stallCertificates {
 		return 0, 0, false
 	}
-	before, recent = math.Exp(lb), math.Exp(lr)
+	before = math.Exp((w.cum[b] - w.cum[a]) / float64(b-a))
+	recent = math.Exp((w.cum[c] - w.cum[b]) / float64(c-b))
 	return before, recent, recent > (1-stallGain)*before
 }
 
