@@ -88,7 +88,7 @@ type solver struct {
 	duals    []sampleDual
 	logistic bool // the loss is Logistic: its prox keeps the logit in sampleDual.aux
 
-	// binfo is each block's extent in samples and the steps of an
+	// binfo is each block's extent in rows and duals and the steps of an
 	// iteration whose largest norm is that block's, in one record: drawing
 	// a batch then costs one cache miss per block and no division.
 	binfo      []blockInfo
@@ -151,10 +151,10 @@ type batch struct {
 	l2    l2Scalars
 }
 
-// blockInfo is what drawing block b needs: its samples are
-// rows[lo:hi] and duals[lo:hi]; norm is Rᵢ as the steps use it; tau, theta and a are τ,
-// θ (Eq. 12, 15) and 1/(1+τλ) for an iteration whose largest norm is norm;
-// w is 1/(n_b·pᵢ) under importance sampling and 1 otherwise.
+// blockInfo is what drawing block b needs: its samples are rows[lo:hi]
+// and duals[lo:hi]; norm is Rᵢ as the steps use it; tau, theta and a are
+// τ, θ (Eq. 12, 15) and 1/(1+τλ) for an iteration whose largest norm is
+// norm; w is 1/(n_b·pᵢ) under importance sampling and 1 otherwise.
 type blockInfo struct {
 	norm, tau, theta, a, w float64
 	lo, hi                 uint32 // up to 2³¹ samples (blocks.Partition's limit)
@@ -548,33 +548,37 @@ func (s *solver) setWorkers(n int) {
 // run is the same whatever it keeps. It returns the rounds it ran.
 func (s *solver) calibrateThreads(ctx context.Context, c int) (int, error) {
 	all := len(s.allWorkers)
-	var spent [2]time.Duration // one worker, all workers
+	var one, many time.Duration // time spent on one worker and on all
 	rounds := calibrationRounds
 	for round := range calibrationRounds {
-		n := all
-		if round&1 == 1 {
-			n = 1
+		single := round&1 == 1 // round 0 (all workers) warms up
+		if single {
+			s.setWorkers(1)
+		} else {
+			s.setWorkers(all)
 		}
-		s.setWorkers(n)
 		t0 := time.Now()
 		if _, err := s.iterate(ctx, 1, c); err != nil {
 			return round + 1, err
 		}
-		if round > 0 { // round 0 warms up
-			spent[min(n, 2)-1] += time.Since(t0)
+		switch {
+		case single:
+			one += time.Since(t0)
+		case round > 0:
+			many += time.Since(t0)
 		}
 		if ctx.Err() != nil {
 			rounds = round + 1
 			break
 		}
 		if round == 2 {
-			if r := float64(spent[0]) / float64(spent[1]); r > calibrationClear || r < 1/calibrationClear {
+			if r := float64(one) / float64(many); r > calibrationClear || r < 1/calibrationClear {
 				rounds = 3
 				break
 			}
 		}
 	}
-	if spent[1] < spent[0] {
+	if many < one {
 		s.setWorkers(all)
 	} else {
 		s.setWorkers(1)

@@ -32,14 +32,7 @@ import (
 func BenchmarkEpoch(b *testing.B) {
 	defer productionWorkers()() // as in production, not as the tests force it
 	for _, file := range []string{"a9a", "w8a", "news20"} {
-		var x *sparse.CSR
-		var y []float64
-		if file == "news20" { // binarised, unit rows: long sparse rows, 62k features
-			x, y = news20Binary(b)
-			x.NormalizeRowsUnit()
-		} else {
-			x, y = sharedData(b, file)
-		}
+		x, y := epochData(b, file)
 		for _, m := range []int{1, 8, 64, 256, 1024, 4096} {
 			b.Run(fmt.Sprintf("%s/m=%d", file, m), func(b *testing.B) {
 				prob := Problem{X: x, B: y, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-5}}
@@ -70,6 +63,63 @@ func BenchmarkEpoch(b *testing.B) {
 				b.ReportMetric(per(0)/per(2), "x-auto")
 				b.ReportMetric(host[0]/host[1], "x-host")
 				b.ReportMetric(float64(workers), "workers")
+			})
+		}
+	}
+}
+
+// epochData loads the thread benchmarks' data: a file of ../shared/data,
+// news20 binarised with unit rows (long sparse rows, 62k features), or
+// "urllike", synth.URLLike with 100k rows (3.2 M features).
+func epochData(b *testing.B, name string) (*sparse.CSR, []float64) {
+	switch name {
+	case "news20":
+		x, y := news20Binary(b)
+		x.NormalizeRowsUnit()
+		return x, y
+	case "urllike":
+		x, y, err := synth.Generate(synth.URLLike(100_000, 1))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return x, y
+	}
+	return sharedData(b, name)
+}
+
+// BenchmarkTwoWorkersForced times epochs on exactly two workers against
+// one, with the production rules off (no minimum work per worker, no
+// timed choice), which is how bench/README.md found where a second worker
+// pays: x-threads is one worker's epoch over two workers'.
+func BenchmarkTwoWorkersForced(b *testing.B) {
+	for _, file := range []string{"a9a", "w8a", "news20", "urllike"} {
+		x, y := epochData(b, file)
+		lam := 1e-5
+		if file == "urllike" {
+			lam = 1e-6
+		}
+		for _, m := range []int{16, 64, 96, 128, 256, 1024, 4096, 8192} {
+			if m > x.Rows/4 {
+				continue
+			}
+			b.Run(fmt.Sprintf("%s/m=%d", file, m), func(b *testing.B) {
+				prob := Problem{X: x, B: y, Loss: Logistic{}, Reg: Regularizer{Lambda: lam}}
+				var iter [2]float64
+				var epochs [2]int
+				for b.Loop() {
+					for k, threads := range []int{1, 2} {
+						_, res, err := Train(context.Background(), prob, Options{M: m, Threads: threads, Tol: -1, MaxEpochs: 10})
+						if err != nil {
+							b.Fatal(err)
+						}
+						iter[k] += res.Final.IterSeconds
+						epochs[k] += res.Final.Epoch
+					}
+				}
+				t1, t2 := iter[0]/float64(epochs[0]), iter[1]/float64(epochs[1])
+				b.ReportMetric(t1*1e9, "t1-ns/epoch")
+				b.ReportMetric(t2*1e9, "t2-ns/epoch")
+				b.ReportMetric(t1/t2, "x-threads")
 			})
 		}
 	}
