@@ -51,7 +51,12 @@ type solver struct {
 	n, d  int
 	lossG float64 // γ of φ*
 	lam   float64
-	reg   Regularizer
+	// reg is the problem's elastic net without its centre c; a centre
+	// enters through shift = λc, subtracted from r everywhere the iteration
+	// keeps it (see centredR), and the certificate adds it back.
+	reg    ElasticNet
+	shift  []float64
+	centre []float64
 
 	part   *blocks.Partition
 	nb     int
@@ -203,7 +208,14 @@ func Train(ctx context.Context, prob Problem, opt Options) (*Model, *Result, err
 		return nil, nil, err
 	}
 	// The steps (Eq. 10, 12, 15) need λ > 0 and γ > 0.
-	if err := prob.Reg.StronglyConvex(); err != nil {
+	en, ok := prob.Reg.(ElasticNet)
+	if !ok {
+		return nil, nil, fmt.Errorf("engine: AdaSPDC takes the elastic net (with or without a centre), not the %s regularizer", prob.Reg.Name())
+	}
+	if en.Weights != nil {
+		return nil, nil, errors.New("engine: AdaSPDC does not take per-coordinate regularizer weights yet: its steps and lazy updates assume one λ for every coordinate")
+	}
+	if err := needStrongConvexity(en, "AdaSPDC"); err != nil {
 		return nil, nil, err
 	}
 	if g := prob.Loss.Gamma(); !(g > 0) {
@@ -243,8 +255,8 @@ func Train(ctx context.Context, prob Problem, opt Options) (*Model, *Result, err
 	}
 	m := &Model{
 		Loss:    prob.Loss.Name(),
-		Lambda:  prob.Reg.Lambda,
-		L1:      prob.Reg.L1,
+		Lambda:  en.Lambda,
+		L1:      en.L1,
 		Dim:     prob.X.Cols,
 		Weights: w, // the solver is done with it
 	}
@@ -253,7 +265,16 @@ func Train(ctx context.Context, prob Problem, opt Options) (*Model, *Result, err
 
 func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) {
 	x := prob.X
-	s := &solver{prob: prob, opt: opt, x: x, n: x.Rows, d: x.Cols, reg: prob.Reg, lam: prob.Reg.Lambda}
+	en := prob.Reg.(ElasticNet) // Train checked
+	s := &solver{prob: prob, opt: opt, x: x, n: x.Rows, d: x.Cols, lam: en.Lambda}
+	s.reg = ElasticNet{Lambda: en.Lambda, L1: en.L1}
+	if en.Center != nil {
+		s.centre = en.Center
+		s.shift = make([]float64, s.d)
+		for j, c := range en.Center {
+			s.shift[j] = en.Lambda * c
+		}
+	}
 	s.lossG = prob.Loss.Gamma()
 
 	var err error
@@ -484,6 +505,9 @@ func (s *solver) initIterate() {
 		yk := loss.DualFeasible(loss.Deriv(z, s.prob.B[k]), s.prob.B[k])
 		s.y[k] = yk
 		kernels.SparseAxpy(yk/float64(s.n), val, idx, s.r)
+	}
+	for j, sh := range s.shift {
+		s.r[j] -= sh
 	}
 	copy(s.xbar, s.xv)
 }
@@ -882,7 +906,7 @@ func (s *solver) updatePhase(ws *workerState, bt *batch, lo, hi, t int32) {
 			xt := s.catchUp(c.x, c.last, t, c.r)
 			uj := s.u[j]
 			s.u[j] = 0
-			xn := s.reg.Prox(xt-tau*(c.r+bt.scale*uj), tau) // Eq. 11
+			xn := s.reg.proxPlain(xt-tau*(c.r+bt.scale*uj), tau) // Eq. 11
 			c.xbar = xn + theta*(xn-xt)                     // Eq. 14
 			c.x = xn
 			c.r += s.rScale * uj // Eq. 13
@@ -939,7 +963,7 @@ func (s *solver) ownedBatchRows(bt *batch, lo, hi int32, f func(dy float64, val 
 func (s *solver) primalStep(j int32, xt, tau, theta, scale float64) {
 	uj := s.u[j]
 	s.u[j] = 0
-	xn := s.reg.Prox(xt-tau*(s.r[j]+scale*uj), tau) // Eq. 11
+	xn := s.reg.proxPlain(xt-tau*(s.r[j]+scale*uj), tau) // Eq. 11
 	s.xbar[j] = xn + theta*(xn-xt)                  // Eq. 14
 	s.xv[j] = xn
 	s.r[j] += s.rScale * uj // Eq. 13

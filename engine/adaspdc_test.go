@@ -30,7 +30,7 @@ func TestRidgeClosedForm(t *testing.T) {
 	if err := want.SolveVec(&ata, &atb); err != nil {
 		t.Fatal(err)
 	}
-	prob := Problem{X: x, B: b, Loss: Squared{}, Reg: Regularizer{Lambda: lam}}
+	prob := Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{Lambda: lam}}
 	model, res, err := Train(context.Background(), prob, Options{M: 4, Threads: 2, Tol: -1, MaxEpochs: 600, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -50,14 +50,14 @@ func TestLazyMatchesDense(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		loss Loss
-		reg  Regularizer
+		reg  ElasticNet
 		m    int
 		bs   int
 	}{
-		{"logistic-l2", Logistic{}, Regularizer{Lambda: 1e-4}, 1, 1},
-		{"squared-l2-m8-block4", Squared{}, Regularizer{Lambda: 1e-3}, 8, 4},
-		{"sqhinge-elasticnet", SquaredHinge{}, Regularizer{Lambda: 1e-4, L1: 1e-4}, 4, 1},
-		{"logistic-strong-l1", Logistic{}, Regularizer{Lambda: 1e-3, L1: 3e-3}, 2, 2},
+		{"logistic-l2", Logistic{}, ElasticNet{Lambda: 1e-4}, 1, 1},
+		{"squared-l2-m8-block4", Squared{}, ElasticNet{Lambda: 1e-3}, 8, 4},
+		{"sqhinge-elasticnet", SquaredHinge{}, ElasticNet{Lambda: 1e-4, L1: 1e-4}, 4, 1},
+		{"logistic-strong-l1", Logistic{}, ElasticNet{Lambda: 1e-3, L1: 3e-3}, 2, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			prob := Problem{X: x, B: b, Loss: tc.loss, Reg: tc.reg}
@@ -102,7 +102,7 @@ func TestThreadsBitIdentical(t *testing.T) {
 	for _, lazy := range []Lazy{LazyOn, LazyOff} {
 		var ref []float64
 		for _, threads := range []int{1, 2, 3, 5} {
-			prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-4, L1: 1e-5}}
+			prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-4, L1: 1e-5}}
 			opt := Options{M: 16, BlockSize: 2, Threads: threads, Seed: 9, Tol: -1, MaxEpochs: 4, Lazy: lazy, Deterministic: true}
 			model, _, err := Train(context.Background(), prob, opt)
 			if err != nil {
@@ -126,7 +126,7 @@ func TestThreadsBitIdentical(t *testing.T) {
 // iterates up to rounding.
 func TestFusedReductionMatchesDeterministic(t *testing.T) {
 	x, b := sparseData(3000, 150, 10, 13)
-	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-4, L1: 1e-5}}
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-4, L1: 1e-5}}
 	var models [2][]float64
 	for i, det := range []bool{true, false} {
 		model, res, err := Train(context.Background(), prob, Options{M: 32, Threads: 2, Seed: 4, Tol: -1, MaxEpochs: 8, Lazy: LazyOff, Deterministic: det})
@@ -157,12 +157,12 @@ func TestCalibrationKeepsIterates(t *testing.T) {
 	x, b := sparseData(2000, 3000, 10, 17)
 	for _, tc := range []struct {
 		name string
-		reg  Regularizer
+		reg  ElasticNet
 		lazy Lazy
 	}{
-		{"lazy-l2", Regularizer{Lambda: 1e-4}, LazyOn},
-		{"lazy-elasticnet", Regularizer{Lambda: 1e-4, L1: 1e-5}, LazyOn},
-		{"dense-l2", Regularizer{Lambda: 1e-4}, LazyOff},
+		{"lazy-l2", ElasticNet{Lambda: 1e-4}, LazyOn},
+		{"lazy-elasticnet", ElasticNet{Lambda: 1e-4, L1: 1e-5}, LazyOn},
+		{"dense-l2", ElasticNet{Lambda: 1e-4}, LazyOff},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: tc.reg}

@@ -35,7 +35,7 @@ func BenchmarkEpoch(b *testing.B) {
 		x, y := epochData(b, file)
 		for _, m := range []int{1, 8, 64, 256, 1024, 4096} {
 			b.Run(fmt.Sprintf("%s/m=%d", file, m), func(b *testing.B) {
-				prob := Problem{X: x, B: y, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-5}}
+				prob := Problem{X: x, B: y, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-5}}
 				var iter [3]float64
 				var epochs [3]int
 				var host [2]float64
@@ -103,7 +103,7 @@ func BenchmarkTwoWorkersForced(b *testing.B) {
 				continue
 			}
 			b.Run(fmt.Sprintf("%s/m=%d", file, m), func(b *testing.B) {
-				prob := Problem{X: x, B: y, Loss: Logistic{}, Reg: Regularizer{Lambda: lam}}
+				prob := Problem{X: x, B: y, Loss: Logistic{}, Reg: ElasticNet{Lambda: lam}}
 				var iter [2]float64
 				var epochs [2]int
 				for b.Loop() {
@@ -221,7 +221,7 @@ func BenchmarkLazyNews20(b *testing.B) {
 		{"d=6206/dense", folded, LazyOff},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			prob := Problem{X: tc.x, B: y, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-5}}
+			prob := Problem{X: tc.x, B: y, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-5}}
 			var iter float64
 			epochs := 0
 			for b.Loop() {
@@ -251,7 +251,7 @@ func BenchmarkLazyURLLike(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Run(fmt.Sprintf("d=%d", cols), func(b *testing.B) {
-			prob := Problem{X: x, B: y, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-6}}
+			prob := Problem{X: x, B: y, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-6}}
 			var iter float64
 			epochs := 0
 			for b.Loop() {
@@ -317,7 +317,7 @@ func BenchmarkEpochVsSweep(b *testing.B) {
 					x, y = ds.load(b)
 				}
 				nnz := float64(x.NNZ())
-				prob := Problem{X: x, B: y, Loss: Logistic{}, Reg: Regularizer{Lambda: ds.lam}}
+				prob := Problem{X: x, B: y, Loss: Logistic{}, Reg: ElasticNet{Lambda: ds.lam}}
 				w := make([]float64, x.Cols)
 				var sweep, iter float64
 				epochs := 0

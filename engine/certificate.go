@@ -56,6 +56,12 @@ func (s *solver) certificate() (TracePoint, error) {
 				lo, hi := (c-nr)*certChunk, min((c-nr+1)*certChunk, s.d)
 				sp = s.reg.Value(s.xv[lo:hi])
 				sd = s.reg.ConjNeg(s.r[lo:hi])
+				if s.shift != nil {
+					// g(x) = g₀(x) − λcᵀx + λ‖c‖²/2 and
+					// g*(−r) = g₀*(−(r − λc)) − λ‖c‖²/2; s.r holds r − λc.
+					sp += centreTerms(s.xv[lo:hi], s.centre[lo:hi], s.shift[lo:hi])
+					sd -= 0.5 * kernels.Dot(s.shift[lo:hi], s.centre[lo:hi])
+				}
 			}
 			primal[c], dual[c] = sp, sd
 		}
@@ -125,6 +131,12 @@ func (s *solver) recomputeR(lo, hi int32) {
 	for j := range r {
 		r[j] = (r[j] + comp[j]) * inv
 	}
+	if s.shift != nil {
+		// The iteration keeps r − λc (the centre's shift of the prox).
+		for j, sh := range s.shift[lo:hi] {
+			r[j] -= sh
+		}
+	}
 	clear(comp)
 	switch {
 	case s.fastL2:
@@ -151,3 +163,13 @@ func (n *neumaier) add(v float64) {
 }
 
 func (n *neumaier) sum() float64 { return n.s + n.c }
+
+// centreTerms returns −λcᵀx + λ‖c‖²/2 over a chunk, with shift = λc: what
+// a centre adds to the plain elastic net's value.
+func centreTerms(x, c, shift []float64) float64 {
+	var sum float64
+	for j, sh := range shift {
+		sum += sh * (0.5*c[j] - x[j])
+	}
+	return sum
+}

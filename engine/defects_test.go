@@ -23,7 +23,7 @@ import (
 // with the model, Stop "context" and no error.
 func TestCancelledContext(t *testing.T) {
 	x, b := sparseData(500, 100, 5, 2)
-	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-3}}
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	model, _, err := Train(ctx, prob, Options{Tol: -1, MaxEpochs: 100})
@@ -89,7 +89,7 @@ func TestDualIsTheDualOfY(t *testing.T) {
 		}
 	}
 	for _, lazy := range []Lazy{LazyOn, LazyOff} {
-		prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-3}}
+		prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}
 		model, res, err := Train(context.Background(), prob, Options{M: 1, Tol: -1, MaxEpochs: 200, Lazy: lazy, Seed: 1, Threads: 1})
 		if err != nil {
 			t.Fatal(err)
@@ -114,7 +114,7 @@ func TestDualIsTheDualOfY(t *testing.T) {
 // TestStepScaleBound: only scales in (0, 2] keep στ‖K‖² ≤ 1.
 func TestStepScaleBound(t *testing.T) {
 	x, b := sparseData(200, 50, 5, 4)
-	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-2}}
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2}}
 	for _, c := range []float64{2.0001, 3, 4, -1, math.NaN()} {
 		if _, _, err := Train(context.Background(), prob, Options{StepScale: c, MaxEpochs: 1}); err == nil || !strings.Contains(err.Error(), "step scale") {
 			t.Errorf("step scale %v: error %v, want a refusal", c, err)
@@ -148,7 +148,7 @@ func TestWorkerPanicIsAnError(t *testing.T) {
 	for _, threads := range []int{1, 2, 3} {
 		for _, lazy := range []Lazy{LazyOn, LazyOff} {
 			loss := panicky{calls: new(atomic.Int64), after: 3 * 2000} // in the 4th epoch
-			prob := Problem{X: x, B: b, Loss: loss, Reg: Regularizer{Lambda: 1e-3}}
+			prob := Problem{X: x, B: b, Loss: loss, Reg: ElasticNet{Lambda: 1e-3}}
 			done := make(chan struct{})
 			var model *Model
 			var res *Result
@@ -180,7 +180,7 @@ func TestWorkerPanicIsAnError(t *testing.T) {
 // spectral norms, which on large blocks take longer than any epoch.
 func TestTimeLimitCoversSetUp(t *testing.T) {
 	x, b := sparseData(3000, 2000, 20, 7)
-	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-3}}
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}
 	model, _, err := Train(context.Background(), prob, Options{BlockSize: 300, TimeLimit: time.Nanosecond, MaxEpochs: 1})
 	if err == nil || model != nil || !strings.Contains(err.Error(), "time limit") || !strings.Contains(err.Error(), "set-up") {
 		t.Errorf("time limit of 1ns: model %v, error %v; want no model and an error saying the time limit ran out during set-up", model != nil, err)
@@ -191,7 +191,7 @@ func TestTimeLimitCoversSetUp(t *testing.T) {
 // run exactly K, and Tol 0 asks for an exact certificate.
 func TestZeroOptionsMeanZero(t *testing.T) {
 	x, b := sparseData(500, 100, 5, 2)
-	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-3}}
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}
 	opt := DefaultOptions()
 	opt.Tol = 1e-10
 	model, _, err := Train(context.Background(), prob, opt)
@@ -221,7 +221,7 @@ func TestZeroOptionsMeanZero(t *testing.T) {
 func TestTinyLambdaRefused(t *testing.T) {
 	x, b := sparseData(300, 50, 5, 4)
 	for _, lam := range []float64{1e-300, 1e-40} {
-		_, _, err := Train(context.Background(), Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{Lambda: lam}}, DefaultOptions())
+		_, _, err := Train(context.Background(), Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: lam}}, DefaultOptions())
 		if err == nil || !strings.Contains(err.Error(), "too small") || !strings.Contains(err.Error(), "use λ ≥") {
 			t.Errorf("λ = %g: error %v, want a refusal that says what λ to use", lam, err)
 		}
@@ -284,7 +284,7 @@ func TestConvergedRunIsNotDiverging(t *testing.T) {
 	for k := range y {
 		y[k] *= 1e4
 	}
-	prob := Problem{X: x, B: y, Loss: Squared{}, Reg: Regularizer{Lambda: 1 / float64(x.Rows)}}
+	prob := Problem{X: x, B: y, Loss: Squared{}, Reg: ElasticNet{Lambda: 1 / float64(x.Rows)}}
 	model, res, err := Train(context.Background(), prob, Options{Tol: -1, MaxEpochs: 600, Seed: 1})
 	if err != nil || model == nil {
 		t.Fatalf("error %v", err)
@@ -298,7 +298,7 @@ func TestConvergedRunIsNotDiverging(t *testing.T) {
 // returns the model of its best one beside the error.
 func TestErrorKeepsBestModel(t *testing.T) {
 	x, b := sparseData(500, 100, 5, 2)
-	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-3}}
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}
 	boom := errors.New("disk full")
 	model, res, err := Train(context.Background(), prob, Options{Tol: -1, MaxEpochs: 100, Callback: func(tp TracePoint) error {
 		if tp.Epoch == 5 {
@@ -326,7 +326,7 @@ func TestLazyRenormalisation(t *testing.T) {
 	for i := range x.Values {
 		x.Values[i] *= 0.05
 	}
-	for _, reg := range []Regularizer{{Lambda: 50}, {Lambda: 50, L1: 1e-3}} {
+	for _, reg := range []ElasticNet{{Lambda: 50}, {Lambda: 50, L1: 1e-3}} {
 		prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: reg}
 		opt := Options{M: 1, Threads: 1, Seed: 2, Tol: -1, MaxEpochs: 3}
 		opt.Lazy = LazyOn
@@ -353,7 +353,7 @@ func TestThreadsFollowBatchSize(t *testing.T) {
 	minWorkPerWorker = defaultMinWorkPerWorker
 	defer func() { minWorkPerWorker = saved }()
 	x, b := sparseData(4000, 300, 10, 3) // 10 nonzeros a row
-	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-3}}
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}
 	for _, tc := range []struct{ m, threads, want int }{
 		{1, 2, 1},   // 10 nonzeros a batch
 		{8, 2, 1},   // 80

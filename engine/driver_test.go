@@ -9,7 +9,7 @@ import (
 // with Stop "rule"; the tolerance still wins when both fire.
 func TestStopRule(t *testing.T) {
 	x, b := sparseData(300, 50, 5, 1)
-	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-2}}
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2}}
 	var seen []int
 	opt := DefaultOptions()
 	opt.Tol = -1
@@ -45,16 +45,16 @@ func TestNoAllocationPerIteration(t *testing.T) {
 	x, b := sparseData(2000, 5000, 8, 4)
 	for _, tc := range []struct {
 		name    string
-		reg     Regularizer
+		reg     ElasticNet
 		lazy    Lazy
 		m       int
 		threads int
 	}{
-		{"lazy L2", Regularizer{Lambda: 1e-3}, LazyOn, 1, 1},
-		{"lazy L2, m=4", Regularizer{Lambda: 1e-3}, LazyOn, 4, 1},
-		{"lazy L2, m=4, 2 workers", Regularizer{Lambda: 1e-3}, LazyOn, 4, 2},
-		{"lazy L1", Regularizer{Lambda: 1e-3, L1: 1e-4}, LazyOn, 1, 1},
-		{"dense, 2 workers", Regularizer{Lambda: 1e-3}, LazyOff, 4, 2},
+		{"lazy L2", ElasticNet{Lambda: 1e-3}, LazyOn, 1, 1},
+		{"lazy L2, m=4", ElasticNet{Lambda: 1e-3}, LazyOn, 4, 1},
+		{"lazy L2, m=4, 2 workers", ElasticNet{Lambda: 1e-3}, LazyOn, 4, 2},
+		{"lazy L1", ElasticNet{Lambda: 1e-3, L1: 1e-4}, LazyOn, 1, 1},
+		{"dense, 2 workers", ElasticNet{Lambda: 1e-3}, LazyOff, 4, 2},
 	} {
 		prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: tc.reg}
 		allocs := func(epochs int) float64 {

@@ -18,7 +18,7 @@ func ExampleTrain() {
 		Values:  []float64{1, 1, 1, 1, 2, 1},
 	}
 	b := []float64{1, 2, -1, 3}
-	prob := engine.Problem{X: x, B: b, Loss: engine.Squared{}, Reg: engine.Regularizer{Lambda: 1e-3}}
+	prob := engine.Problem{X: x, B: b, Loss: engine.Squared{}, Reg: engine.ElasticNet{Lambda: 1e-3}}
 	opt := engine.DefaultOptions()
 	opt.Tol, opt.Threads = 1e-10, 1
 	model, res, err := engine.Train(context.Background(), prob, opt)

@@ -36,7 +36,10 @@ func (p Problem) Validate() error {
 	if p.Loss == nil {
 		return errors.New("engine: problem has no loss")
 	}
-	if err := p.Reg.Validate(); err != nil {
+	if p.Reg == nil {
+		return errors.New("engine: problem has no regularizer (use ElasticNet{} for none)")
+	}
+	if err := p.Reg.Validate(p.X.Cols); err != nil {
 		return err
 	}
 	for k, b := range p.B {

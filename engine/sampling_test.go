@@ -20,7 +20,7 @@ func TestImportanceSampling(t *testing.T) {
 			val[p] *= math.Pow(10, float64(k%3)) // row norms over two decades
 		}
 	}
-	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-3}}
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}
 	var primal [2]float64
 	for i, o := range []Options{
 		{Solver: SolverSPDC},

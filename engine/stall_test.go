@@ -98,7 +98,7 @@ func TestStalledRunStops(t *testing.T) {
 			val[p] *= math.Pow(10, float64(k%3))
 		}
 	}
-	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-3}}
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}
 	model, res, err := Train(context.Background(), prob, Options{Tol: 1e-9, MaxEpochs: 3000, Seed: 3})
 	if err != nil {
 		t.Fatal(err)

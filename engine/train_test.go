@@ -4,9 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sparse"
@@ -23,17 +27,19 @@ func kktViolation(prob Problem, x []float64) float64 {
 		z := kernels.SparseDot(val, idx, x)
 		kernels.SparseAxpy(prob.Loss.Deriv(z, prob.B[k])/float64(n), val, idx, grad)
 	}
+	en := prob.Reg.(ElasticNet)
 	worst := 0.0
 	for j, xj := range x {
-		g := grad[j] + prob.Reg.Lambda*xj
+		l1, lam, shift := en.coord(j)
+		g := grad[j] + lam*xj - shift
 		var v float64
 		switch {
 		case xj > 0:
-			v = math.Abs(g + prob.Reg.L1)
+			v = math.Abs(g + l1)
 		case xj < 0:
-			v = math.Abs(g - prob.Reg.L1)
+			v = math.Abs(g - l1)
 		default:
-			v = math.Max(0, math.Abs(g)-prob.Reg.L1)
+			v = math.Max(0, math.Abs(g)-l1)
 		}
 		worst = math.Max(worst, v)
 	}
@@ -45,7 +51,7 @@ func kktViolation(prob Problem, x []float64) float64 {
 func TestElasticNetOptimality(t *testing.T) {
 	x, b := sparseData(800, 300, 8, 21)
 	for _, loss := range []Loss{Logistic{}, Squared{}, SquaredHinge{}, SmoothHinge{S: 0.5}} {
-		prob := Problem{X: x, B: b, Loss: loss, Reg: Regularizer{Lambda: 1e-2, L1: 5e-3}}
+		prob := Problem{X: x, B: b, Loss: loss, Reg: ElasticNet{Lambda: 1e-2, L1: 5e-3}}
 		model, res, err := Train(context.Background(), prob, Options{M: 4, Threads: 2, Seed: 3, Tol: 1e-12, MaxEpochs: 2000, Lazy: LazyOn})
 		if err != nil {
 			t.Fatal(err)
@@ -70,7 +76,7 @@ func TestElasticNetOptimality(t *testing.T) {
 
 func TestWarmStartAndModelRoundTrip(t *testing.T) {
 	x, b := sparseData(1500, 400, 10, 5)
-	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-3}}
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}
 	ctx := context.Background()
 	model, cold, err := Train(ctx, prob, Options{M: 8, Threads: 2, Tol: 1e-8, MaxEpochs: 1000})
 	if err != nil {
@@ -110,7 +116,7 @@ func TestWarmStartAndModelRoundTrip(t *testing.T) {
 
 func TestTrainRefusesBadInput(t *testing.T) {
 	x, b := sparseData(50, 20, 3, 1)
-	good := Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-2}}
+	good := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2}}
 	ctx := context.Background()
 	cases := []struct {
 		name string
@@ -118,9 +124,9 @@ func TestTrainRefusesBadInput(t *testing.T) {
 		opt  Options
 		want string
 	}{
-		{"lambda zero", Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{}}, Options{}, "strong"},
-		{"lambda negative", Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{Lambda: -1}}, Options{}, "strong"},
-		{"l1 negative", Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{Lambda: 1, L1: -1}}, Options{}, "L1"},
+		{"lambda zero", Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{}}, Options{}, "strong"},
+		{"lambda negative", Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: -1}}, Options{}, "strong"},
+		{"l1 negative", Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1, L1: -1}}, Options{}, "L1"},
 		{"m too large", good, Options{M: 51}, "only 50 blocks"},
 		{"m too large for blocks", good, Options{M: 11, BlockSize: 5}, "only 10 blocks"},
 		{"labels not ±1", Problem{X: x, B: append([]float64{2}, b[1:]...), Loss: Logistic{}, Reg: good.Reg}, Options{}, "−1/+1"},
@@ -141,7 +147,7 @@ func TestTrainRefusesBadInput(t *testing.T) {
 
 func TestStopping(t *testing.T) {
 	x, b := sparseData(500, 100, 5, 2)
-	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-3}}
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}
 	calls := 0
 	_, res, err := Train(context.Background(), prob, Options{Tol: -1, MaxEpochs: 100, Callback: func(tp TracePoint) error {
 		calls++
@@ -173,12 +179,12 @@ func TestStopping(t *testing.T) {
 func TestDivergenceIsAnError(t *testing.T) {
 	x, b := sparseData(200, 50, 5, 4)
 	x.Values[7] = math.Inf(1)
-	_, _, err := Train(context.Background(), Problem{X: x, B: b, Loss: Squared{}, Reg: Regularizer{Lambda: 1e-2}}, Options{})
+	_, _, err := Train(context.Background(), Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{Lambda: 1e-2}}, Options{})
 	if err == nil {
 		t.Fatal("training on data with +Inf succeeded")
 	}
 	x.Values[7] = 1e200 // finite, but every margin overflows
-	_, _, err = Train(context.Background(), Problem{X: x, B: b, Loss: Squared{}, Reg: Regularizer{Lambda: 1e-2}}, Options{MaxEpochs: 50})
+	_, _, err = Train(context.Background(), Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{Lambda: 1e-2}}, Options{MaxEpochs: 50})
 	if err == nil {
 		t.Fatal("training on data with 1e200 succeeded")
 	}
@@ -189,7 +195,7 @@ func TestDivergenceIsAnError(t *testing.T) {
 // Certify must be tiny at the optimum, and large at a poor point.
 func TestCertifyAgreesWithSolver(t *testing.T) {
 	x, b := sparseData(1000, 200, 8, 8)
-	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: Regularizer{Lambda: 1e-3}}
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}
 	model, res, err := Train(context.Background(), prob, Options{M: 4, Tol: 1e-11, MaxEpochs: 2000})
 	if err != nil {
 		t.Fatal(err)
@@ -226,4 +232,83 @@ func TestModelNormalizeUnit(t *testing.T) {
 	if err := m.Validate(); err == nil {
 		t.Error("normalize \"max\" accepted")
 	}
+}
+
+// TestCentredElasticNet: AdaSPDC with a centre c solves
+// (1/n)Σφ + l1‖x‖₁ + (λ/2)‖x − c‖², dense and lazy: the optimality
+// conditions hold at its model, and for ridge it is the closed form
+// (AᵀA/n + λI)x = Aᵀb/n + λc.
+func TestCentredElasticNet(t *testing.T) {
+	x, b := sparseData(600, 40, 6, 41)
+	rng := rand.New(rand.NewPCG(4, 2))
+	c := make([]float64, x.Cols)
+	for j := range c {
+		c[j] = rng.NormFloat64()
+	}
+	for _, lazy := range []Lazy{LazyOff, LazyOn} {
+		for _, l1 := range []float64{0, 2e-3} {
+			for _, loss := range []Loss{Squared{}, Logistic{}} {
+				prob := Problem{X: x, B: b, Loss: loss, Reg: ElasticNet{Lambda: 0.05, L1: l1, Center: c}}
+				model, res, err := Train(t.Context(), prob, Options{M: 4, Threads: 2, Seed: 5, Tol: 1e-12, MaxEpochs: 3000, Lazy: lazy})
+				if err != nil {
+					t.Fatal(err)
+				}
+				name := fmt.Sprintf("%s l1=%g lazy=%s", loss.Name(), l1, lazy)
+				if !res.Converged {
+					t.Errorf("%s: gap %.3g after %d epochs", name, res.Final.RelGap, res.Final.Epoch)
+				}
+				if v := kktViolation(prob, model.Weights); v > 1e-6 {
+					t.Errorf("%s: optimality conditions violated by %.3g", name, v)
+				}
+				cert, err := Certify(prob, model.Weights)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if math.Abs(cert.Primal-res.Final.Primal) > 1e-12*math.Abs(cert.Primal) {
+					t.Errorf("%s: the run's primal %.15g, Certify's %.15g", name, res.Final.Primal, cert.Primal)
+				}
+				if _, ok := loss.(Squared); ok && l1 == 0 {
+					want := ridgeClosedFormCentred(x, b, 0.05, c)
+					for j := range want {
+						if math.Abs(model.Weights[j]-want[j]) > 1e-6*(1+math.Abs(want[j])) {
+							t.Fatalf("%s: weight %d = %.12g, closed form %.12g", name, j, model.Weights[j], want[j])
+						}
+					}
+				}
+			}
+		}
+	}
+	weighted := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1, Weights: make([]float64, x.Cols)}}
+	if _, _, err := Train(t.Context(), weighted, DefaultOptions()); err == nil || !strings.Contains(err.Error(), "weights") {
+		t.Errorf("AdaSPDC with per-coordinate weights: error %v, want a refusal that names the weights", err)
+	}
+}
+
+// ridgeClosedFormCentred solves (AᵀA/n + λI)x = Aᵀb/n + λc with gonum.
+func ridgeClosedFormCentred(x *sparse.CSR, b []float64, lam float64, c []float64) []float64 {
+	n, d := x.Rows, x.Cols
+	a := mat.NewSymDense(d, nil)
+	rhs := mat.NewVecDense(d, nil)
+	for k := 0; k < n; k++ {
+		val, idx := x.Row(k)
+		for p, i := range idx {
+			rhs.SetVec(int(i), rhs.AtVec(int(i))+val[p]*b[k]/float64(n))
+			for q, j := range idx {
+				if j >= i {
+					a.SetSym(int(i), int(j), a.At(int(i), int(j))+val[p]*val[q]/float64(n))
+				}
+			}
+		}
+	}
+	for j := 0; j < d; j++ {
+		a.SetSym(j, j, a.At(j, j)+lam)
+		rhs.SetVec(j, rhs.AtVec(j)+lam*c[j])
+	}
+	var sol mat.VecDense
+	var chol mat.Cholesky
+	chol.Factorize(a)
+	if err := chol.SolveVecTo(&sol, rhs); err != nil {
+		panic(err)
+	}
+	return sol.RawVector().Data
 }

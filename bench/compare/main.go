@@ -105,7 +105,7 @@ func main() {
 		}
 		for _, obj := range objectives {
 			loss, _ := engine.LossByName(obj.loss, 1)
-			prob := engine.Problem{X: ds.X, B: y, Loss: loss, Reg: engine.Regularizer{Lambda: obj.lambda}}
+			prob := engine.Problem{X: ds.X, B: y, Loss: loss, Reg: engine.ElasticNet{Lambda: obj.lambda}}
 			c := 1 / (float64(ds.X.Rows) * obj.lambda)
 			cs := strconv.FormatFloat(c, 'g', -1, 64)
 

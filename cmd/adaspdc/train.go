@@ -208,8 +208,8 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if !lambdaSet {
 		f.lambda = 1 / float64(x.Rows)
 	}
-	prob := engine.Problem{X: x, B: b, Loss: loss, Reg: engine.Regularizer{Lambda: f.lambda, L1: f.l1}}
-	if err := prob.Reg.Validate(); err != nil {
+	prob := engine.Problem{X: x, B: b, Loss: loss, Reg: engine.ElasticNet{Lambda: f.lambda, L1: f.l1}}
+	if err := prob.Reg.Validate(x.Cols); err != nil {
 		return err
 	}
 	opt.Callback = func(tp engine.TracePoint) error {

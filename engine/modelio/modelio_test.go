@@ -275,7 +275,7 @@ func train(t *testing.T, data string, loss engine.Loss, lambda, bias float64) *e
 	}
 	opt := engine.DefaultOptions()
 	opt.Threads, opt.Tol = 1, 1e-8
-	prob := engine.Problem{X: x, B: b, Loss: loss, Reg: engine.Regularizer{Lambda: lambda}}
+	prob := engine.Problem{X: x, B: b, Loss: loss, Reg: engine.ElasticNet{Lambda: lambda}}
 	m, _, err := engine.Train(context.Background(), prob, opt)
 	if err != nil {
 		t.Fatal(err)
