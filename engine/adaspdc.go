@@ -907,7 +907,7 @@ func (s *solver) updatePhase(ws *workerState, bt *batch, lo, hi, t int32) {
 			uj := s.u[j]
 			s.u[j] = 0
 			xn := s.reg.proxPlain(xt-tau*(c.r+bt.scale*uj), tau) // Eq. 11
-			c.xbar = xn + theta*(xn-xt)                     // Eq. 14
+			c.xbar = xn + theta*(xn-xt)                          // Eq. 14
 			c.x = xn
 			c.r += s.rScale * uj // Eq. 13
 			c.last = t + 1
@@ -964,7 +964,7 @@ func (s *solver) primalStep(j int32, xt, tau, theta, scale float64) {
 	uj := s.u[j]
 	s.u[j] = 0
 	xn := s.reg.proxPlain(xt-tau*(s.r[j]+scale*uj), tau) // Eq. 11
-	s.xbar[j] = xn + theta*(xn-xt)                  // Eq. 14
+	s.xbar[j] = xn + theta*(xn-xt)                       // Eq. 14
 	s.xv[j] = xn
 	s.r[j] += s.rScale * uj // Eq. 13
 }
