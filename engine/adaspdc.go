@@ -191,76 +191,42 @@ type workerState struct {
 // errTimeLimit is the cause of the context that Options.TimeLimit sets.
 var errTimeLimit = errors.New("time limit reached")
 
-// Train solves the problem with AdaSPDC (or SPDC) and returns the model, the
-// certificate trace and an error.
-//
-// It returns an error, and no model, when the input is unusable or the
-// context is done (or the time limit runs out) before the first
-// certificate. It returns an error and the model of the best certificate
-// so far (Result.Best) when the run diverges, a worker panics or the
-// callback fails. A context cancelled after the first certificate ends the
-// run like a time limit: the model and Result.Stop "context", no error.
-func Train(ctx context.Context, prob Problem, opt Options) (*Model, *Result, error) {
-	if ctx.Err() != nil {
-		return nil, nil, fmt.Errorf("engine: not started: %w", context.Cause(ctx))
-	}
-	if err := prob.Validate(); err != nil {
-		return nil, nil, err
-	}
-	// The steps (Eq. 10, 12, 15) need λ > 0 and γ > 0.
-	en, ok := prob.Reg.(ElasticNet)
-	if !ok {
-		return nil, nil, fmt.Errorf("engine: AdaSPDC takes the elastic net (with or without a centre), not the %s regularizer", prob.Reg.Name())
-	}
-	if en.Weights != nil {
-		return nil, nil, errors.New("engine: AdaSPDC does not take per-coordinate regularizer weights yet: its steps and lazy updates assume one λ for every coordinate")
-	}
-	if err := needStrongConvexity(en, "AdaSPDC"); err != nil {
-		return nil, nil, err
-	}
-	if g := prob.Loss.Gamma(); !(g > 0) {
-		return nil, nil, fmt.Errorf("engine: the %s loss has γ = %g: AdaSPDC needs a smooth loss (φ* strongly convex, γ > 0)", prob.Loss.Name(), g)
-	}
-	opt = opt.withDefaults()
-	if err := opt.validateFor(prob.X.Rows); err != nil {
-		return nil, nil, err
-	}
-	if opt.WarmStart != nil && len(opt.WarmStart) != prob.X.Cols {
-		return nil, nil, fmt.Errorf("engine: warm start has %d weights, data has %d columns", len(opt.WarmStart), prob.X.Cols)
-	}
-	if opt.TimeLimit > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, opt.TimeLimit, errTimeLimit)
-		defer cancel()
-	}
+// startAdaSPDC checks what AdaSPDC and SPDC need beyond a valid problem
+// and builds the method.
+func startAdaSPDC(ctx context.Context, prob Problem, opt Options) (method, error) {
 	s, err := newSolver(ctx, prob, opt)
 	if err != nil {
-		if errors.Is(err, errTimeLimit) {
-			return nil, nil, fmt.Errorf("engine: the time limit of %v ran out during set-up, before the first certificate: %w", opt.TimeLimit, err)
-		}
-		return nil, nil, err
+		return nil, err
 	}
-	res, err := drive(ctx, s, opt)
+	return s, nil
+}
+
+// acceptsAdaSPDC reports why AdaSPDC or SPDC cannot solve prob: the steps
+// (Eq. 10, 12, 15) need λ > 0 and γ > 0, and the update one λ for all
+// coordinates.
+func acceptsAdaSPDC(prob Problem, opt Options) error {
+	en, ok := prob.Reg.(ElasticNet)
+	if !ok {
+		return fmt.Errorf("engine: %s takes the elastic net (with or without a centre), not the %s regularizer", opt.Solver, prob.Reg.Name())
+	}
+	if en.Weights != nil {
+		return fmt.Errorf("engine: %s does not take per-coordinate regularizer weights yet: its steps and lazy updates assume one λ for every coordinate", opt.Solver)
+	}
+	if err := needStrongConvexity(en, string(opt.Solver)); err != nil {
+		return err
+	}
+	if g := prob.Loss.Gamma(); !(g > 0) {
+		return fmt.Errorf("engine: the %s loss has γ = %g: %s needs a smooth loss (φ* strongly convex, γ > 0)", prob.Loss.Name(), g, opt.Solver)
+	}
+	return nil
+}
+
+// finish hands the driver's result what only the solver knows and stops
+// its workers.
+func (s *solver) finish(res *Result) error {
 	res.Lazy, res.Blocks = s.lazy, s.nb
-	if cerr := s.pool.Close(); err == nil {
-		err = cerr
-	}
 	res.Duals = s.y
-	w := s.xv
-	if err != nil {
-		if res.bestX == nil {
-			return nil, res, err
-		}
-		w = res.bestX
-	}
-	m := &Model{
-		Loss:    prob.Loss.Name(),
-		Lambda:  en.Lambda,
-		L1:      en.L1,
-		Dim:     prob.X.Cols,
-		Weights: w, // the solver is done with it
-	}
-	return m, res, err
+	return s.pool.Close()
 }
 
 func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) {

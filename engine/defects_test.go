@@ -211,8 +211,11 @@ func TestZeroOptionsMeanZero(t *testing.T) {
 	if err != nil || res.Final.Epoch != 3 || res.Converged {
 		t.Errorf("Tol 0, MaxEpochs 3: error %v, %d epochs, converged %v", err, res.Final.Epoch, res.Converged)
 	}
-	if d := DefaultOptions(); d.Tol != 1e-6 || d.MaxEpochs != 1000 || d.M != 1 || d.Solver != SolverAdaSPDC {
+	if d := DefaultOptions(); d.Tol != 1e-6 || d.MaxEpochs != 1000 || d.M != 1 || d.Solver != "" {
 		t.Errorf("DefaultOptions = %+v", d)
+	}
+	if res.Solver != SolverAdaSPDC {
+		t.Errorf("no solver named: ran %q, want %q, the first that takes a smooth loss with λ > 0", res.Solver, SolverAdaSPDC)
 	}
 }
 

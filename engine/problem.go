@@ -111,7 +111,7 @@ const (
 // value can be asked for. The other fields treat their zero value, which
 // would be meaningless, as the default noted on the field.
 type Options struct {
-	Solver    Solver    // zero: SolverAdaSPDC
+	Solver    Solver    // zero: the first of Solvers() that takes the problem
 	M         int       // blocks per iteration; zero: 1
 	BlockSize int       // samples per dual block; zero: 1
 	Partition Partition // zero: PartitionShuffle
@@ -196,9 +196,6 @@ func DefaultOptions() Options {
 var ErrStop = errors.New("engine: stopped by callback")
 
 func (o Options) withDefaults() Options {
-	if o.Solver == "" {
-		o.Solver = SolverAdaSPDC
-	}
 	if o.M == 0 {
 		o.M = 1
 	}
@@ -231,10 +228,8 @@ func (o Options) withDefaults() Options {
 // defaults are accepted.
 func (o Options) Validate() error {
 	o = o.withDefaults()
-	switch o.Solver {
-	case SolverAdaSPDC, SolverSPDC:
-	default:
-		return fmt.Errorf("engine: unknown solver %q (want adaspdc or spdc)", o.Solver)
+	if o.Solver != "" && lookupSolver(o.Solver) == nil {
+		return fmt.Errorf("engine: unknown solver %q (want one of %s)", o.Solver, solverNames())
 	}
 	switch o.Partition {
 	case PartitionShuffle, PartitionContiguous, PartitionNorm:
@@ -320,7 +315,8 @@ type Result struct {
 	// StallNote says, when Stop is "stalled", how little the gap moved
 	// and what the user can change.
 	StallNote string
-	Lazy      bool // whether the lazy primal update ran
+	Solver    Solver // the solver that ran
+	Lazy      bool   // whether the lazy primal update ran
 	Threads   int
 	Blocks    int
 

@@ -125,7 +125,7 @@ func TestTrainRefusesBadInput(t *testing.T) {
 		want string
 	}{
 		{"lambda zero", Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{}}, Options{}, "strong"},
-		{"lambda negative", Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: -1}}, Options{}, "strong"},
+		{"lambda negative", Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: -1}}, Options{}, "Lambda = -1 must be ≥ 0"},
 		{"l1 negative", Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1, L1: -1}}, Options{}, "L1"},
 		{"m too large", good, Options{M: 51}, "only 50 blocks"},
 		{"m too large for blocks", good, Options{M: 11, BlockSize: 5}, "only 10 blocks"},
@@ -133,7 +133,8 @@ func TestTrainRefusesBadInput(t *testing.T) {
 		{"label count", Problem{X: x, B: b[:10], Loss: Logistic{}, Reg: good.Reg}, Options{}, "10 labels"},
 		{"NaN target", Problem{X: x, B: append([]float64{math.NaN()}, b[1:]...), Loss: Squared{}, Reg: good.Reg}, Options{}, "NaN"},
 		{"partition", good, Options{Partition: "rows"}, "partition"},
-		{"solver", good, Options{Solver: "sdca"}, "solver"},
+		{"solver", good, Options{Solver: "nosuch"}, "solver"},
+		{"no solver named, λ = 0", Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{}}, Options{}, "no solver takes"},
 		{"block size", good, Options{BlockSize: 60}, "block size"},
 		{"all-zero data", Problem{X: &sparse.CSR{Rows: 2, Cols: 3, Indptr: []int64{0, 0, 0}}, B: []float64{1, -1}, Loss: Logistic{}, Reg: good.Reg}, Options{}, "zero"},
 	}

@@ -24,7 +24,7 @@ func TestTrainRefusesBeforeReading(t *testing.T) {
 	}{
 		{[]string{"-lazy", "sometimes"}, "lazy mode"},
 		{[]string{"-partition", "rows"}, "partition"},
-		{[]string{"-solver", "sdca"}, "solver"},
+		{[]string{"-solver", "nosuch"}, "solver"},
 		{[]string{"-step-scale", "3"}, "step scale"},
 		{[]string{"-step-scale", "2.5"}, "(0, 2]"},
 		{[]string{"-l1", "1e-3", "-liblinear-model", filepath.Join(t.TempDir(), "m")}, "elastic-net"},

@@ -61,7 +61,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.partition, "partition", "shuffle", "how samples form blocks: shuffle, contiguous or norm")
 	fs.IntVar(&f.threads, "threads", 0, "at most this many worker threads: one per 1000 nonzeros of a batch (-m), and one instead of several when the first epoch times one faster; 0: the cores")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed for the partition and the sampler")
-	fs.StringVar(&f.solver, "solver", "adaspdc", "adaspdc, or spdc for the constant-step baseline")
+	fs.StringVar(&f.solver, "solver", "", "the `name` of the solver (adaspdc solvers lists them); empty: the first that takes the loss and regularizer")
 	fs.StringVar(&f.sampling, "sampling", "uniform", "uniform, or importance (spdc with -m 1: blocks drawn ∝ ½ uniform + ½ norm)")
 	fs.StringVar(&f.lazy, "lazy", "auto", "lazy primal updates: auto, on or off")
 	fs.Float64Var(&f.stepScale, "step-scale", 1, "multiply the paper's steps σ and τ by this `factor` in (0, 2]; 2 is often faster but outside the paper's proof")
@@ -79,7 +79,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(fs.Output(), "Usage: adaspdc train [flags]\n\n"+
 			"Minimises (1/n) Σ loss(aᵢᵀx, bᵢ) + (λ/2)‖x‖² + l1‖x‖₁ and prints\n"+
 			"epochs=… passes=… primal=P dual=D gap=P−D rel_gap=(P−D)/max(1,|P|) seconds=…\n"+
-			"threads=N (the workers used: -threads is an upper bound) on stdout.\n\n"+
+			"threads=N (the workers used: -threads is an upper bound) solver=NAME on stdout.\n\n"+
 			"Exit status:\n"+
 			"  0  the run met -tol (or -target-primal), or ran the -max-epochs asked for with -tol ≤ 0\n"+
 			"  1  an error; a run that fails after its first certificate still writes the\n"+
@@ -253,8 +253,8 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fp := res.Final
-	fmt.Fprintf(stdout, "epochs=%d passes=%.1f primal=%.12g dual=%.12g gap=%.3e rel_gap=%.3e seconds=%.3f threads=%d\n",
-		fp.Epoch, fp.Passes, fp.Primal, fp.Dual, fp.Gap, fp.RelGap, fp.Seconds, res.Threads)
+	fmt.Fprintf(stdout, "epochs=%d passes=%.1f primal=%.12g dual=%.12g gap=%.3e rel_gap=%.3e seconds=%.3f threads=%d solver=%s\n",
+		fp.Epoch, fp.Passes, fp.Primal, fp.Dual, fp.Gap, fp.RelGap, fp.Seconds, res.Threads, res.Solver)
 	short := ""
 	switch {
 	case res.Converged, res.Stop == "target":

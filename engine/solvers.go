@@ -1,0 +1,207 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// SolverInfo describes one solver: what `adaspdc solvers` prints and what
+// Train checks before it runs one.
+type SolverInfo struct {
+	Name         Solver
+	Summary      string // one line: the method and its paper
+	Losses       string // the losses it takes, or "any smooth", "any"
+	Regularizers string // the regularizers it takes
+	Parallel     bool   // uses more than one core
+	Async        bool   // workers run without a barrier per iteration
+	Certified    bool   // every trace point carries a duality gap
+}
+
+// solverEntry is a registered solver: its description, the check of a
+// problem against what it can solve, and its constructor.
+type solverEntry struct {
+	SolverInfo
+	// accepts returns why the solver cannot solve prob with opt, or nil.
+	accepts func(prob Problem, opt Options) error
+	// start builds the method at its starting point; the driver runs it.
+	// A method that holds workers or buffers also implements finisher.
+	start func(ctx context.Context, prob Problem, opt Options) (method, error)
+}
+
+// finisher is implemented by methods that have something to add to the
+// Result or to release (a worker pool) when the run ends.
+type finisher interface {
+	finish(res *Result) error
+}
+
+// registry lists the solvers in order of preference: with no Solver given,
+// Train runs the first that accepts the problem.
+var registry []*solverEntry
+
+// register adds a solver; each method's file calls it from init. The
+// order of preference is the order of registration after sorting by rank.
+func register(e *solverEntry) {
+	for _, o := range registry {
+		if o.Name == e.Name {
+			panic("engine: solver " + string(e.Name) + " registered twice")
+		}
+	}
+	registry = append(registry, e)
+}
+
+func lookupSolver(name Solver) *solverEntry {
+	for _, e := range registry {
+		if e.Name == name {
+			return e
+		}
+	}
+	return nil
+}
+
+// Solvers returns every solver Train runs, in order of preference.
+func Solvers() []SolverInfo {
+	out := make([]SolverInfo, len(registry))
+	for i, e := range registry {
+		out[i] = e.SolverInfo
+	}
+	return out
+}
+
+func solverNames() string {
+	names := make([]string, len(registry))
+	for i, e := range registry {
+		names[i] = string(e.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+func init() {
+	register(&solverEntry{
+		SolverInfo: SolverInfo{
+			Name:         SolverAdaSPDC,
+			Summary:      "adaptive stochastic primal-dual coordinate method, per-block steps (Zhu & Storkey 2015)",
+			Losses:       "smooth (squared, logistic, sqhinge, smoothhinge)",
+			Regularizers: "elastic net with λ > 0, optional centre",
+			Parallel:     true,
+			Certified:    true,
+		},
+		accepts: acceptsAdaSPDC,
+		start:   startAdaSPDC,
+	})
+	register(&solverEntry{
+		SolverInfo: SolverInfo{
+			Name:         SolverSPDC,
+			Summary:      "stochastic primal-dual coordinate method, one step for all blocks (Zhang & Xiao 2015)",
+			Losses:       "smooth (squared, logistic, sqhinge, smoothhinge)",
+			Regularizers: "elastic net with λ > 0, optional centre",
+			Parallel:     true,
+			Certified:    true,
+		},
+		accepts: acceptsAdaSPDC,
+		start:   startAdaSPDC,
+	})
+}
+
+// chooseSolver returns the solver that runs prob: the one asked for, which
+// must accept it (its refusal names one that would), or with none asked
+// for the first in order of preference that accepts it.
+func chooseSolver(prob Problem, opt Options) (*solverEntry, error) {
+	if opt.Solver == "" {
+		var why []string
+		for _, e := range registry {
+			o := opt
+			o.Solver = e.Name
+			err := e.accepts(prob, o)
+			if err == nil {
+				return e, nil
+			}
+			why = append(why, err.Error())
+		}
+		return nil, fmt.Errorf("engine: no solver takes the %s loss with the %s regularizer: %s", prob.Loss.Name(), prob.Reg.Name(), strings.Join(why, "; "))
+	}
+	e := lookupSolver(opt.Solver)
+	if e == nil {
+		return nil, fmt.Errorf("engine: unknown solver %q (want one of %s)", opt.Solver, solverNames())
+	}
+	err := e.accepts(prob, opt)
+	if err == nil {
+		return e, nil
+	}
+	for _, o := range registry {
+		oo := opt
+		oo.Solver = o.Name
+		if o != e && o.accepts(prob, oo) == nil {
+			return nil, fmt.Errorf("%w; solver %s takes this problem", err, o.Name)
+		}
+	}
+	return nil, err
+}
+
+// Train solves the problem with the solver Options.Solver names (with none
+// named, the first of Solvers that takes the problem) and returns the
+// model, the certificate trace and an error.
+//
+// It returns an error, and no model, when the input is unusable, the
+// solver cannot take the problem, or the context is done (or the time
+// limit runs out) before the first certificate. It returns an error and
+// the model of the best certificate so far (Result.Best) when the run
+// diverges, a worker panics or the callback fails. A context cancelled
+// after the first certificate ends the run like a time limit: the model
+// and Result.Stop "context", no error.
+func Train(ctx context.Context, prob Problem, opt Options) (*Model, *Result, error) {
+	if ctx.Err() != nil {
+		return nil, nil, fmt.Errorf("engine: not started: %w", context.Cause(ctx))
+	}
+	if err := prob.Validate(); err != nil {
+		return nil, nil, err
+	}
+	if err := opt.validateFor(prob.X.Rows); err != nil {
+		return nil, nil, err
+	}
+	e, err := chooseSolver(prob, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	opt = opt.withDefaults()
+	opt.Solver = e.Name
+	if opt.WarmStart != nil && len(opt.WarmStart) != prob.X.Cols {
+		return nil, nil, fmt.Errorf("engine: warm start has %d weights, data has %d columns", len(opt.WarmStart), prob.X.Cols)
+	}
+	if opt.TimeLimit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, opt.TimeLimit, errTimeLimit)
+		defer cancel()
+	}
+	m, err := e.start(ctx, prob, opt)
+	if err != nil {
+		if errors.Is(err, errTimeLimit) {
+			return nil, nil, fmt.Errorf("engine: the time limit of %v ran out during set-up, before the first certificate: %w", opt.TimeLimit, err)
+		}
+		return nil, nil, err
+	}
+	res, err := drive(ctx, m, opt)
+	res.Solver = e.Name
+	if f, ok := m.(finisher); ok {
+		if ferr := f.finish(res); err == nil {
+			err = ferr
+		}
+	}
+	w := m.point()
+	if err != nil {
+		if res.bestX == nil {
+			return nil, res, err
+		}
+		w = res.bestX
+	}
+	model := &Model{
+		Loss:    prob.Loss.Name(),
+		Dim:     prob.X.Cols,
+		Weights: w, // the method is done with it
+	}
+	if en, ok := prob.Reg.(ElasticNet); ok {
+		model.Lambda, model.L1 = en.Lambda, en.L1
+	}
+	return model, res, err
+}
