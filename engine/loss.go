@@ -44,7 +44,7 @@ type Loss interface {
 }
 
 // LossByName returns the loss called name: "squared", "logistic",
-// "smoothhinge" or "sqhinge". The smoothing is the smoothed hinge's parameter
+// "smoothhinge", "sqhinge" or "hinge". The smoothing is the smoothed hinge's parameter
 // s; 0 selects the default s = 1. The other losses have no parameter and
 // ignore smoothing, but a negative or non-finite smoothing is an error for
 // every loss.
@@ -64,8 +64,10 @@ func LossByName(name string, smoothing float64) (Loss, error) {
 		return SmoothHinge{S: smoothing}, nil
 	case "sqhinge":
 		return SquaredHinge{}, nil
+	case "hinge":
+		return Hinge{}, nil
 	}
-	return nil, fmt.Errorf("engine: unknown loss %q (valid: squared, logistic, smoothhinge, sqhinge)", name)
+	return nil, fmt.Errorf("engine: unknown loss %q (valid: squared, logistic, smoothhinge, sqhinge, hinge)", name)
 }
 
 // Squared is the squared loss φ(z, b) = ½(z − b)² of ridge regression, for

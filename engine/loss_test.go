@@ -24,6 +24,7 @@ func lossTestCases() []lossTestCase {
 		{SmoothHinge{S: 2.5}, binary},
 		{SmoothHinge{}, binary},
 		{SquaredHinge{}, binary},
+		{Hinge{}, binary},
 	}
 }
 
@@ -63,6 +64,8 @@ func lossTestConjDeriv(l Loss, y, b float64) float64 {
 		return b + l.Gamma()*y
 	case SquaredHinge:
 		return b + y/2
+	case Hinge:
+		return b
 	case Logistic:
 		u := -b * y
 		return -b * (lossTestLog(u) - math.Log1p(-u))
@@ -149,6 +152,7 @@ func TestLossByName(t *testing.T) {
 		{"smoothhinge", 0, SmoothHinge{S: 1}},
 		{"smoothhinge", 0.25, SmoothHinge{S: 0.25}},
 		{"sqhinge", 3, SquaredHinge{}},
+		{"hinge", 0, Hinge{}},
 	} {
 		got, err := LossByName(tc.name, tc.smoothing)
 		if err != nil {
@@ -163,13 +167,13 @@ func TestLossByName(t *testing.T) {
 		}
 	}
 
-	for _, name := range []string{"", "hinge", "Logistic", "squared ", "l2"} {
+	for _, name := range []string{"", "svm", "Logistic", "squared ", "l2"} {
 		_, err := LossByName(name, 1)
 		if err == nil {
 			t.Errorf("LossByName(%q) succeeded, want an error", name)
 			continue
 		}
-		for _, valid := range []string{"squared", "logistic", "smoothhinge", "sqhinge"} {
+		for _, valid := range []string{"squared", "logistic", "smoothhinge", "sqhinge", "hinge"} {
 			if !strings.Contains(err.Error(), valid) {
 				t.Errorf("LossByName(%q) error %q does not list %q", name, err, valid)
 			}

@@ -110,7 +110,7 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"-lambda", "-1"}, 2, "strongly convex"},
 		{[]string{"-m", "300"}, 1, "only 270 blocks"},
 		{[]string{"-m", "100", "-block", "10"}, 1, "only 27 blocks"},
-		{[]string{"-loss", "hinge"}, 2, "logistic"},
+		{[]string{"-loss", "svm"}, 2, "logistic"},
 		{[]string{"-threads", "-1"}, 2, "0 (automatic) or more"},
 		{[]string{"-m", "0"}, 2, "-m 0: must be at least 1"},
 		{[]string{"-block", "-2"}, 2, "-block -2: must be at least 1"},
