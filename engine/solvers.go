@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -23,6 +25,10 @@ type SolverInfo struct {
 // problem against what it can solve, and its constructor.
 type solverEntry struct {
 	SolverInfo
+	// rank orders the preference when no solver is named: lower first.
+	// AdaSPDC is 0 and SPDC 10; a method that takes what they refuse
+	// (non-smooth losses, no strong convexity) ranks after them.
+	rank int
 	// accepts returns why the solver cannot solve prob with opt, or nil.
 	accepts func(prob Problem, opt Options) error
 	// start builds the method at its starting point; the driver runs it.
@@ -41,7 +47,8 @@ type finisher interface {
 var registry []*solverEntry
 
 // register adds a solver; each method's file calls it from init. The
-// order of preference is the order of registration after sorting by rank.
+// registry stays sorted by rank, then name, whatever the order of the
+// files' init functions.
 func register(e *solverEntry) {
 	for _, o := range registry {
 		if o.Name == e.Name {
@@ -49,6 +56,12 @@ func register(e *solverEntry) {
 		}
 	}
 	registry = append(registry, e)
+	slices.SortStableFunc(registry, func(a, b *solverEntry) int {
+		if a.rank != b.rank {
+			return cmp.Compare(a.rank, b.rank)
+		}
+		return strings.Compare(string(a.Name), string(b.Name))
+	})
 }
 
 func lookupSolver(name Solver) *solverEntry {
@@ -87,6 +100,7 @@ func init() {
 			Parallel:     true,
 			Certified:    true,
 		},
+		rank:    0,
 		accepts: acceptsAdaSPDC,
 		start:   startAdaSPDC,
 	})
@@ -99,6 +113,7 @@ func init() {
 			Parallel:     true,
 			Certified:    true,
 		},
+		rank:    10,
 		accepts: acceptsAdaSPDC,
 		start:   startAdaSPDC,
 	})
