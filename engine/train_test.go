@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -312,4 +313,37 @@ func ridgeClosedFormCentred(x *sparse.CSR, b []float64, lam float64, c []float64
 		panic(err)
 	}
 	return sol.RawVector().Data
+}
+
+// TestCertifyParallel: Certify on several goroutines (w8a has 9 chunks of
+// 65536 nonzeros) agrees with one goroutine and with the objective summed
+// directly, for a point that is not optimal.
+func TestCertifyParallel(t *testing.T) {
+	x, b := sharedData(t, "w8a")
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-4, L1: 1e-5}}
+	rng := rand.New(rand.NewPCG(8, 9))
+	w := make([]float64, x.Cols)
+	for j := range w {
+		w[j] = 0.1 * rng.NormFloat64()
+	}
+	var direct float64
+	for k := 0; k < x.Rows; k++ {
+		val, idx := x.Row(k)
+		direct += prob.Loss.Value(kernels.SparseDot(val, idx, w), b[k])
+	}
+	direct = direct/float64(x.Rows) + prob.Reg.Value(w)
+	prev := runtime.GOMAXPROCS(1)
+	one, err := Certify(prob, w)
+	runtime.GOMAXPROCS(max(prev, 2))
+	many, err2 := Certify(prob, w)
+	runtime.GOMAXPROCS(prev)
+	if err != nil || err2 != nil {
+		t.Fatal(err, err2)
+	}
+	if math.Abs(one.Primal-direct) > 1e-12*math.Abs(direct) || math.Abs(many.Primal-direct) > 1e-12*math.Abs(direct) {
+		t.Errorf("primal: one goroutine %.15g, several %.15g, direct %.15g", one.Primal, many.Primal, direct)
+	}
+	if math.Abs(one.Dual-many.Dual) > 1e-12*math.Abs(one.Dual) || !(one.Gap > 1e-3) {
+		t.Errorf("dual: one goroutine %.15g, several %.15g (gap %.3g)", one.Dual, many.Dual, one.Gap)
+	}
 }
