@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -120,17 +119,13 @@ type solver struct {
 	calibrate  bool      // the first runEpochs times one worker against all
 	dy         []float64 // Δyₖ per batch slot, written in the read phase
 	u          []float64 // Σ Δyₖ aₖⱼ, written by the owner of j
-	// next counts the read phase's block claims. Every claim writes it, so
-	// it gets a cache line of its own: beside the fields below, which all
-	// workers read every iteration, each claim would evict them from the
-	// other cores.
+	// loop runs the iterations: batch slots, barriers, block claims (on
+	// a cache line of their own inside it) and the context.
+	loop *sched.BatchLoop
 	_    [64]byte
-	next atomic.Int64
-	_    [56]byte
 	// Below: fields that worker 0 writes every iteration, kept off the
 	// cache lines above, which every worker reads every iteration (a flag
 	// written there made two workers 1.8× slower than one).
-	stop      bool      // set by worker 0 in the update phase, read after the barrier
 	clearCorr bool      // the next update phase clears every correction (after a rebase)
 	seg       l2Segment // the drawer's (worker 0's) P and S
 
@@ -141,8 +136,7 @@ type solver struct {
 	// (the dynamic block claims let the other workers take up the slack),
 	// so sampling is neither serial nor repeated on every worker.
 	sampler blocks.Sampler
-	batches [2]batch
-	iter    uint64 // iterations run; changed by worker 0 in the update phase
+	batches [2]batch // slot loop.Slot() runs while the other is drawn
 }
 
 // batch is one iteration's sample of blocks and the steps it implies.
@@ -185,6 +179,7 @@ type workerState struct {
 	touched []int32   // lazy: coordinates this owner touched this iteration
 	prev    []int32   // scaled lazy: ... and in the previous one
 	stamp   uint32    // lazy: this owner's iteration count, for stamp[]
+	t       int32     // the lazy segment's position in this iteration
 	_       [64]byte
 }
 
@@ -343,6 +338,7 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 
 	threads = s.pool.Threads()
 	s.bar = sched.NewBarrier(threads, 0)
+	s.loop = sched.NewBatchLoop(s.pool, s.bar)
 	s.pool.BreakOnPanic(s.bar)
 	s.fused = !s.lazy && !opt.Deterministic
 	if threads == 1 {
@@ -508,6 +504,7 @@ const (
 // start again (lazy with L1).
 func (s *solver) setWorkers(n int) {
 	s.workers = s.allWorkers[:n]
+	s.loop.SetWorkers(n)
 	if n == 1 {
 		s.owners = sched.Owners{Bounds: []int32{0, int32(s.d)}}
 	} else {
@@ -603,92 +600,18 @@ func (s *solver) runEpochs(ctx context.Context, k int) (int, error) {
 	return s.iterate(ctx, k, iters)
 }
 
-// iterate runs k rounds of iters iterations inside one pool phase and
-// returns how many rounds it started. The workers meet at two barriers per
-// iteration, after the read phase and after the update phase; a single
-// worker skips them. At the end x, x̄, r and y are brought up to date for the
-// certificate.
+// iterate runs k rounds of iters iterations on the batch loop (package
+// sched: the slots, the barriers, the claims and the context) and returns
+// how many rounds it started. At the end x, x̄, r and y are brought up to
+// date for the certificate.
 func (s *solver) iterate(ctx context.Context, k, iters int) (int, error) {
-	s.stop = false
-	nw := len(s.workers)
-	started := 0
-	err := s.pool.Run(func(w int) {
-		if w >= nw {
-			return // calibrateThreads chose fewer workers than threads
-		}
-		ws := &s.workers[w]
+	started, err := s.loop.Run(ctx, (*spdcIteration)(s), k, iters, func(w int) {
 		lo, hi := s.owners.Range(w)
-		for e := 0; e < k && !s.stop; e++ {
-			if w == 0 {
-				started++
-			}
-			for it := 0; it < iters; it++ {
-				// segT and iter only change in worker 0's update phase, so they
-				// are read here.
-				t := int32(s.segT)
-				bt := &s.batches[s.iter&1]
-				if s.fastL2 && bt.l2.renorm {
-					s.renormL2(lo, hi, &bt.l2)
-					if nw > 1 {
-						s.bar.Wait()
-					}
-				}
-				if w == 0 {
-					s.drawBatch(&s.batches[(s.iter+1)&1])
-				}
-				s.readPhase(ws, bt, t)
-				if nw > 1 {
-					s.bar.Wait()
-				}
-				if w == 0 {
-					nb := &s.batches[(s.iter+1)&1]
-					s.prefetchRows(nb, 0, min(prefetchAhead, len(nb.blocks)))
-				}
-				s.updatePhase(ws, bt, lo, hi, t)
-				if w == 0 {
-					if s.lazy && !s.fastL2 {
-						s.advanceSegment(bt.tau, bt.theta)
-					}
-					if nw > 1 {
-						s.next.Store(0)
-					}
-					s.iter++
-					s.sampled += int64(bt.offset[len(bt.blocks)])
-					if it&255 == 255 && ctx.Err() != nil {
-						s.stop = true
-					}
-				}
-				if nw > 1 {
-					s.bar.Wait()
-				}
-				// Every worker has finished the update phase: the flag
-				// that it read can go.
-				if w == 0 && s.clearCorr {
-					s.clearCorr = false
-				}
-				// Every worker sees the same segment length and stop flag here.
-				if s.lazy && !s.fastL2 && (s.segP[s.segT] < underflowFloor || it == iters-1) {
-					s.syncRange(lo, hi)
-					if nw > 1 {
-						s.bar.Wait()
-					}
-					if w == 0 {
-						s.resetSegment()
-					}
-					if nw > 1 {
-						s.bar.Wait()
-					}
-				}
-				if s.stop {
-					break
-				}
-			}
-		}
 		if s.lazy && !s.fastL2 {
 			s.syncRange(lo, hi)
 		}
 		if s.fastL2 {
-			s.syncL2(lo, hi, &s.batches[s.iter&1])
+			s.syncL2(lo, hi, &s.batches[s.loop.Slot()])
 		}
 	})
 	if s.lazy && !s.fastL2 {
@@ -701,6 +624,70 @@ func (s *solver) iterate(ctx context.Context, k, iters int) (int, error) {
 		return started, fmt.Errorf("engine: %w", err)
 	}
 	return started, nil
+}
+
+// spdcIteration is the solver seen as a sched.Iteration: the phases of one
+// AdaSPDC iteration.
+type spdcIteration solver
+
+// Read: the renormalisation a lazy segment may need, worker 0's draw of
+// the next batch (Eq. 12, 15 for its steps), and the dual steps (Eq. 9).
+// The segment position t is read here, before the barrier: worker 0
+// advances it in its update phase.
+func (p *spdcIteration) Read(w, slot int, claims *sched.Claims, sync func()) {
+	s := (*solver)(p)
+	ws := &s.workers[w]
+	ws.t = int32(s.segT)
+	bt := &s.batches[slot]
+	if s.fastL2 && bt.l2.renorm {
+		lo, hi := s.owners.Range(w)
+		s.renormL2(lo, hi, &bt.l2)
+		sync()
+	}
+	if w == 0 {
+		s.drawBatch(&s.batches[slot^1])
+	}
+	s.readPhase(ws, bt, ws.t, claims)
+}
+
+// Update: the reduction and the primal step on this worker's coordinates
+// (Eq. 11, 13, 14); worker 0 also asks for the next batch's rows and
+// advances the lazy segment.
+func (p *spdcIteration) Update(w, slot int) {
+	s := (*solver)(p)
+	ws := &s.workers[w]
+	bt := &s.batches[slot]
+	if w == 0 {
+		nb := &s.batches[slot^1]
+		s.prefetchRows(nb, 0, min(prefetchAhead, len(nb.blocks)))
+	}
+	lo, hi := s.owners.Range(w)
+	s.updatePhase(ws, bt, lo, hi, ws.t)
+	if w == 0 {
+		if s.lazy && !s.fastL2 {
+			s.advanceSegment(bt.tau, bt.theta)
+		}
+		s.sampled += int64(bt.offset[len(bt.blocks)])
+	}
+}
+
+// Settle: after every worker's update phase the rebase flag can go, and a
+// lazy (L1) segment that ends, at the epoch's end or before its running
+// product underflows, brings every coordinate up to date.
+func (p *spdcIteration) Settle(w int, last bool, sync func()) {
+	s := (*solver)(p)
+	if w == 0 && s.clearCorr {
+		s.clearCorr = false
+	}
+	if s.lazy && !s.fastL2 && (s.segP[s.segT] < underflowFloor || last) {
+		lo, hi := s.owners.Range(w)
+		s.syncRange(lo, hi)
+		sync()
+		if w == 0 {
+			s.resetSegment()
+		}
+		sync()
+	}
 }
 
 // drawBatch samples an iteration's blocks and sets τᵗ and θᵗ (Eq. 12, 15)
@@ -766,25 +753,21 @@ func (s *solver) prefetchRows(bt *batch, from, to int) {
 
 // readPhase is Eq. 9 for the blocks this worker claims: yₖ ← prox of φₖ* at
 // the margin aₖᵀx̄. It writes only yₖ and Δyₖ of its own blocks.
-func (s *solver) readPhase(ws *workerState, bt *batch, t int32) {
+func (s *solver) readPhase(ws *workerState, bt *batch, t int32, claims *sched.Claims) {
 	m := int64(len(bt.blocks))
 	if len(s.workers) == 1 {
 		s.readBlocks(ws, bt, 0, m, t)
 		return
 	}
+	// Guided self-scheduling (sched.Claims): claims shrink as the batch
+	// runs out, so that the workers finish together when rows differ in
+	// length (7% off the 2-thread epoch on a9a at m = 512; bench/README.md).
 	for {
-		first := s.next.Load()
-		if first >= m {
+		first, end, ok := claims.Next(m, len(s.workers))
+		if !ok {
 			return
 		}
-		// Guided self-scheduling: claims shrink as the batch runs out, so
-		// that the workers finish together when rows differ in length
-		// (7% off the 2-thread epoch on a9a at m = 512; bench/README.md).
-		n := max(1, (m-first)/(2*int64(len(s.workers))))
-		if !s.next.CompareAndSwap(first, first+n) {
-			continue
-		}
-		s.readBlocks(ws, bt, first, min(first+n, m), t)
+		s.readBlocks(ws, bt, first, end, t)
 	}
 }
 

@@ -74,7 +74,7 @@ func (s *solver) certificate() (TracePoint, error) {
 		// restart the segment and the pending batch's coefficients to match.
 		s.clearCorr = true
 		s.seg.reset()
-		bt := &s.batches[s.iter&1]
+		bt := &s.batches[s.loop.Slot()]
 		s.seg.next(&bt.l2, bt.tau, bt.theta, 1/(1+bt.tau*s.lam))
 	}
 	var ps, ds neumaier

@@ -3,8 +3,12 @@
 //
 // # Problem
 //
-// Train minimises P(x) = (1/n) Σₖ φ(aₖᵀx, bₖ) + g(x) with g the elastic net
-// l1‖x‖₁ + (λ/2)‖x‖², λ > 0, through the saddle form
+// Train minimises P(x) = (1/n) Σₖ φ(aₖᵀx, bₖ) + g(x). The loss φ is a Loss
+// and g a Regularizer (regularizer.go): an interface with its value,
+// conjugate, prox and strong-convexity modulus, of which ElasticNet,
+// l1‖x‖₁ + (λ/2)‖x − c‖² with an optional centre c (for the AdaptReg
+// reduction) and per-coordinate weights, is the main one. AdaSPDC needs
+// λ > 0 and works through the saddle form
 //
 //	min_x max_y  g(x) + (1/n) Σₖ (yₖ aₖᵀx − φ*(yₖ)).
 //
@@ -48,7 +52,10 @@
 // # Concurrency
 //
 // An epoch runs as one phase of a persistent sched.Pool, with at most m
-// workers (more would only wait). The batches are double-buffered: while
+// workers (more would only wait), through sched.BatchLoop, which owns the
+// batch slots, the barriers, the block claims and the context polling; the
+// method supplies the phases (spdcIteration: Read, Update, Settle). The
+// batches are double-buffered: while
 // the workers process iteration t's blocks, worker 0 draws iteration t+1's
 // from the one seeded sampler, so the sequence of batches does not depend on
 // the thread count. Each iteration has two phases separated by a
@@ -145,12 +152,17 @@
 // # Where things live
 //
 //	problem.go      Problem, Options, TracePoint, Result
+//	solvers.go      the solver registry (SolverInfo, accepts, start) and
+//	                Train, which picks a solver and hands it to the driver
 //	loss.go         losses: φ, φ', φ*, γ and the dual prox (logistic: Eq. 9 by
-//	                a bracketed quartic Newton iteration in the logit)
-//	regularizer.go  the elastic net: value, conjugate, prox
+//	                a bracketed quartic Newton iteration in the logit);
+//	                loss_hinge.go the hinge (γ = 0)
+//	regularizer.go  the Regularizer and Separable interfaces; ElasticNet
+//	                with centre and weights: value, conjugate, prox
 //	driver.go       the run: certificate schedule, stopping (tolerance, target,
 //	                epochs, time, context, callback, StopRule), divergence
-//	                guard (guard.go), trace, best model; drives a method
+//	                guard (guard.go), stall rule, trace, best model; drives
+//	                a method
 //	adaspdc.go      the AdaSPDC/SPDC method: steps (Eq. 10, 12, 15 in
 //	                stepSizes), batches, read phase (Eq. 9), update phase
 //	                (Eq. 11, 13, 14), the epoch loop with its barriers
@@ -158,32 +170,43 @@
 //	                coordinate, x̄ for untouched ones)
 //	lazy.go         the lazy replay for l1 > 0
 //	certificate.go  P, D and the gap in parallel, r recomputed exactly
-//	certify.go      Certify: the gap of any weights
+//	certify.go      Certify: the gap of any weights, in parallel; the
+//	                certificate of methods that keep no duals
 //	modelio/        model files (JSON, LIBLINEAR's format)
 //
 // # Adding a method
 //
-// A method implements the small interface the driver calls (driver.go):
-// runEpochs(ctx, k) runs k epochs, certify returns P, D and the gap at the
-// current point, point returns x, and passes, threads and divergenceHint
-// report on it. Everything else, stopping, the trace, the best model,
-// divergence, a user's StopRule, is the driver's. A method with no dual
-// iterate of its own certifies with the dual point of its x,
-// yₖ = φ'(aₖᵀx) projected into dom φ* (Certify does exactly that). For
-// example, plain proximal SGD on the same problem would be
+// A method is one file. It implements the small interface the driver
+// calls (driver.go): runEpochs(ctx, k) runs k epochs, certify returns P, D
+// and the gap at the current point, point returns x, and passes, threads
+// and divergenceHint report on it; a method holding workers also
+// implements finisher. Everything else, stopping, the trace, the best
+// model, divergence, a user's StopRule, is the driver's. The file
+// registers the method from init (solvers.go): its SolverInfo for
+// `adaspdc solvers`, a rank (its preference when no solver is named), an
+// accepts function that refuses the problems it cannot solve, and a start
+// function that builds it. A method with no dual iterate of its own
+// certifies with the dual point of its x, yₖ = φ'(aₖᵀx) projected into
+// dom φ* (Certify does exactly that, in parallel). A mini-batch method
+// runs its iterations on a sched.BatchLoop, supplying the read, update and
+// settle phases. For example, plain proximal SGD would be
 //
+//	// sgd.go
 //	type sgd struct{ prob Problem; x []float64; eta float64; seen int64 }
 //
 //	// runEpochs: for each of n random k, z = aₖᵀx, then
 //	// x ← prox_{ηg}(x − η·φ'(z, bₖ)·aₖ) (one sparse axpy and a dense prox,
-//	// or the lazy L2 store of lazyl2.go for sparse data).
+//	// or a lazy store for sparse data).
 //	func (m *sgd) certify() (TracePoint, error) { return Certify(m.prob, m.x) }
 //	func (m *sgd) point() []float64             { return m.x }
 //	func (m *sgd) passes() float64              { return float64(m.seen) / float64(m.prob.X.Rows) }
-//
-// and Train would hand it to drive instead of the AdaSPDC solver. Not yet
-// separated: the batch loop (claims, barriers, owner-ordered reduction)
-// still lives in adaspdc.go rather than in package sched, and the
-// coordinate stores are not yet behind one interface; issue 8's closing
-// note says what is left.
+//	...
+//	func init() {
+//		register(&solverEntry{
+//			SolverInfo: SolverInfo{Name: "sgd", Summary: "proximal SGD", ...},
+//			rank:       90,
+//			accepts:    func(p Problem, o Options) error { ... },
+//			start:      func(ctx context.Context, p Problem, o Options) (method, error) { ... },
+//		})
+//	}
 package engine

@@ -14,6 +14,20 @@
 // long, so that the common case costs a few hundred nanoseconds and an
 // oversubscribed machine does not burn a core per waiting worker.
 //
+// # The batch loop
+//
+// BatchLoop runs a mini-batch method's iterations: k epochs of a fixed
+// number of iterations in one pool phase, the batches double-buffered in
+// two slots (worker 0 draws the next batch while the workers read the
+// current one), a barrier after the read phase and one after the update
+// phase, block claims handed out by guided self-scheduling (Claims, its
+// counter on a cache line of its own), and the context polled every 256
+// iterations. The method supplies three phases (Iteration: Read, Update,
+// Settle) and never touches a barrier or a claim counter. With one worker
+// the barriers are skipped. Nothing in the loop grows with the thread
+// count: one shared counter that claims write (once per claim, not per
+// block) and two barrier rounds per iteration.
+//
 // # Panics
 //
 // Every worker's call, worker 0's included, runs under a deferred recover,
