@@ -44,13 +44,45 @@ type Loss interface {
 }
 
 // LossByName returns the loss called name: "squared", "logistic",
-// "smoothhinge", "sqhinge" or "hinge". The smoothing is the smoothed hinge's parameter
-// s; 0 selects the default s = 1. The other losses have no parameter and
-// ignore smoothing, but a negative or non-finite smoothing is an error for
+// "smoothhinge", "sqhinge", "hinge", "absolute", "epsinsensitive" or
+// "quantile". The smoothing is the smoothed hinge's parameter s; 0 selects
+// the default s = 1. The other losses ignore smoothing (the ε-insensitive
+// loss gets ε = 0.1 and the quantile loss q = ½, their defaults in
+// LossByNameParams), but a negative or non-finite smoothing is an error for
 // every loss.
 func LossByName(name string, smoothing float64) (Loss, error) {
-	if math.IsNaN(smoothing) || math.IsInf(smoothing, 0) || smoothing < 0 {
-		return nil, fmt.Errorf("engine: smoothing %g must be a finite number > 0 (or 0 for the default 1)", smoothing)
+	return LossByNameParams(name, LossParams{Smoothing: smoothing, Epsilon: DefaultEpsilon})
+}
+
+// DefaultEpsilon is the width of the ε-insensitive loss's tube that the
+// command line and LossByName use, LIBLINEAR's default for -p.
+const DefaultEpsilon = 0.1
+
+// LossParams holds the parameters of the losses that have one. Each loss
+// reads only its own; the others must still be valid numbers.
+type LossParams struct {
+	// Smoothing is the smoothed hinge's s > 0; 0 selects 1.
+	Smoothing float64
+	// Epsilon is the ε-insensitive loss's ε ≥ 0, taken literally (0 makes
+	// it the absolute loss).
+	Epsilon float64
+	// Quantile is the quantile loss's level q in (0, 1); 0 selects ½.
+	Quantile float64
+}
+
+// LossByNameParams is LossByName with every loss's parameter: it returns
+// the loss called name with its parameter from p. A negative or non-finite
+// smoothing or ε, or a quantile level outside [0, 1), is an error whatever
+// the loss.
+func LossByNameParams(name string, p LossParams) (Loss, error) {
+	if math.IsNaN(p.Smoothing) || math.IsInf(p.Smoothing, 0) || p.Smoothing < 0 {
+		return nil, fmt.Errorf("engine: smoothing %g must be a finite number > 0 (or 0 for the default 1)", p.Smoothing)
+	}
+	if !(p.Epsilon >= 0) || math.IsInf(p.Epsilon, 0) {
+		return nil, fmt.Errorf("engine: ε-insensitive width %g must be a finite number ≥ 0", p.Epsilon)
+	}
+	if !(p.Quantile >= 0 && p.Quantile < 1) {
+		return nil, fmt.Errorf("engine: quantile level %g must lie in (0, 1) (or be 0 for the default ½)", p.Quantile)
 	}
 	switch name {
 	case "squared":
@@ -58,16 +90,27 @@ func LossByName(name string, smoothing float64) (Loss, error) {
 	case "logistic":
 		return Logistic{}, nil
 	case "smoothhinge":
-		if smoothing == 0 {
-			smoothing = 1
+		s := p.Smoothing
+		if s == 0 {
+			s = 1
 		}
-		return SmoothHinge{S: smoothing}, nil
+		return SmoothHinge{S: s}, nil
 	case "sqhinge":
 		return SquaredHinge{}, nil
 	case "hinge":
 		return Hinge{}, nil
+	case "absolute":
+		return Absolute{}, nil
+	case "epsinsensitive":
+		return EpsInsensitive{Epsilon: p.Epsilon}, nil
+	case "quantile":
+		q := p.Quantile
+		if q == 0 {
+			q = 0.5
+		}
+		return Quantile{Q: q}, nil
 	}
-	return nil, fmt.Errorf("engine: unknown loss %q (valid: squared, logistic, smoothhinge, sqhinge, hinge)", name)
+	return nil, fmt.Errorf("engine: unknown loss %q (valid: squared, logistic, smoothhinge, sqhinge, hinge, absolute, epsinsensitive, quantile)", name)
 }
 
 // Squared is the squared loss φ(z, b) = ½(z − b)² of ridge regression, for

@@ -36,6 +36,8 @@ type trainFlags struct {
 	stallEpochs                      int
 	lambda, l1, bias, tol, smoothing float64
 	targetPrimal, stepScale          float64
+	epsilon, quantile, groupWeight   float64
+	groups                           string
 	seed                             uint64
 	timeLimit                        time.Duration
 	quiet, deterministic             bool
@@ -50,12 +52,16 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("train", stderr)
 	var f trainFlags
 	dataPath, features := dataFlags(fs)
-	fs.StringVar(&f.loss, "loss", "logistic", "loss: logistic, squared, smoothhinge or sqhinge")
+	fs.StringVar(&f.loss, "loss", "logistic", "loss: logistic, squared, smoothhinge, sqhinge, or the non-smooth hinge, absolute, epsinsensitive and quantile (for -solver pdprox-*)")
 	fs.Float64Var(&f.lambda, "lambda", 0, "L2 strength λ > 0 in (λ/2)‖x‖² (default 1/n). LIBLINEAR's C is 1/(nλ) for logistic and sqhinge, 1/(2nλ) for squared")
 	fs.Float64Var(&f.l1, "l1", 0, "L1 strength of the elastic net, ≥ 0")
 	fs.StringVar(&f.normalize, "normalize", "none", "scale rows before training: none, or unit (each row to norm 1; the model applies it when predicting)")
 	fs.Float64Var(&f.bias, "bias", 0, "append a constant feature of this `value` (as LIBLINEAR's -B); 0: none")
 	fs.Float64Var(&f.smoothing, "smoothing", 1, "parameter of the smoothed hinge")
+	fs.Float64Var(&f.epsilon, "epsilon", engine.DefaultEpsilon, "width ε ≥ 0 of the epsinsensitive loss's tube (LIBLINEAR's -p)")
+	fs.Float64Var(&f.quantile, "quantile", 0.5, "level q in (0, 1) of the quantile loss")
+	fs.StringVar(&f.groups, "groups", "", "group lasso: read the feature groups from this `file` (lines \"feature group\", 1-based features, '#' comments; see engine.ReadGroups) and penalise Σ w·√|G|·‖x_G‖₂ + (λ/2)‖x‖²")
+	fs.Float64Var(&f.groupWeight, "group-weight", 0, "the group lasso's weight w ≥ 0 (with -groups)")
 	fs.IntVar(&f.m, "m", 1, "dual blocks updated per iteration")
 	fs.IntVar(&f.block, "block", 1, "samples per dual block")
 	fs.StringVar(&f.partition, "partition", "shuffle", "how samples form blocks: shuffle, contiguous or norm")
@@ -127,7 +133,13 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if f.timeLimit < 0 {
 		return usageErrorf(fs, "-time-limit %v: must be ≥ 0", f.timeLimit)
 	}
-	loss, err := engine.LossByName(f.loss, f.smoothing)
+	if f.groups != "" && f.l1 != 0 {
+		return usageErrorf(fs, "-groups with -l1: the sparse group lasso is not implemented; use one or the other")
+	}
+	if !(f.groupWeight >= 0) || math.IsInf(f.groupWeight, 0) {
+		return usageErrorf(fs, "-group-weight %v: must be a finite value ≥ 0", f.groupWeight)
+	}
+	loss, err := engine.LossByNameParams(f.loss, engine.LossParams{Smoothing: f.smoothing, Epsilon: f.epsilon, Quantile: f.quantile})
 	if err != nil {
 		return usageErrorf(fs, "-loss: %v", err)
 	}
@@ -209,6 +221,17 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		f.lambda = 1 / float64(x.Rows)
 	}
 	prob := engine.Problem{X: x, B: b, Loss: loss, Reg: engine.ElasticNet{Lambda: f.lambda, L1: f.l1}}
+	if f.groups != "" {
+		groups, err := engine.ReadGroupsFile(f.groups, dim)
+		if err != nil {
+			return err
+		}
+		// A bias column, appended after the file's features, is unpenalised.
+		for len(groups) < x.Cols {
+			groups = append(groups, -1)
+		}
+		prob.Reg = &engine.GroupLasso{Lambda: f.lambda, Weight: f.groupWeight, Groups: groups}
+	}
 	if err := prob.Reg.Validate(x.Cols); err != nil {
 		return err
 	}

@@ -122,6 +122,11 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"-partition", "random"}, 2, "shuffle"},
 		{[]string{"-bogus"}, 2, "flag provided but not defined"},
 		{[]string{"-data", "/nonexistent/file"}, 1, "/nonexistent/file"},
+		{[]string{"-loss", "quantile", "-quantile", "1.5"}, 2, "quantile level 1.5"},
+		{[]string{"-loss", "epsinsensitive", "-epsilon", "-1"}, 2, "ε-insensitive width -1"},
+		{[]string{"-groups", "g.txt", "-l1", "0.1"}, 2, "sparse group lasso"},
+		{[]string{"-group-weight", "-1"}, 2, "-group-weight -1"},
+		{[]string{"-groups", "/nonexistent/groups"}, 1, "/nonexistent/groups"},
 	} {
 		status, _, errOut := runCmd(append([]string{"train", "-quiet"}, tc.args...)...)
 		if status != tc.status || !strings.Contains(errOut, tc.want) {
@@ -164,5 +169,33 @@ func TestTrainDeterministicFlag(t *testing.T) {
 	}
 	if string(models[0]) != string(models[1]) {
 		t.Error("-deterministic models differ between 1 and 2 threads")
+	}
+}
+
+// TestTrainPdproxGroups trains a hinge SVM with a group lasso read from a
+// groups file through Pdprox, and checks that a bad groups file is reported
+// with its line.
+func TestTrainPdproxGroups(t *testing.T) {
+	dir := t.TempDir()
+	groups := filepath.Join(dir, "groups.txt")
+	var sb strings.Builder
+	sb.WriteString("# heart_scale's 13 features in groups of 3\n")
+	for j := 1; j <= 13; j++ {
+		fmt.Fprintf(&sb, "%d %d\n", j, (j-1)/3)
+	}
+	if err := os.WriteFile(groups, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	status, out, errOut := runCmd("train", "-quiet", "-loss", "hinge", "-solver", "pdprox-noproj", "-groups", groups,
+		"-group-weight", "0.01", "-lambda", "0.01", "-bias", "1", "-tol", "1e-2", "-max-epochs", "20000")
+	if status != 0 || !strings.Contains(out, "solver=pdprox-noproj") {
+		t.Fatalf("status %d, stdout %q, stderr %q", status, out, errOut)
+	}
+	if err := os.WriteFile(groups, []byte("1 0\n14 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	status, _, errOut = runCmd("train", "-quiet", "-loss", "hinge", "-solver", "pdprox-dual", "-groups", groups)
+	if status != 1 || !strings.Contains(errOut, groups+", line 2: feature 14 is beyond the data's 13 features") {
+		t.Errorf("bad groups file: status %d, stderr %q", status, errOut)
 	}
 }
