@@ -53,7 +53,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	var f trainFlags
 	dataPath, features := dataFlags(fs)
 	fs.StringVar(&f.loss, "loss", "logistic", "loss: logistic, squared, smoothhinge, sqhinge, or the non-smooth hinge, absolute, epsinsensitive and quantile (for -solver pdprox-*)")
-	fs.Float64Var(&f.lambda, "lambda", 0, "L2 strength λ > 0 in (λ/2)‖x‖² (default 1/n). LIBLINEAR's C is 1/(nλ) for logistic and sqhinge, 1/(2nλ) for squared")
+	fs.Float64Var(&f.lambda, "lambda", 0, "L2 strength λ ≥ 0 in (λ/2)‖x‖² (default 1/n; 0 needs a solver that takes it, such as the lasso's). LIBLINEAR's C is 1/(nλ) for logistic and sqhinge, 1/(2nλ) for squared")
 	fs.Float64Var(&f.l1, "l1", 0, "L1 strength of the elastic net, ≥ 0")
 	fs.StringVar(&f.normalize, "normalize", "none", "scale rows before training: none, or unit (each row to norm 1; the model applies it when predicting)")
 	fs.Float64Var(&f.bias, "bias", 0, "append a constant feature of this `value` (as LIBLINEAR's -B); 0: none")
@@ -100,8 +100,8 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	lambdaSet := false
 	fs.Visit(func(fl *flag.Flag) { lambdaSet = lambdaSet || fl.Name == "lambda" })
-	if lambdaSet && !(f.lambda > 0) {
-		return usageErrorf(fs, "-lambda %v: AdaSPDC needs a strongly convex regularizer, λ > 0; for a pure L1 (lasso) model keep a small -lambda such as 1e-8 next to -l1", f.lambda)
+	if lambdaSet && !(f.lambda >= 0) {
+		return usageErrorf(fs, "-lambda %v: must be ≥ 0 (0: no L2 term, for the lasso with -l1, which needs a solver that takes it; adaspdc solvers lists them)", f.lambda)
 	}
 	if !(f.l1 >= 0) || math.IsInf(f.l1, 0) {
 		return usageErrorf(fs, "-l1 %v: must be a finite value ≥ 0", f.l1)

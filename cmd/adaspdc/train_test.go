@@ -106,8 +106,8 @@ func TestTrainErrors(t *testing.T) {
 		status int
 		want   string
 	}{
-		{[]string{"-lambda", "0"}, 2, "strongly convex"},
-		{[]string{"-lambda", "-1"}, 2, "strongly convex"},
+		{[]string{"-lambda", "-1"}, 2, "≥ 0"},
+		{[]string{"-lambda", "0", "-solver", "adaspdc"}, 1, "strongly convex"},
 		{[]string{"-m", "300"}, 1, "only 270 blocks"},
 		{[]string{"-m", "100", "-block", "10"}, 1, "only 27 blocks"},
 		{[]string{"-loss", "svm"}, 2, "logistic"},
