@@ -32,9 +32,9 @@ import (
 //     Here x̂ₜ is the previous stage's last point (x₀ for the first), an
 //     inexact proximal-point step, whose bias vanishes as the iterates
 //     converge. Over AdaSPDC on the lasso (housing_scale, abalone_scale,
-//     L1 = 0.1·‖Aᵀb‖∞/n, relative gap 1e-7) the paper's centre took
-//     99–2495 epochs over σ₀ ∈ L̄·{1, …, 1e-3} and stalled at 1e-6 for the
-//     larger σ₀, the moving one 31–186 (reductionRecentre switches it).
+//     L1 = 0.1·‖Aᵀb‖∞/n, relative gap 1e-7, ReductionScale 1, 0.1, 0.01)
+//     the paper's centre took 391–1380 epochs, the moving one 84–223
+//     (BenchmarkReductionVariants; reductionRecentre switches it).
 //
 //   - AdaptSmooth (Algorithm 2, Definition 4.1), for the hinge loss with a
 //     strongly convex g: stage t replaces φ by its smoothing
@@ -82,11 +82,14 @@ import (
 //     down, and late, ill-conditioned stages were solved to 1e-10 while the
 //     original gap stood at 0.13 (a1a, L1-SVM: stalled at 0.13 without the
 //     rule, 1.6e-5 in 261 epochs with it; heart_scale SVM to 1e-6: 811 →
-//     467 epochs; the lasso runs 1.2–2× faster).
+//     467 epochs; housing and abalone lasso at scale 1: 187 → 100 and
+//     245 → 129).
 //   - A stage starts from the last stage's duals as well as its point, for
 //     inner methods that take them (dualWarmStarter; AdaSPDC does): from
 //     φ'(aₖᵀx) instead, the new stage's gap at a smoothing of 1e-3 was 10⁴
-//     times the last stage's final gap, against 10–40 times.
+//     times the last stage's final gap, against 10–40 times, and every
+//     hinge run of BenchmarkReductionVariants stalled without it (the
+//     lasso ran up to 2× faster without it: 58–106 epochs against 84–223).
 //
 // A stage target never goes below 1e-13·max(1, |P|), the rounding of the
 // gap, so that stages keep advancing once the gap cannot fall further.
