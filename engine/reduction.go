@@ -408,7 +408,8 @@ func startReduction(ctx context.Context, kind reductionKind, prob Problem, opt O
 	}
 	gamma := prob.Loss.Gamma()
 	if kind.smooth {
-		r.smoothing = scale * delta
+		// Δ = 0 (a warm start at the optimum) must still smooth.
+		r.smoothing = math.Max(scale*delta, 1e-12*math.Max(1, tp.Primal))
 		gamma = r.smoothing
 	}
 	if kind.reg {
