@@ -183,6 +183,15 @@ type Options struct {
 	// Returning ErrStop ends the run without error; any other error ends it
 	// with that error.
 	Callback func(TracePoint) error
+
+	// Inner names the solver that the reductions (adaptreg, adaptsmooth,
+	// jointadapt) run on each stage's strongly convex, smooth problem;
+	// zero: SolverAdaSPDC. Other solvers ignore it.
+	Inner Solver
+	// ReductionScale multiplies the reductions' initial added
+	// regularization σ₀ and smoothing λ₀ (reduction.go says how they are
+	// chosen); zero: 1.
+	ReductionScale float64
 }
 
 // DefaultOptions returns the options Train is meant to start from: AdaSPDC
@@ -268,6 +277,12 @@ func (o Options) Validate() error {
 	if o.TimeLimit < 0 {
 		return fmt.Errorf("engine: time limit %v: must be ≥ 0", o.TimeLimit)
 	}
+	if o.Inner != "" && lookupSolver(o.Inner) == nil {
+		return fmt.Errorf("engine: unknown inner solver %q (want one of %s)", o.Inner, solverNames())
+	}
+	if !(o.ReductionScale >= 0) || math.IsInf(o.ReductionScale, 0) {
+		return fmt.Errorf("engine: reduction scale %v: must be a finite value ≥ 0 (0: 1)", o.ReductionScale)
+	}
 	if math.IsNaN(o.TargetPrimal) || math.IsInf(o.TargetPrimal, 0) {
 		return fmt.Errorf("engine: target primal %v: must be a finite number", o.TargetPrimal)
 	}
@@ -315,10 +330,13 @@ type Result struct {
 	// StallNote says, when Stop is "stalled", how little the gap moved
 	// and what the user can change.
 	StallNote string
-	Solver    Solver // the solver that ran
-	Lazy      bool   // whether the lazy primal update ran
-	Threads   int
-	Blocks    int
+	// Note is what a solver adds about how the run went; the reductions
+	// give their stages, final parameters and how the dual was obtained.
+	Note    string
+	Solver  Solver // the solver that ran
+	Lazy    bool   // whether the lazy primal update ran
+	Threads int
+	Blocks  int
 
 	// Duals are the dual variables yₖ, one per sample, of the final
 	// certificate: D = −(1/n)Σₖ φ*(yₖ) − g*(−(1/n)Σₖ yₖaₖ) is Final.Dual.
