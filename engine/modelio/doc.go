@@ -45,6 +45,7 @@
 // layout to use; it is the LIBLINEAR solver that minimises the same loss:
 //
 //	logistic     L2R_LR           (-s 0; -s 7 is the same model)
+//	hinge        L2R_L1LOSS_SVC_DUAL (-s 3)
 //	sqhinge      L2R_L2LOSS_SVC   (-s 2; -s 1 is the same model)
 //	smoothhinge  L2R_L2LOSS_SVC   (the same linear sign rule)
 //	squared      L2R_L2LOSS_SVR   (-s 11 with ε = 0)

@@ -15,6 +15,7 @@ import (
 // model layout and decision rule match the loss's.
 var liblinearSolver = map[string]string{
 	"logistic":    "L2R_LR",
+	"hinge":       "L2R_L1LOSS_SVC_DUAL",
 	"sqhinge":     "L2R_L2LOSS_SVC",
 	"smoothhinge": "L2R_L2LOSS_SVC",
 	"squared":     "L2R_L2LOSS_SVR",

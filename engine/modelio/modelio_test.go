@@ -216,7 +216,7 @@ func TestLoadErrors(t *testing.T) {
 		{"overflow", `{"loss": "squared", "lambda": 1, "dim": 1, "weights": [1e999]}`, "1e999"},
 		{"three-labels", `{"loss": "logistic", "lambda": 1, "labels": [1, 2, 3], "dim": 1, "weights": [1]}`, "model has 3 labels, want 2"},
 		{"normalize", `{"loss": "logistic", "lambda": 1, "normalize": "max", "dim": 1, "weights": [1]}`, `model normalize "max"`},
-		{"loss", `{"loss": "hinge", "lambda": 1, "dim": 1, "weights": [1]}`, "hinge"},
+		{"loss", `{"loss": "svm", "lambda": 1, "dim": 1, "weights": [1]}`, "svm"},
 		{"no-loss", `{}`, "loss"},
 	} {
 		path := filepath.Join(dir, tc.name+".json")
@@ -402,7 +402,7 @@ func TestLIBLINEARRefuses(t *testing.T) {
 	}{
 		{"l1", func(m *engine.Model) { m.L1 = 1e-4 }, "no elastic-net solver (-l1 > 0)", true},
 		{"normalize", func(m *engine.Model) { m.Normalize = "unit" }, "would not normalise the rows", true},
-		{"unknown-loss", func(m *engine.Model) { m.Loss = "hinge" }, `no LIBLINEAR solver for loss "hinge"`, true},
+		{"unknown-loss", func(m *engine.Model) { m.Loss = "svm" }, `no LIBLINEAR solver for loss "svm"`, true},
 		{"no-labels", func(m *engine.Model) { m.Labels = nil }, "has no labels", false},
 		{"fractional-labels", func(m *engine.Model) { m.Labels = []float64{0.5, 1.5} }, "labels are integers", false},
 		{"huge-labels", func(m *engine.Model) { m.Labels = []float64{0, 1e10} }, "labels are integers", false},
