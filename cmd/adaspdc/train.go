@@ -28,6 +28,7 @@ func init() {
 
 type trainFlags struct {
 	loss, partition, solver, lazy    string
+	inner                            string
 	sampling                         string
 	normalize                        string
 	model, liblinearModel, trace     string
@@ -67,6 +68,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.partition, "partition", "shuffle", "how samples form blocks: shuffle, contiguous or norm")
 	fs.IntVar(&f.threads, "threads", 0, "at most this many worker threads: one per 1000 nonzeros of a batch (-m), and one instead of several when the first epoch times one faster; 0: the cores")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed for the partition and the sampler")
+	fs.StringVar(&f.inner, "inner", "", "the `solver` that the reductions (adaptreg, adaptsmooth, jointadapt) run on each stage; empty: adaspdc")
 	fs.StringVar(&f.solver, "solver", "", "the `name` of the solver (adaspdc solvers lists them); empty: the first that takes the loss and regularizer")
 	fs.StringVar(&f.sampling, "sampling", "uniform", "uniform, or importance (spdc with -m 1: blocks drawn ∝ ½ uniform + ½ norm)")
 	fs.StringVar(&f.lazy, "lazy", "auto", "lazy primal updates: auto, on or off")
@@ -145,6 +147,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	opt := engine.Options{
 		Solver:        engine.Solver(f.solver),
+		Inner:         engine.Solver(f.inner),
 		M:             f.m,
 		BlockSize:     f.block,
 		Partition:     engine.Partition(f.partition),
@@ -276,6 +279,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fp := res.Final
+	if res.Note != "" && !f.quiet {
+		fmt.Fprintf(stderr, "adaspdc train: %s: %s\n", res.Solver, res.Note)
+	}
 	fmt.Fprintf(stdout, "epochs=%d passes=%.1f primal=%.12g dual=%.12g gap=%.3e rel_gap=%.3e seconds=%.3f threads=%d solver=%s\n",
 		fp.Epoch, fp.Passes, fp.Primal, fp.Dual, fp.Gap, fp.RelGap, fp.Seconds, res.Threads, res.Solver)
 	short := ""
