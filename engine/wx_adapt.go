@@ -36,9 +36,12 @@ import "math"
 //
 // Choices the paper leaves open (documented here, tested in
 // wx_adapt_test.go):
-//   - the initial ρ is 1, "no progress", so that the first period doubles
-//     Δ when the gap fell by at least 5% and halves it when the gap grew by
-//     half;
+//   - the initial ρ is the rate of the first period, which changes
+//     nothing: from a cold start the gap first falls by orders of magnitude
+//     (at x⁰ = 0 it holds g*(−u⁰) = ‖u⁰‖²/(2λ), 1e5 and more at
+//     λ = 1e-4/n), which says where the run started, not how fast the
+//     method converges, and taken as ρ it made every later period look
+//     slow and halve Δ (measured on a9a);
 //   - the initial Δ is wxInitialDelta, and Δ never exceeds the largest
 //     strong convexity the data can give, R²/γ (stochastic) or
 //     ‖A‖²/(nγ) (batch), where φ″ ≤ 1/γ;
@@ -70,11 +73,14 @@ type wxAdapter struct {
 	rho    float64 // ρ, the reference rate per period
 	gaps   []float64
 	floor  bool // a gap of this period was at the noise floor
+	// measured is set once the first period has given ρ.
+	measured bool
 
 	doublings, halvings int // counts, for the trace of a run and the tests
 }
 
-// newWXAdapter starts the rule with ρ = 1 and Δ = delta.
+// newWXAdapter starts the rule with Δ = delta; ρ comes from the first
+// period.
 func newWXAdapter(delta, cap float64, leastSquares bool) *wxAdapter {
 	return &wxAdapter{period: wxPeriod, ls: leastSquares, delta: delta, cap: cap, rho: 1}
 }
@@ -97,6 +103,14 @@ func (a *wxAdapter) observe(tp TracePoint) bool {
 		rhoHat = a.gaps[a.period] / a.gaps[0]
 	}
 	skip := a.floor
+	if !a.measured {
+		// The first period only measures ρ.
+		a.measured = true
+		if !skip && rhoHat > 0 && !math.IsInf(rhoHat, 1) {
+			a.rho = rhoHat
+		}
+		skip = true
+	}
 	// The next period starts from this period's last gap.
 	last := a.gaps[a.period]
 	a.gaps = append(a.gaps[:0], last)
