@@ -135,6 +135,9 @@ func wxProblems(t *testing.T) map[string]Problem {
 func TestWXSolversReachOptimum(t *testing.T) {
 	probs := wxProblems(t)
 	for name, prob := range probs {
+		if testing.Short() && name != "heart/logistic" && name != "sparse/squared" {
+			continue
+		}
 		opt := DefaultOptions()
 		opt.Solver, opt.Tol, opt.MaxEpochs, opt.StepScale = SolverAdaSPDC, 1e-10, 20000, 2
 		ref, rres, err := Train(context.Background(), prob, opt)
