@@ -1,0 +1,233 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/adaspdc/adaspdc/sparse"
+)
+
+var wxSolvers = []Solver{"bpd", "adabpd", "wx-adaspdc", "dfspdc", "adfspdc"}
+
+// TestWXFitRate checks the least-squares rate of §3.1 on exact geometric
+// sequences, and that a sequence with a non-positive or non-finite gap has
+// no rate.
+func TestWXFitRate(t *testing.T) {
+	for _, r := range []float64{0.5, 0.93, 0.999, 1.2} {
+		gaps := make([]float64, wxPeriod+1)
+		for i := range gaps {
+			gaps[i] = 3e4 * math.Pow(r, float64(i))
+		}
+		if got := fitRate(gaps); math.Abs(got-r) > 1e-12*r {
+			t.Errorf("rate %v: fitted %v", r, got)
+		}
+	}
+	// Noise εₜ on log Gₜ moves log ρ̂ by Σ t·εₜ / Σ t²: here ε = (0, 1, −1, 0),
+	// so by (1 − 2)/14.
+	gaps := []float64{1, 0.5 * math.E, 0.25 / math.E, 0.125}
+	want := 0.5 * math.Exp(-1.0/14)
+	if got := fitRate(gaps); math.Abs(got-want) > 1e-14 {
+		t.Errorf("zig-zag: fitted %v, want %v", got, want)
+	}
+	for _, bad := range [][]float64{{1}, {1, 0}, {0, 1}, {1, math.NaN()}, {1, math.Inf(1)}, {-1, 0.5}} {
+		if got := fitRate(bad); !math.IsNaN(got) {
+			t.Errorf("%v: fitted %v, want NaN", bad, got)
+		}
+	}
+}
+
+// TestWXDecide checks Algorithm 4's decision: double Δ when ρ̂ ≤ 0.95ρ,
+// halve it when ρ̂ ≥ 1.5ρ, and in both cases take ρ̂ as the new ρ;
+// otherwise change nothing. Δ stops at its cap.
+func TestWXDecide(t *testing.T) {
+	a := newWXAdapter(1, 8, true)
+	a.rho = 0.5
+	steps := []struct {
+		rhoHat, delta, rho float64
+		changed            bool
+	}{
+		{0.48, 1, 0.5, false},   // 0.96ρ: within the band
+		{0.475, 2, 0.475, true}, // 0.95ρ: double
+		{0.7, 2, 0.475, false},  // 1.47ρ: within
+		{0.7125, 1, 0.7125, true},
+		{0.3, 2, 0.3, true},
+		{0.2, 4, 0.2, true},
+		{0.1, 8, 0.1, true},
+		{0.05, 8, 0.05, false}, // at the cap: Δ stays, ρ follows
+		{math.NaN(), 8, 0.05, false},
+		{0, 8, 0.05, false},
+		{math.Inf(1), 8, 0.05, false},
+		{2, 4, 2, true}, // a growing gap halves
+	}
+	for i, s := range steps {
+		changed := a.decide(s.rhoHat)
+		if changed != s.changed || a.delta != s.delta || a.rho != s.rho {
+			t.Fatalf("step %d (ρ̂ = %v): changed %v, Δ %v, ρ %v; want %v, %v, %v", i, s.rhoHat, changed, a.delta, a.rho, s.changed, s.delta, s.rho)
+		}
+	}
+	if a.doublings != 4 || a.halvings != 2 {
+		t.Errorf("%d doublings, %d halvings; want 4 and 2", a.doublings, a.halvings)
+	}
+}
+
+// TestWXObserve feeds the rule certificates whose gaps fall geometrically:
+// the first period only measures ρ = r^T; a faster second period doubles
+// Δ, a much slower third halves it, and a period at the noise floor
+// changes nothing. The batch rule uses the ratio of the end gaps.
+func TestWXObserve(t *testing.T) {
+	for _, ls := range []bool{true, false} {
+		a := newWXAdapter(1, 100, ls)
+		gap := 1.0
+		feed := func(r float64) (changes int) {
+			for range wxPeriod {
+				gap *= r
+				if a.observe(TracePoint{Gap: gap, RelGap: gap}) {
+					changes++
+				}
+			}
+			return changes
+		}
+		if a.observe(TracePoint{Gap: gap, RelGap: gap}) {
+			t.Fatal("the first gap changed Δ")
+		}
+		if c := feed(0.9); c != 0 || a.delta != 1 || math.Abs(a.rho-math.Pow(0.9, wxPeriod)) > 1e-12 {
+			t.Fatalf("ls %v: first period: %d changes, Δ %v, ρ %v", ls, c, a.delta, a.rho)
+		}
+		if c := feed(0.8); c != 1 || a.delta != 2 || math.Abs(a.rho-math.Pow(0.8, wxPeriod)) > 1e-12 {
+			t.Fatalf("ls %v: faster period: %d changes, Δ %v, ρ %v", ls, c, a.delta, a.rho)
+		}
+		if c := feed(0.8); c != 0 || a.delta != 2 {
+			t.Fatalf("ls %v: same rate: %d changes, Δ %v", ls, c, a.delta)
+		}
+		if c := feed(0.9); c != 1 || a.delta != 1 {
+			t.Fatalf("ls %v: slower period: %d changes, Δ %v", ls, c, a.delta)
+		}
+		gap = 1e-15
+		if c := feed(0.5); c != 0 || a.delta != 1 {
+			t.Fatalf("ls %v: period at the noise floor: %d changes, Δ %v", ls, c, a.delta)
+		}
+	}
+}
+
+// wxProblems are the test problems, logistic and squared loss on unit rows:
+// sparse synthetic data with λ = 1e-2/n, and heart_scale with λ = 1e-4/n,
+// where the data's own strong convexity is what the methods exploit.
+func wxProblems(t *testing.T) map[string]Problem {
+	t.Helper()
+	out := map[string]Problem{}
+	add := func(name string, x *sparse.CSR, b []float64, lam float64) {
+		x.NormalizeRowsUnit()
+		out[name+"/logistic"] = Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: lam}}
+		out[name+"/squared"] = Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{Lambda: lam}}
+	}
+	x, b := sparseData(300, 60, 8, 3)
+	add("sparse", x, b, 1e-2/300)
+	x, b = sharedData(t, "heart_scale")
+	add("heart", x, b, 1e-4/float64(x.Rows))
+	return out
+}
+
+// TestWXSolversReachOptimum runs every Wang–Xiao solver to a relative gap
+// of 1e-8 and checks its objective and weights against AdaSPDC's at a gap
+// of 1e-10, and its certificate against Certify.
+func TestWXSolversReachOptimum(t *testing.T) {
+	probs := wxProblems(t)
+	for name, prob := range probs {
+		if testing.Short() && name != "heart/logistic" && name != "sparse/squared" {
+			continue
+		}
+		opt := DefaultOptions()
+		opt.Solver, opt.Tol, opt.MaxEpochs, opt.StepScale = SolverAdaSPDC, 1e-10, 20000, 2
+		ref, rres, err := Train(context.Background(), prob, opt)
+		if err != nil || !rres.Converged {
+			t.Fatalf("%s: reference: %v (stop %s)", name, err, rres.Stop)
+		}
+		pstar := rres.Final.Primal
+		for _, sv := range wxSolvers {
+			if testing.Short() && sv != "wx-adaspdc" && sv != "adfspdc" {
+				continue
+			}
+			t.Run(fmt.Sprintf("%s/%s", name, sv), func(t *testing.T) {
+				opt := DefaultOptions()
+				opt.Solver, opt.Tol, opt.MaxEpochs = sv, 1e-8, 5000
+				model, res, err := Train(context.Background(), prob, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !res.Converged {
+					t.Fatalf("stopped at %s after %d epochs, rel. gap %.3g", res.Stop, res.Final.Epoch, res.Final.RelGap)
+				}
+				// The gap bounds the suboptimality, and the reference is
+				// within 1e-10 of P*.
+				if sub := res.Final.Primal - pstar; sub > 1e-8*math.Max(1, math.Abs(pstar)) || sub < -2e-10*math.Max(1, math.Abs(pstar)) {
+					t.Errorf("P − P* = %.3g (P = %.12g, P* = %.12g)", sub, res.Final.Primal, pstar)
+				}
+				if d := relDiff(model.Weights, ref.Weights); d > 1e-3 {
+					t.Errorf("weights differ from AdaSPDC's by %.3g", d)
+				}
+				c, err := Certify(prob, model.Weights)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if math.Abs(c.Primal-res.Final.Primal) > 1e-12*math.Max(1, math.Abs(c.Primal)) {
+					t.Errorf("primal %.15g, Certify's %.15g", res.Final.Primal, c.Primal)
+				}
+				// Weak duality; and the randomised methods take the better of
+				// their own dual and Certify's.
+				if res.Final.Dual > pstar+1e-12*math.Max(1, math.Abs(pstar)) {
+					t.Errorf("dual %.15g above P* = %.15g", res.Final.Dual, pstar)
+				}
+				if sv != "bpd" && sv != "adabpd" && res.Final.Dual < c.Dual-1e-12*math.Max(1, math.Abs(c.Dual)) {
+					t.Errorf("dual %.15g below Certify's %.15g", res.Final.Dual, c.Dual)
+				}
+			})
+		}
+	}
+}
+
+// TestWXRefuses checks the problems the Wang–Xiao solvers do not take.
+func TestWXRefuses(t *testing.T) {
+	x, b := sparseData(50, 10, 3, 1)
+	for _, sv := range wxSolvers {
+		cases := map[string]struct {
+			prob Problem
+			opt  Options
+		}{
+			"hinge":   {Problem{X: x, B: b, Loss: Hinge{}, Reg: ElasticNet{Lambda: 1e-2}}, Options{}},
+			"lasso":   {Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{L1: 1e-2}}, Options{}},
+			"m":       {Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2}}, Options{M: 4}},
+			"block":   {Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2}}, Options{BlockSize: 2}},
+			"scale>1": {Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2}}, Options{StepScale: 1.5}},
+		}
+		for name, c := range cases {
+			if name == "scale>1" && sv != "bpd" && sv != "adabpd" {
+				continue
+			}
+			c.opt.Solver, c.opt.MaxEpochs, c.opt.Tol = sv, 5, 1e-6
+			if _, _, err := Train(context.Background(), c.prob, c.opt); err == nil {
+				t.Errorf("%s took %s", sv, name)
+			}
+		}
+	}
+}
+
+// TestWXElasticNet checks a run with an L1 term (the plain elastic net's
+// soft-thresholding path) against the KKT conditions.
+func TestWXElasticNet(t *testing.T) {
+	x, b := sparseData(200, 40, 6, 5)
+	x.NormalizeRowsUnit()
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3, L1: 1e-3}}
+	for _, sv := range []Solver{"wx-adaspdc", "adfspdc", "adabpd"} {
+		opt := DefaultOptions()
+		opt.Solver, opt.Tol, opt.MaxEpochs = sv, 1e-9, 5000
+		model, res, err := Train(context.Background(), prob, opt)
+		if err != nil || !res.Converged {
+			t.Fatalf("%s: %v (stop %s)", sv, err, res.Stop)
+		}
+		if v := kktViolation(prob, model.Weights); v > 1e-4 {
+			t.Errorf("%s: KKT violation %.3g", sv, v)
+		}
+	}
+}
