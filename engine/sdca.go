@@ -270,14 +270,8 @@ func startSDCA(ctx context.Context, prob Problem, opt Options) (method, error) {
 	var beta []float64
 	var colNNZ []int64
 	if opt.M > 1 {
-		colNNZ = make([]int64, prob.X.Cols)
-		for _, j := range prob.X.Indices {
-			colNNZ[j]++
-		}
-		beta = make([]float64, prob.X.Cols)
-		for j, w := range colNNZ {
-			beta[j] = 1 + float64(opt.M-1)*float64(max(w-1, 0))/float64(max(n-1, 1))
-		}
+		colNNZ = columnCounts(prob.X)
+		beta = miniBatchBeta(colNNZ, n, opt.M)
 	}
 	core, err := newSDCACore(prob, opt, beta)
 	if err != nil {
@@ -305,6 +299,25 @@ func startSDCA(ctx context.Context, prob Problem, opt Options) (method, error) {
 		s.owners = sched.NewOwners(colNNZ, workers)
 	}
 	return s, nil
+}
+
+// columnCounts returns the number of nonzeros of every column.
+func columnCounts(x *sparse.CSR) []int64 {
+	c := make([]int64, x.Cols)
+	for _, j := range x.Indices {
+		c[j]++
+	}
+	return c
+}
+
+// miniBatchBeta returns βⱼ = 1 + (m−1)(ωⱼ−1)/(n−1) for columns with ωⱼ
+// nonzeros among n samples, for batches of m samples (see step).
+func miniBatchBeta(colNNZ []int64, n, m int) []float64 {
+	beta := make([]float64, len(colNNZ))
+	for j, w := range colNNZ {
+		beta[j] = 1 + float64(m-1)*float64(max(w-1, 0))/float64(max(n-1, 1))
+	}
+	return beta
 }
 
 func (s *sdcaSolver) certify() (TracePoint, error) { return s.certificate() }
