@@ -21,8 +21,8 @@ import (
 //
 //	go test ./engine -run '^$' -bench SDCAAsyncEpoch -benchtime 3x
 func BenchmarkSDCAAsyncEpoch(b *testing.B) {
-	for _, file := range []string{"a9a", "w8a"} {
-		x, y := sharedData(b, file)
+	for _, file := range []string{"a9a", "w8a", "news20"} {
+		x, y := epochData(b, file) // news20: rows scaled to norm 1
 		prob := Problem{X: x, B: y, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-5}}
 		for _, solver := range []Solver{SolverSDCAAsync, SolverSDCAWild} {
 			b.Run(fmt.Sprintf("%s/%s", file, solver), func(b *testing.B) {
