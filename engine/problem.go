@@ -101,7 +101,8 @@ const (
 	SamplingUniform Sampling = "uniform"
 	// SamplingImportance draws one block with probability
 	// pᵢ = ½/n_b + ½·Rᵢ/ΣR and weighs its update by 1/(n_b·pᵢ): SPDC's
-	// non-uniform variant (Zhang & Xiao). It needs SolverSPDC and M = 1.
+	// non-uniform variant (Zhang & Xiao). It needs SolverSPDC and M = 1,
+	// or dfsdca, which draws sample i with qᵢ = (Lᵢ + L̄)/(2nL̄).
 	SamplingImportance Sampling = "importance"
 )
 
@@ -253,8 +254,8 @@ func (o Options) Validate() error {
 	switch o.Sampling {
 	case SamplingUniform:
 	case SamplingImportance:
-		if o.Solver != SolverSPDC || o.M != 1 {
-			return fmt.Errorf("engine: importance sampling is SPDC's non-uniform variant: it needs -solver spdc and -m 1 (got %s, m = %d)", o.Solver, o.M)
+		if (o.Solver != SolverSPDC && o.Solver != "dfsdca") || o.M != 1 {
+			return fmt.Errorf("engine: importance sampling is SPDC's and dual-free SDCA's non-uniform variant: it needs -solver spdc or dfsdca, and -m 1 (got %s, m = %d)", o.Solver, o.M)
 		}
 	default:
 		return fmt.Errorf("engine: unknown sampling %q (want uniform or importance)", o.Sampling)

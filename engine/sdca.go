@@ -1,0 +1,505 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+
+	"github.com/adaspdc/adaspdc/kernels"
+	"github.com/adaspdc/adaspdc/sched"
+	"github.com/adaspdc/adaspdc/sparse"
+)
+
+// SolverSDCA is proximal stochastic dual coordinate ascent (Prox-SDCA),
+// with the mini-batch form of Takáč et al. when Options.M > 1.
+const SolverSDCA Solver = "sdca"
+
+func init() {
+	register(&solverEntry{
+		SolverInfo: SolverInfo{
+			Name:         SolverSDCA,
+			Summary:      "proximal stochastic dual coordinate ascent, exact dual steps, mini-batches with -m (Shalev-Shwartz & Zhang 2014; Takáč et al. 2013)",
+			Losses:       "any (squared, logistic, sqhinge, smoothhinge, hinge)",
+			Regularizers: "elastic net with λ > 0 on every coordinate, optional centre and weights",
+			Parallel:     true,
+			Certified:    true,
+		},
+		rank:    20,
+		accepts: acceptsSDCA,
+		start:   startSDCA,
+	})
+}
+
+// acceptsSDCA reports why the SDCA family cannot solve prob: it reads its
+// primal point from the duals through ∇g*, which needs an elastic net that
+// is strongly convex on every coordinate, and it steps one sample at a time
+// (mini-batches are samples, not blocks).
+func acceptsSDCA(prob Problem, opt Options) error {
+	en, ok := prob.Reg.(ElasticNet)
+	if !ok {
+		return fmt.Errorf("engine: %s takes the elastic net, not the %s regularizer", opt.Solver, prob.Reg.Name())
+	}
+	if err := needStrongConvexity(en, string(opt.Solver)); err != nil {
+		return fmt.Errorf("%w (%s reads its primal point x = ∇g*(−v) from the duals, which needs λ > 0)", err, opt.Solver)
+	}
+	if opt.BlockSize > 1 {
+		return fmt.Errorf("engine: %s updates single samples: block size %d is AdaSPDC's (use -m for mini-batches)", opt.Solver, opt.BlockSize)
+	}
+	return nil
+}
+
+// sdcaCore is what the SDCA solvers (sdca, sdca-async) share: the duals y,
+// the vector v = (1/n) Σₖ yₖaₖ, the per-sample steps, the primal read of x
+// = ∇g*(−v) and the certificate at the solver's own duals.
+type sdcaCore struct {
+	prob Problem
+	x    *sparse.CSR
+	n, d int
+	en   ElasticNet
+	invN float64
+	// plainL2 holds when g = (λ/2)‖x‖² (no L1, centre or weights): then
+	// x = −v/λ and a margin is one sparse dot product with v. plainEN holds
+	// when g is the plain elastic net: x = soft(−v, L1)/λ, inline.
+	plainL2, plainEN bool
+	invLam           float64
+
+	y     []float64 // the duals, one per sample
+	v     []float64 // (1/n) Σₖ yₖaₖ, kept by the iteration, exact after a certificate
+	w     []float64 // the primal point ∇g*(−v), set by a certificate and by point
+	comp  []float64 // compensation terms of recomputeV
+	sigma []float64 // the dual step σₖ of each sample (see the step's comment)
+	// logit is, for the logistic loss, the logit at which sample k's last
+	// prox ended (NaN: none yet), which warm-starts the next one.
+	logit []float64
+
+	sampled int64 // samples stepped so far, for passes
+}
+
+// newSDCACore sets the starting duals: yₖ = φ'(aₖᵀx₀) projected into dom φ*
+// for a warm start x₀, and yₖ = 0 otherwise (feasible for every loss here,
+// and x = ∇g*(0) is 0 or the centre). beta, when non-nil, scales the
+// curvature of coordinate j in the steps (the mini-batch factor βⱼ).
+func newSDCACore(prob Problem, opt Options, beta []float64) (*sdcaCore, error) {
+	x := prob.X
+	en := prob.Reg.(ElasticNet) // accepts checked
+	c := &sdcaCore{prob: prob, x: x, n: x.Rows, d: x.Cols, en: en, invN: 1 / float64(x.Rows)}
+	c.plainL2 = en.plain() && en.L1 == 0
+	c.plainEN = en.plain()
+	c.invLam = 1 / en.Lambda
+	c.y = make([]float64, c.n)
+	c.v = make([]float64, c.d)
+	c.w = make([]float64, c.d)
+	c.comp = make([]float64, c.d)
+	if _, ok := prob.Loss.(Logistic); ok {
+		c.logit = make([]float64, c.n)
+		for k := range c.logit {
+			c.logit[k] = math.NaN()
+		}
+	}
+	if err := c.stepSizes(beta); err != nil {
+		return nil, err
+	}
+	if opt.WarmStart != nil {
+		loss := prob.Loss
+		for k := 0; k < c.n; k++ {
+			val, idx := x.Row(k)
+			z := kernels.SparseDot(val, idx, opt.WarmStart)
+			c.y[k] = loss.DualFeasible(loss.Deriv(z, prob.B[k]), prob.B[k])
+		}
+		c.recomputeV()
+	}
+	return c, nil
+}
+
+// stepSizes sets σₖ = n / Σⱼ βⱼ·aₖⱼ²/λⱼ for every sample (βⱼ = 1 without
+// mini-batches); σₖ = +Inf for an empty row, whose dual does not move v.
+func (c *sdcaCore) stepSizes(beta []float64) error {
+	c.sigma = make([]float64, c.n)
+	allZero := true
+	for k := 0; k < c.n; k++ {
+		val, idx := c.x.Row(k)
+		var q float64
+		for p, j := range idx {
+			_, lam, _ := c.en.coord(int(j))
+			a2 := val[p] * val[p]
+			if beta != nil {
+				a2 *= beta[j]
+			}
+			q += a2 / lam
+		}
+		if math.IsNaN(q) || math.IsInf(q, 0) {
+			return fmt.Errorf("engine: row %d has non-finite values or a squared norm beyond float64", k)
+		}
+		c.sigma[k] = float64(c.n) / q // +Inf for q = 0
+		if q > 0 {
+			allZero = false
+		}
+	}
+	if allZero {
+		return errors.New("engine: every row of the data is zero")
+	}
+	return nil
+}
+
+// margin returns aₖᵀx at x = ∇g*(−v), reading only the row's coordinates of
+// v: with L1 > 0 the primal is a soft-thresholding of v, formed lazily here
+// rather than stored, so that a step costs O(nnz of the row), not O(d).
+func (c *sdcaCore) margin(val []float64, idx []int32, v []float64) float64 {
+	if c.plainL2 {
+		return -kernels.SparseDot(val, idx, v) * c.invLam
+	}
+	var z float64
+	if c.plainEN {
+		l1 := c.en.L1
+		for p, j := range idx {
+			vj := v[j]
+			if a := math.Abs(vj) - l1; a > 0 {
+				z -= val[p] * math.Copysign(a, vj)
+			}
+		}
+		return z * c.invLam
+	}
+	for p, j := range idx {
+		z += val[p] * c.en.PrimalCoord(int(j), v[j])
+	}
+	return z
+}
+
+// dualStep returns the new dual of sample k given its margin z (see
+// sdcaSolver.step for the mathematics), keeping the logistic prox's logit.
+func (c *sdcaCore) dualStep(k int, z, sigma float64) float64 {
+	b := c.prob.B[k]
+	if c.logit != nil {
+		yn, t := logisticProxWarm(c.y[k], c.logit[k], z, sigma, b)
+		c.logit[k] = t
+		return yn
+	}
+	return c.prob.Loss.DualProx(c.y[k], z, sigma, b)
+}
+
+// recomputeV sets v = (1/n) Σₖ yₖaₖ from the duals, summing the rows in
+// order with Neumaier's compensation per coordinate and each product's
+// rounding error (FMA): the iteration's running v drifts by rounding (and
+// by lost updates in the wild asynchronous mode), and a dual value must
+// belong to an actual y for the gap to bound anything.
+func (c *sdcaCore) recomputeV() {
+	clear(c.v)
+	clear(c.comp)
+	for k := 0; k < c.n; k++ {
+		yk := c.y[k]
+		if yk == 0 {
+			continue
+		}
+		val, idx := c.x.Row(k)
+		for p, j := range idx {
+			t := yk * val[p]
+			e := math.FMA(yk, val[p], -t)
+			s := c.v[j]
+			u := s + t
+			if math.Abs(s) >= math.Abs(t) {
+				c.comp[j] += ((s - u) + t) + e
+			} else {
+				c.comp[j] += ((t - u) + s) + e
+			}
+			c.v[j] = u
+		}
+	}
+	for j := range c.v {
+		c.v[j] = (c.v[j] + c.comp[j]) * c.invN
+	}
+}
+
+// certificate recomputes v from y, sets w = ∇g*(−v) and returns
+//
+//	P(w) = (1/n) Σₖ φ(aₖᵀw) + g(w),  D(y) = −(1/n) Σₖ φ*(yₖ) − g*(−v),
+//
+// with compensated sums. The iteration continues from the exact v.
+func (c *sdcaCore) certificate() (TracePoint, error) {
+	c.recomputeV()
+	c.en.PrimalFromDual(c.w, c.v)
+	loss, b := c.prob.Loss, c.prob.B
+	var ps, ds neumaier
+	for k := 0; k < c.n; k++ {
+		val, idx := c.x.Row(k)
+		ps.add(loss.Value(kernels.SparseDot(val, idx, c.w), b[k]))
+		ds.add(loss.Conj(c.y[k], b[k]))
+	}
+	p := ps.sum()*c.invN + c.en.Value(c.w)
+	d := -ds.sum()*c.invN - c.en.ConjNeg(c.v)
+	gap := p - d
+	return TracePoint{Primal: p, Dual: d, Gap: gap, RelGap: gap / math.Max(1, math.Abs(p))}, nil
+}
+
+func (c *sdcaCore) point() []float64 {
+	c.en.PrimalFromDual(c.w, c.v)
+	return c.w
+}
+
+func (c *sdcaCore) passes() float64 { return float64(c.sampled) * c.invN }
+
+func (c *sdcaCore) divergenceHint() string {
+	return "SDCA's steps cannot diverge on finite data: check the data for huge values, or scale the features (e.g. to [-1, 1])"
+}
+
+// sdcaSolver is the synchronous SDCA of one run: sample by sample for
+// M = 1, in mini-batches of M samples otherwise, on a pool of workers when
+// a batch is large enough to share.
+type sdcaSolver struct {
+	*sdcaCore
+	m    int
+	perm []int32 // this epoch's order of the samples
+	rng  *rand.Rand
+
+	pool   *sched.Pool // nil: one worker
+	bar    *sched.Barrier
+	owners sched.Owners
+	dy     []float64 // Δyₖ of each batch slot
+	stop   bool      // set by worker 0 before the update barrier
+}
+
+// startSDCA builds the synchronous solver. With M > 1 it computes each
+// coordinate's mini-batch factor βⱼ (see step) from the column counts.
+func startSDCA(ctx context.Context, prob Problem, opt Options) (method, error) {
+	n := prob.X.Rows
+	if opt.M > n {
+		return nil, fmt.Errorf("engine: m = %d samples per mini-batch, but the data has only %d", opt.M, n)
+	}
+	var beta []float64
+	var colNNZ []int64
+	if opt.M > 1 {
+		colNNZ = columnCounts(prob.X)
+		beta = miniBatchBeta(colNNZ, n, opt.M)
+	}
+	core, err := newSDCACore(prob, opt, beta)
+	if err != nil {
+		return nil, err
+	}
+	s := &sdcaSolver{sdcaCore: core, m: opt.M}
+	s.perm = make([]int32, n)
+	for k := range s.perm {
+		s.perm[k] = int32(k)
+	}
+	s.rng = rand.New(rand.NewPCG(opt.Seed, 0x5dca))
+	s.dy = make([]float64, s.m)
+	threads := opt.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	// As for AdaSPDC: a worker per minWorkPerWorker nonzeros of a batch, and
+	// never more workers than samples in a batch.
+	batchNNZ := float64(prob.X.NNZ()) / float64(n) * float64(s.m)
+	workers := max(1, min(threads, s.m, int(batchNNZ/float64(minWorkPerWorker))))
+	if workers > 1 {
+		s.pool = sched.NewPool(workers)
+		s.bar = sched.NewBarrier(workers, 0)
+		s.pool.BreakOnPanic(s.bar)
+		s.owners = sched.NewOwners(colNNZ, workers)
+	}
+	return s, nil
+}
+
+// columnCounts returns the number of nonzeros of every column.
+func columnCounts(x *sparse.CSR) []int64 {
+	c := make([]int64, x.Cols)
+	for _, j := range x.Indices {
+		c[j]++
+	}
+	return c
+}
+
+// miniBatchBeta returns βⱼ = 1 + (m−1)(ωⱼ−1)/(n−1) for columns with ωⱼ
+// nonzeros among n samples, for batches of m samples (see step).
+func miniBatchBeta(colNNZ []int64, n, m int) []float64 {
+	beta := make([]float64, len(colNNZ))
+	for j, w := range colNNZ {
+		beta[j] = 1 + float64(m-1)*float64(max(w-1, 0))/float64(max(n-1, 1))
+	}
+	return beta
+}
+
+func (s *sdcaSolver) certify() (TracePoint, error) { return s.certificate() }
+
+func (s *sdcaSolver) threads() int {
+	if s.pool == nil {
+		return 1
+	}
+	return s.pool.Threads()
+}
+
+func (s *sdcaSolver) finish(res *Result) error {
+	res.Duals = s.y
+	if s.pool != nil {
+		return s.pool.Close()
+	}
+	return nil
+}
+
+// runEpochs runs k epochs, each a fresh random permutation of the samples
+// (seeded by Options.Seed) cut into ⌈n/M⌉ batches.
+func (s *sdcaSolver) runEpochs(ctx context.Context, k int) (int, error) {
+	for e := 0; e < k; e++ {
+		if ctx.Err() != nil {
+			return e, nil
+		}
+		s.rng.Shuffle(len(s.perm), func(i, j int) { s.perm[i], s.perm[j] = s.perm[j], s.perm[i] })
+		var err error
+		switch {
+		case s.m == 1:
+			s.epochSequential(ctx)
+		case s.pool == nil:
+			s.epochBatches(ctx)
+		default:
+			err = s.epochParallel(ctx)
+		}
+		if err != nil {
+			return e + 1, fmt.Errorf("engine: sdca: %w", err)
+		}
+	}
+	return k, nil
+}
+
+// Prox-SDCA (Shalev-Shwartz & Zhang, "Accelerated proximal stochastic dual
+// coordinate ascent", Math. Prog. 2016, Procedure Prox-SDCA with the exact
+// coordinate maximisation of its Option I, relaxed to a quadratic model of
+// g* where g* is not quadratic).
+//
+// The dual is D(y) = −(1/n) Σₖ φ*(yₖ) − g*(−v) with v = (1/n) Σₖ yₖaₖ, and
+// the primal point that goes with it is x = ∇g*(−v) (Separable.PrimalCoord).
+// Moving yₖ by δ moves v by δaₖ/n. Coordinate j of g is λⱼ-strongly convex
+// (λⱼ = wⱼ·λ), so gⱼ* has a (1/λⱼ)-Lipschitz derivative and
+//
+//	g*(−v − δaₖ/n) ≤ g*(−v) − (δ/n)·aₖᵀ∇g*(−v) + (δ²/2n²)·Σⱼ aₖⱼ²/λⱼ
+//	               = g*(−v) − (δ/n)·zₖ + δ²qₖ/(2n²),   zₖ = aₖᵀx, qₖ = Σⱼ aₖⱼ²/λⱼ.
+//
+// Hence, with u = yₖ + δ,
+//
+//	D(y + δeₖ) ≥ D(y) + (1/n)·[φ*(yₖ) − φ*(u) + (u − yₖ)·zₖ − (u − yₖ)²·qₖ/(2n)],
+//
+// and the step maximises that lower model:
+//
+//	yₖ ← argmin_u φ*(u) − u·zₖ + (u − yₖ)²/(2σₖ),   σₖ = n/qₖ  (= λn/‖aₖ‖² for one λ),
+//
+// which is exactly the loss's DualProx(yₖ, zₖ, σₖ). For a pure L2 g (with a
+// centre and weights too) g* is quadratic, the model is D itself and the
+// step is the exact coordinate maximisation of Option I; with L1 > 0 it is a
+// safe lower bound, so D never decreases either way. For the hinge loss the
+// prox is a clipped Newton step, yₖ ← b·clip(b·(yₖ + σₖ(zₖ − b)), −1, 0),
+// which is LIBLINEAR's dual coordinate descent for the L1-loss SVM (-s 3;
+// Hsieh et al. 2008, Algorithm 1) in other variables (αₖ = −b·yₖ ∈ [0, 1]
+// scaled by C = 1/(nλ)); for the squared hinge it is -s 1.
+//
+// Mini-batches (Takáč, Bijral, Richtárik & Srebro 2013, "Mini-batch primal
+// and dual methods for SVMs"): the M samples of a batch all read the same v,
+// step at once, and v then takes the sum of their changes. The lower model
+// above then involves ‖Σₖ∈S δₖaₖ‖²; for a batch S drawn uniformly among the
+// M-subsets of the n samples its expectation is bounded by the expected
+// separable overapproximation (Richtárik & Takáč 2016 for τ-nice sampling,
+// per coordinate as in Qu & Richtárik 2016)
+//
+//	E ‖Σₖ∈S δₖaₖ‖²_Λ⁻¹ ≤ (M/n) Σₖ δₖ² Σⱼ βⱼ·aₖⱼ²/λⱼ,  βⱼ = 1 + (M−1)(ωⱼ−1)/(n−1),
+//
+// where ωⱼ is the number of samples with aₖⱼ ≠ 0. The coupling between the
+// duals of a batch runs through the columns, so ω counts a column's
+// nonzeros (for dense data every βⱼ = M, the simple safe choice; for sparse
+// columns it is near 1). So the batch step is the same prox with
+// qₖ = Σⱼ βⱼ·aₖⱼ²/λⱼ. (The batches are consecutive pieces of a random
+// permutation, as the epochs of the sequential form are.)
+func (s *sdcaSolver) step(k int) {
+	lo, hi := s.x.Indptr[k], s.x.Indptr[k+1]
+	val, idx := s.x.Values[lo:hi], s.x.Indices[lo:hi]
+	z := s.margin(val, idx, s.v)
+	yk := s.y[k]
+	yn := s.dualStep(k, z, s.sigma[k])
+	if d := yn - yk; d != 0 {
+		s.y[k] = yn
+		kernels.SparseAxpy(d*s.invN, val, idx, s.v)
+	}
+}
+
+// epochSequential runs one epoch of single-sample steps.
+func (s *sdcaSolver) epochSequential(ctx context.Context) {
+	for i, k := range s.perm {
+		s.step(int(k))
+		s.sampled++
+		if i&4095 == 4095 && ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+// batchDual computes the new dual of the sample in batch slot i from the v
+// all the batch reads, records Δyₖ in dy[i] and stores the new dual.
+func (s *sdcaSolver) batchDual(i, k int) {
+	val, idx := s.x.Row(k)
+	z := s.margin(val, idx, s.v)
+	yk := s.y[k]
+	yn := s.dualStep(k, z, s.sigma[k])
+	s.dy[i] = yn - yk
+	s.y[k] = yn
+}
+
+// epochBatches runs one epoch of mini-batches on one worker.
+func (s *sdcaSolver) epochBatches(ctx context.Context) {
+	for start := 0; start < s.n; start += s.m {
+		batch := s.perm[start:min(start+s.m, s.n)]
+		for i, k := range batch {
+			s.batchDual(i, int(k))
+		}
+		for i, k := range batch {
+			if d := s.dy[i]; d != 0 {
+				val, idx := s.x.Row(int(k))
+				kernels.SparseAxpy(d*s.invN, val, idx, s.v)
+			}
+		}
+		s.sampled += int64(len(batch))
+		if (start/s.m)&255 == 255 && ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+// epochParallel runs one epoch of mini-batches on the pool. Per batch,
+// worker w computes the duals of its share of the slots from the v all
+// read; after a barrier it adds the batch's Δv = (1/n) Σ Δyₖaₖ on the
+// coordinates it owns, in batch order, so the result does not depend on the
+// number of workers; a second barrier ends the batch.
+func (s *sdcaSolver) epochParallel(ctx context.Context) error {
+	nw := s.pool.Threads()
+	s.stop = false
+	return s.pool.Run(func(w int) {
+		lo, hi := s.owners.Range(w)
+		for start := 0; start < s.n; start += s.m {
+			batch := s.perm[start:min(start+s.m, s.n)]
+			a, e := len(batch)*w/nw, len(batch)*(w+1)/nw
+			for i := a; i < e; i++ {
+				s.batchDual(i, int(batch[i]))
+			}
+			s.bar.Wait()
+			// Written after the first barrier and read after the second,
+			// so that no worker still reads the previous batch's value.
+			if w == 0 {
+				s.sampled += int64(len(batch))
+				if (start/s.m)&255 == 255 && ctx.Err() != nil {
+					s.stop = true
+				}
+			}
+			for i, k := range batch {
+				d := s.dy[i]
+				if d == 0 {
+					continue
+				}
+				val, idx := s.x.Row(int(k))
+				if p, q := sched.Clip(idx, lo, hi); p < q {
+					kernels.SparseAxpy(d*s.invN, val[p:q], idx[p:q], s.v)
+				}
+			}
+			s.bar.Wait()
+			if s.stop {
+				return
+			}
+		}
+	})
+}
