@@ -422,7 +422,7 @@ func TestJointAdaptL1SVM(t *testing.T) {
 }
 
 // TestReductionChoice: with no solver named, Train runs the reduction that
-// fits (adaptreg for the lasso, adaptsmooth for the SVM, jointadapt for the
+// fits (adaptreg for the lasso, sdca for the SVM, jointadapt for the
 // L1-SVM), and the reductions refuse with reasons what they cannot take.
 func TestReductionChoice(t *testing.T) {
 	x, b := sparseData(200, 30, 5, 3)
@@ -433,7 +433,7 @@ func TestReductionChoice(t *testing.T) {
 	}{
 		{Squared{}, ElasticNet{L1: 1e-2}, SolverAdaptReg},
 		{Logistic{}, ElasticNet{L1: 1e-2}, SolverAdaptReg},
-		{Hinge{}, ElasticNet{Lambda: 1e-2}, SolverAdaptSmooth},
+		{Hinge{}, ElasticNet{Lambda: 1e-2}, "sdca"}, // SDCA takes the hinge directly (LIBLINEAR -s 3)
 		{Hinge{}, ElasticNet{L1: 1e-2}, SolverJointAdapt},
 		{Logistic{}, ElasticNet{Lambda: 1e-2}, SolverAdaSPDC},
 	}
