@@ -53,7 +53,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("train", stderr)
 	var f trainFlags
 	dataPath, features := dataFlags(fs)
-	fs.StringVar(&f.loss, "loss", "logistic", "loss: logistic, squared, smoothhinge, sqhinge, or the non-smooth hinge, absolute, epsinsensitive and quantile (for -solver pdprox-*)")
+	fs.StringVar(&f.loss, "loss", "logistic", "loss: logistic, squared, smoothhinge, sqhinge, or the non-smooth hinge (sdca, adaptsmooth, pdprox-*), absolute, epsinsensitive and quantile (pdprox-*)")
 	fs.Float64Var(&f.lambda, "lambda", 0, "L2 strength λ ≥ 0 in (λ/2)‖x‖² (default 1/n; 0 needs a solver that takes it, such as the lasso's). LIBLINEAR's C is 1/(nλ) for logistic and sqhinge, 1/(2nλ) for squared")
 	fs.Float64Var(&f.l1, "l1", 0, "L1 strength of the elastic net, ≥ 0")
 	fs.StringVar(&f.normalize, "normalize", "none", "scale rows before training: none, or unit (each row to norm 1; the model applies it when predicting)")
@@ -70,7 +70,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed for the partition and the sampler")
 	fs.StringVar(&f.inner, "inner", "", "the `solver` that the reductions (adaptreg, adaptsmooth, jointadapt) run on each stage; empty: adaspdc")
 	fs.StringVar(&f.solver, "solver", "", "the `name` of the solver (adaspdc solvers lists them); empty: the first that takes the loss and regularizer")
-	fs.StringVar(&f.sampling, "sampling", "uniform", "uniform, or importance (spdc with -m 1: blocks drawn ∝ ½ uniform + ½ norm)")
+	fs.StringVar(&f.sampling, "sampling", "uniform", "uniform, or importance (spdc with -m 1: blocks drawn ∝ ½ uniform + ½ norm; dfsdca: samples ∝ Lᵢ + L̄)")
 	fs.StringVar(&f.lazy, "lazy", "auto", "lazy primal updates: auto, on or off")
 	fs.Float64Var(&f.stepScale, "step-scale", 1, "multiply the paper's steps σ and τ by this `factor` in (0, 2]; 2 is often faster but outside the paper's proof")
 	fs.Float64Var(&f.tol, "tol", 1e-6, "stop at this relative duality gap (P−D)/max(1,|P|); ≤ 0: run exactly -max-epochs epochs")
