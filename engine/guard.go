@@ -101,9 +101,11 @@ func (g *divergenceGuard) observe(tp TracePoint) error {
 // a run asked to go on past its tolerance may sit there.
 const (
 	defaultStallEpochs = 200
-	stallGain          = 0.01
-	stallCertificates  = 5
-	stallFloor         = 100
+	// nonSmoothStallEpochs is the default window for a loss with γ = 0.
+	nonSmoothStallEpochs = 2000
+	stallGain            = 0.01
+	stallCertificates    = 5
+	stallFloor           = 100
 )
 
 // stallWatch holds the history of gaps that the stall rule needs: the

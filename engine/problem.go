@@ -156,9 +156,10 @@ type Options struct {
 	MaxEpochs int
 
 	// StallEpochs ends a run whose best duality gap fell by less than 1%
-	// over the last StallEpochs epochs, with Result.Stop "stalled": its
-	// steps do not fit the data, and more epochs would not help. Zero
-	// selects 200; a negative value switches the rule off.
+	// over the last StallEpochs epochs (zero: 200, or 2000 for a
+	// non-smooth loss such as the hinge), with Result.Stop "stalled": its
+	// steps do not fit the data, and more epochs would not help. A
+	// negative value switches the rule off.
 	StallEpochs int
 
 	// TimeLimit bounds the whole run, set-up included; 0: none. A run that
