@@ -171,4 +171,3 @@ func runBenchScale(args []string, stdout, stderr io.Writer) error {
 		res.Machine.Short(), filepath.Join(out, "{runs.csv,summary.md,*.png,*.svg}"))
 	return nil
 }
-
