@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
@@ -47,6 +48,45 @@ const (
 
 // save writes the figure as base.png and base.svg in dir.
 func (f figure) save(dir, base string) error {
+	p, err := f.build()
+	if err != nil {
+		return err
+	}
+	for _, ext := range []string{".png", ".svg"} {
+		if err := writeFigure(filepath.Join(dir, base+ext), "", [][]*plot.Plot{{p}}, p.Legend, figureWidth, figureHeight); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// savePanels writes a grid of figures sharing one legend (the first
+// panel's) and an overall title, as base.png and base.svg in dir.
+func savePanels(dir, base, title string, figs [][]figure, w, h vg.Length) error {
+	plots := make([][]*plot.Plot, len(figs))
+	var legend plot.Legend
+	for i, row := range figs {
+		for j, f := range row {
+			p, err := f.build()
+			if err != nil {
+				return err
+			}
+			if i == 0 && j == 0 {
+				legend = p.Legend
+			}
+			plots[i] = append(plots[i], p)
+		}
+	}
+	for _, ext := range []string{".png", ".svg"} {
+		if err := writeFigure(filepath.Join(dir, base+ext), title, plots, legend, w, h); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// build makes the plot of f.
+func (f figure) build() (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = f.Title
 	p.Title.TextStyle.Font.Size = vg.Points(9)
@@ -75,7 +115,7 @@ func (f figure) save(dir, base string) error {
 	if len(f.Ideal) > 0 {
 		l, err := idealLine(f.Ideal)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		p.Add(l)
 		p.Legend.Add(f.IdealLabel, l)
@@ -95,7 +135,7 @@ func (f figure) save(dir, base string) error {
 		}
 		l, err := plotter.NewLine(xy)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		l.Color = plotutil.Color(s.Color)
 		l.Dashes = plotutil.Dashes(s.Dashes)
@@ -104,7 +144,7 @@ func (f figure) save(dir, base string) error {
 		if s.Points {
 			sc, err := plotter.NewScatter(xy)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			sc.Color = l.Color
 			sc.Shape = plotutil.Shape(s.Color)
@@ -122,28 +162,25 @@ func (f figure) save(dir, base string) error {
 		p.Add(plotter.NewFunction(func(float64) float64 { return math.NaN() }))
 		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 1, 10, 1, 10
 	}
-	if err := writeFigure(p, filepath.Join(dir, base+".png")); err != nil {
-		return err
-	}
-	return writeFigure(p, filepath.Join(dir, base+".svg"))
+	return p, nil
 }
 
 // legendWidth is the strip right of the axes that holds the legend, so
 // that it never hides a line.
 const legendWidth = 1.9 * vg.Inch
 
-// writeFigure draws p with its legend beside it, as PNG or SVG by path's
-// extension.
-func writeFigure(p *plot.Plot, path string) error {
+// writeFigure draws a grid of plots with a legend beside them and an
+// optional overall title, as PNG or SVG by path's extension.
+func writeFigure(path, title string, plots [][]*plot.Plot, legend plot.Legend, w, h vg.Length) error {
 	var c interface {
 		vg.CanvasSizer
 		WriteTo(w io.Writer) (int64, error)
 	}
 	switch filepath.Ext(path) {
 	case ".png":
-		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(figureWidth, figureHeight), vgimg.UseDPI(110))}
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(110))}
 	case ".svg":
-		c = vgsvg.New(figureWidth, figureHeight)
+		c = vgsvg.New(w, h)
 	default:
 		return fmt.Errorf("%s: unknown figure format", path)
 	}
@@ -151,13 +188,33 @@ func writeFigure(p *plot.Plot, path string) error {
 	// A white background, which PNG viewers with dark themes need.
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
-	legend := p.Legend
+	top := vg.Length(0)
+	if title != "" {
+		sty := draw.TextStyle{Color: color.Black, Font: font.From(plot.DefaultFont, 10), Handler: plot.DefaultTextHandler,
+			XAlign: draw.XCenter, YAlign: draw.YTop}
+		dc.FillText(sty, vg.Point{X: (w - legendWidth) / 2, Y: h - vg.Points(4)}, title)
+		top = sty.Height(title) + vg.Points(8)
+	}
+	area := draw.Crop(dc, 0, -legendWidth, 0, -top)
+	// The legend goes beside the plots, never over a line.
+	for _, row := range plots {
+		for _, p := range row {
+			p.Legend = plot.NewLegend()
+		}
+	}
+	if len(plots) == 1 && len(plots[0]) == 1 {
+		plots[0][0].Draw(area)
+	} else {
+		tiles := draw.Tiles{Rows: len(plots), Cols: len(plots[0]), PadX: vg.Points(12), PadY: vg.Points(12), PadTop: vg.Points(2)}
+		canvases := plot.Align(plots, tiles, area)
+		for i, row := range plots {
+			for j, p := range row {
+				p.Draw(canvases[i][j])
+			}
+		}
+	}
 	legend.Top, legend.Left = true, true
-	p.Legend = plot.NewLegend()
-	p.Draw(draw.Crop(dc, 0, -legendWidth, 0, 0))
-	p.Legend = legend
-	right := draw.Crop(dc, figureWidth-legendWidth+vg.Points(6), 0, 0, -vg.Points(20))
-	legend.Draw(right)
+	legend.Draw(draw.Crop(dc, w-legendWidth+vg.Points(6), 0, 0, -top-vg.Points(20)))
 	f, err := os.Create(path)
 	if err != nil {
 		return err
