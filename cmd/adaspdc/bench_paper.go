@@ -92,4 +92,3 @@ func runBenchPaper(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func runBenchPeers(args []string, stdout, stderr io.Writer) error { return nil }
