@@ -91,4 +91,3 @@ func runBenchPaper(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "bench paper %s: %v on %s\nwrote %s/fig1.{png,svg,csv,md}\n", name, res.Duration.Round(time.Second), res.Machine.Short(), out)
 	return nil
 }
-
