@@ -145,3 +145,18 @@ var machineCSVHeader = []string{"cpu", "cores", "simd_flags", "kernels", "go", "
 func (m Machine) csvFields() []string {
 	return []string{m.cpuName(), fmt.Sprint(m.Cores), strings.Join(m.SIMDFlags(), " "), m.Kernels, m.GoVersion, m.Commit}
 }
+
+// LoadAverage returns the 1-, 5- and 15-minute load averages from
+// /proc/loadavg, or "unknown": a load above the core count means other
+// processes shared the cores during the measurement.
+func LoadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}

@@ -342,8 +342,9 @@ func peersOne(ctx context.Context, cfg PeersConfig, data *Data, path string, obj
 			}
 			tctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 			out, err := tool.cmd(tctx, path, tol, model).CombinedOutput()
+			timedOut := tctx.Err() != nil
 			cancel()
-			if tctx.Err() != nil {
+			if timedOut {
 				pp.Notes = append(pp.Notes, fmt.Sprintf("%s with tolerance %s ran past the %v limit: tighter tolerances not tried", tool.name, tol, cfg.Timeout))
 				break
 			}
@@ -560,7 +561,7 @@ func (res *PeersResult) Write(dir string) error {
 			fmt.Fprintf(&b, "| %s |", tool)
 			var xy plotter.XYs
 			for i, t := range pp.Times[tool] {
-				fmt.Fprintf(&b, " %s |", peerCell(t))
+				fmt.Fprintf(&b, " %s |", secCell(t))
 				xy = append(xy, plotter.XY{X: PeerTargets[i], Y: t.Seconds})
 			}
 			b.WriteString("\n")
@@ -575,6 +576,7 @@ func (res *PeersResult) Write(dir string) error {
 		}
 		fmt.Fprintf(&b, "\n![%s](%s.png)\n", base, base)
 	}
+	fmt.Fprintf(&b, "\nLoad average (1, 5, 15 min) at the end: %s on %d cores; above the core count, other processes shared the cores.\n", LoadAverage(), res.Machine.Cores)
 	return os.WriteFile(filepath.Join(dir, "peers.md"), []byte(b.String()), 0o644)
 }
 

@@ -95,6 +95,9 @@ type ScaleResult struct {
 	Runs          []Run
 	Started       time.Time
 	TotalDuration time.Duration
+	// LoadBefore and LoadAfter are the machine's load averages when the
+	// sweep started and ended (LoadAverage).
+	LoadBefore, LoadAfter string
 }
 
 // Validate checks a configuration before any data is read.
@@ -167,6 +170,7 @@ func Scale(ctx context.Context, cfg ScaleConfig, progressOut io.Writer, tty bool
 		Config: cfg, Machine: ThisMachine(), DataName: data.Name,
 		Rows: data.X.Rows, Cols: data.X.Cols, NNZ: data.X.NNZ(),
 		Lambda: prob.Reg.(engine.ElasticNet).Lambda, BaseThreads: slices.Min(cfg.Threads), Started: time.Now(),
+		LoadBefore: LoadAverage(),
 	}
 	total := cfg.Repeats * len(cfg.Solvers) * len(cfg.Ms) * len(cfg.Threads)
 	prog := newProgress(progressOut, tty, total, "bench scale")
@@ -191,6 +195,7 @@ func Scale(ctx context.Context, cfg ScaleConfig, progressOut io.Writer, tty bool
 		}
 	}
 	res.TotalDuration = time.Since(res.Started)
+	res.LoadAfter = LoadAverage()
 	res.fillSpeedups()
 	return res, nil
 }
@@ -459,7 +464,9 @@ func (res *ScaleResult) summary() string {
 	if cfg.TimeLimit > 0 {
 		fmt.Fprintf(&b, " or %v", cfg.TimeLimit)
 	}
-	fmt.Fprintf(&b, ". Every epoch is certified. Sweep time %v, started %s.\n\n", res.TotalDuration.Round(time.Second), res.Started.Format(time.RFC3339))
+	fmt.Fprintf(&b, ". Every epoch is certified. Sweep time %v, started %s. Load average (1, 5, 15 min) %s at the start and %s at the end, on %d cores: "+
+		"a load above the core count means other processes shared the cores, and times and speed-ups are then pessimistic.\n\n",
+		res.TotalDuration.Round(time.Second), res.Started.Format(time.RFC3339), res.LoadBefore, res.LoadAfter, res.Machine.Cores)
 	b.WriteString("Cells give the median over the repeats and, in brackets, the range; (k/N) means only k of N runs reached the gap. " +
 		"*Passes* measure statistical efficiency (they grow with m); *seconds per pass* and *speed-up* measure hardware efficiency " +
 		"(they depend on the threads the solver kept, `used`, which can be fewer than asked for when a batch is too small to share). " +
