@@ -38,6 +38,7 @@ func runBenchPaper(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if name != "zhu-storkey-fig1" {
+		fmt.Fprintf(stderr, "adaspdc bench paper: unknown paper %q\n\n", name)
 		paperUsage(stderr)
 		return usageError{fmt.Errorf("unknown paper %q", name)}
 	}
