@@ -365,7 +365,11 @@ func (res *ScaleResult) writePlots(dir string) error {
 	maxT := slices.Max(cfg.Threads)
 	// Statistical efficiency: gap against passes, on the baseline thread
 	// count (passes barely depend on threads).
-	passes := figure{Title: res.title(fmt.Sprintf("relative duality gap vs passes (%d thread(s), seed %d)", res.BaseThreads, cfg.Seed)),
+	style := ""
+	if len(cfg.Solvers) > 1 {
+		style = "; line style by solver"
+	}
+	passes := figure{Title: res.title(fmt.Sprintf("relative duality gap vs passes (%d thread(s), seed %d%s)", res.BaseThreads, cfg.Seed, style)),
 		XLabel: "passes over the data", YLabel: "relative duality gap", LogY: true}
 	seconds := figure{Title: res.title(fmt.Sprintf("relative duality gap vs iteration seconds (solid: %d thread(s), dashed: %d)", res.BaseThreads, maxT)),
 		XLabel: "seconds in iterations (set-up and certificates excluded)", YLabel: "relative duality gap", LogX: true, LogY: true}
@@ -381,9 +385,6 @@ func (res *ScaleResult) writePlots(dir string) error {
 				}
 			}
 		}
-	}
-	if len(cfg.Solvers) > 1 {
-		passes.Title = strings.Replace(passes.Title, ")", "; line style by solver)", 1)
 	}
 	// Hardware efficiency: seconds per pass against threads.
 	speedup := figure{Title: res.title(fmt.Sprintf("speed-up of seconds per pass against %d thread(s) (ratio of medians, %d repeat(s))", res.BaseThreads, cfg.Repeats)),
