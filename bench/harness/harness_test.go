@@ -1,0 +1,323 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/adaspdc/adaspdc/engine"
+	"github.com/adaspdc/adaspdc/kernels"
+)
+
+// figureFiles are the files a sweep must leave, each non-empty.
+var figureFiles = []string{
+	"suboptimality_vs_passes", "suboptimality_vs_seconds", "speedup_vs_threads", "passes_to_eps_vs_m",
+}
+
+// TestScaleTinySweep runs a 16-run sweep and checks runs.csv against the
+// runs in memory, the figures and the summary; the sweep must take under
+// 20 s (it takes about one).
+func TestScaleTinySweep(t *testing.T) {
+	cfg := ScaleConfig{Data: "synth:rcv1:300", Loss: "logistic", Lambda: 1e-3, Solvers: []string{"adaspdc", "spdc"},
+		Ms: []int{1, 4}, Threads: []int{1, 2}, Repeats: 2, Seed: 7, Tol: 1e-6, MaxEpochs: 300, Command: "test"}
+	if testing.Short() {
+		cfg.Solvers, cfg.Repeats = cfg.Solvers[:1], 1
+	}
+	start := time.Now()
+	var prog bytes.Buffer
+	res, err := Scale(context.Background(), cfg, &prog, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := res.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("the tiny sweep took %v, want under 20 s", d)
+	}
+	want := len(cfg.Solvers) * len(cfg.Ms) * len(cfg.Threads) * cfg.Repeats
+	if got := strings.Count(prog.String(), "\n"); got != want {
+		t.Errorf("%d progress lines for %d runs", got, want)
+	}
+	if !strings.Contains(prog.String(), "left") {
+		t.Errorf("progress has no estimate of the time left: %q", prog.String())
+	}
+
+	f, err := os.Open(filepath.Join(dir, "runs.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rows[0], ScaleCSVHeader()) {
+		t.Fatalf("header %v, want %v", rows[0], ScaleCSVHeader())
+	}
+	for _, c := range []string{"solver", "m", "threads", "threads_used", "seed", "sec_per_pass", "speedup",
+		"passes_to_1e-02", "seconds_to_1e-08", "iter_seconds_to_1e-06", "cpu", "cores", "kernels", "go", "commit"} {
+		if !slices.Contains(rows[0], c) {
+			t.Errorf("runs.csv has no column %q", c)
+		}
+	}
+	if len(rows) != want+1 {
+		t.Fatalf("%d rows for %d runs", len(rows)-1, want)
+	}
+	col := func(name string) int { return slices.Index(rows[0], name) }
+	seeds := map[string]bool{}
+	for i, row := range rows[1:] {
+		run := res.Runs[i]
+		if row[col("error")] != "" {
+			t.Fatalf("run %d failed: %s", i, row[col("error")])
+		}
+		seeds[row[col("seed")]] = true
+		if row[col("kernels")] != kernels.Impl() || row[col("cores")] == "" {
+			t.Errorf("row %d does not name the machine: %v", i, row)
+		}
+		// Converged runs certify the tolerance, and the passes to each gap
+		// are the first certificate at or below it, in order.
+		gap, _ := strconv.ParseFloat(row[col("final_rel_gap")], 64)
+		if row[col("stop")] != "tol" || !(gap <= cfg.Tol) {
+			t.Errorf("row %d: stop %s at relative gap %v, want tol ≤ %g", i, row[col("stop")], gap, cfg.Tol)
+		}
+		prev := 0.0
+		for ei, eps := range Epsilons[:3] {
+			p, err := strconv.ParseFloat(row[col("passes_to_"+epsName(eps))], 64)
+			if err != nil {
+				t.Fatalf("row %d: passes to %g: %v", i, eps, err)
+			}
+			if p < prev {
+				t.Errorf("row %d: %v passes to %g, fewer than %v to the looser gap", i, p, eps, prev)
+			}
+			prev = p
+			first := -1.0
+			for _, tp := range run.Trace {
+				if tp.RelGap <= eps {
+					first = tp.Passes
+					break
+				}
+			}
+			if first != run.Reach[ei].Passes {
+				t.Errorf("row %d: passes to %g = %v, the trace first reaches it at %v", i, eps, run.Reach[ei].Passes, first)
+			}
+		}
+		if row[col("passes_to_1e-08")] != "" {
+			t.Errorf("row %d reached 1e-8 though it stopped at %g", i, cfg.Tol)
+		}
+	}
+	if len(seeds) != cfg.Repeats || !seeds["7"] {
+		t.Errorf("seeds %v, want %d starting at 7", seeds, cfg.Repeats)
+	}
+	for _, name := range figureFiles {
+		for _, ext := range []string{".png", ".svg"} {
+			b, err := os.ReadFile(filepath.Join(dir, name+ext))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(b) < 1000 {
+				t.Errorf("%s%s has only %d bytes", name, ext, len(b))
+			}
+			if ext == ".png" && !bytes.HasPrefix(b, []byte("\x89PNG")) {
+				t.Errorf("%s.png is not a PNG", name)
+			}
+			if ext == ".svg" && !bytes.Contains(b, []byte("<svg")) {
+				t.Errorf("%s.svg is not an SVG", name)
+			}
+		}
+	}
+	sum, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := ThisMachine()
+	for _, s := range []string{m.cpuName(), "Kernels:** " + m.Kernels, m.GoVersion, "commit:** " + m.Commit, "Load average", "| adaspdc | 4 |"} {
+		if !strings.Contains(string(sum), s) {
+			t.Errorf("summary.md does not contain %q", s)
+		}
+	}
+}
+
+// TestScaleRefusesBadConfig: mistakes are caught before any data is read.
+func TestScaleRefusesBadConfig(t *testing.T) {
+	good := ScaleConfig{Data: "synth:rcv1:10", Loss: "logistic", Solvers: []string{"adaspdc"}, Ms: []int{1}, Threads: []int{1}, Repeats: 1, Tol: 1e-6, MaxEpochs: 10}
+	for name, change := range map[string]func(*ScaleConfig){
+		"unknown solver": func(c *ScaleConfig) { c.Solvers = []string{"nope"} },
+		"m = 0":          func(c *ScaleConfig) { c.Ms = []int{0} },
+		"threads = 0":    func(c *ScaleConfig) { c.Threads = []int{0} },
+		"no repeats":     func(c *ScaleConfig) { c.Repeats = 0 },
+		"unknown loss":   func(c *ScaleConfig) { c.Loss = "cubic" },
+		"no epochs":      func(c *ScaleConfig) { c.MaxEpochs = 0 },
+	} {
+		c := good
+		change(&c)
+		if _, err := Scale(context.Background(), c, nil, false); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if err := good.Validate(); err != nil {
+		t.Errorf("a good configuration was refused: %v", err)
+	}
+}
+
+func TestLoadDataSpecs(t *testing.T) {
+	for _, bad := range []string{"", "synth:rcv1", "synth:rcv1:x", "synth:rcv1:0", "synth:nope:10", "synth:url:10:-1", "/no/such/file"} {
+		if _, err := LoadData(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	a, err := LoadData("synth:rcv1:50:3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := LoadData("synth:rcv1:50:3")
+	c, _ := LoadData("synth:rcv1:50:4")
+	if a.X.Rows != 50 || a.X.Cols != 47236 || !slices.Equal(a.X.Values, b.X.Values) || slices.Equal(a.X.Values, c.X.Values) {
+		t.Error("synth specs are not seeded as documented")
+	}
+	if _, err := a.Problem("logistic", 0); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestRidgeOptimumIsOptimal: the closed form's duality gap is at rounding
+// level, at the ill-conditioned end of Fig. 1.
+func TestRidgeOptimumIsOptimal(t *testing.T) {
+	x, b := Fig1Data(120, 100, 1)
+	for _, lam := range []float64{1e-3, 1e-6} {
+		w, err := RidgeOptimum(x, b, lam)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prob := engine.Problem{X: x, B: b, Loss: engine.Squared{}, Reg: engine.ElasticNet{Lambda: lam}}
+		tp, err := engine.Certify(prob, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(math.Abs(tp.RelGap) < 1e-11) {
+			t.Errorf("λ = %g: the closed form's relative gap is %g", lam, tp.RelGap)
+		}
+	}
+}
+
+// TestFig1Small runs a shrunken Fig. 1 and checks that the curves fall,
+// that AdaSPDC is not behind SPDC on these rows of unequal norms, and
+// that unregistered methods are skipped with a note.
+func TestFig1Small(t *testing.T) {
+	cfg := Fig1Config{N: 100, D: 100, Lambdas: []float64{1e-2, 1e-4}, Passes: 40, Seeds: 2, DataSeed: 1, Command: "test"}
+	cfg.Methods = append(Fig1Methods(), Fig1Method{"Missing", "no-such-solver", ""})
+	res, err := Fig1(context.Background(), cfg, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(res.Skipped, func(s string) bool { return strings.Contains(s, "no-such-solver") }) {
+		t.Errorf("skipped: %v", res.Skipped)
+	}
+	// At λ = 1e-4 SPDC's primal overshoots in the first passes and is
+	// still above its start after 40, so only λ = 1e-2 must fall for all.
+	for mi, m := range res.Methods {
+		c := res.Mean[0][mi]
+		if len(c) != cfg.Passes+1 || !(c[cfg.Passes] < 1e-3*c[0]) || c[cfg.Passes] < -1e-12 {
+			t.Errorf("λ = 1e-2, %s: suboptimality %g at the start and %g at the end", m.Label, c[0], c[cfg.Passes])
+		}
+	}
+	for li, lam := range cfg.Lambdas {
+		if f := res.Factor(li, "AdaSPDC", "SPDC"); !(f > 1) {
+			t.Errorf("AdaSPDC is %g× better than SPDC at λ = %g", f, lam)
+		}
+	}
+	dir := t.TempDir()
+	if err := res.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"fig1.png", "fig1.svg", "fig1.csv", "fig1.md"} {
+		if st, err := os.Stat(filepath.Join(dir, name)); err != nil || st.Size() < 200 {
+			t.Errorf("%s missing or tiny: %v", name, err)
+		}
+	}
+}
+
+func TestReadLIBLINEARModel(t *testing.T) {
+	dir := t.TempDir()
+	write := func(s string) string {
+		p := filepath.Join(dir, "m")
+		os.WriteFile(p, []byte(s), 0o644)
+		return p
+	}
+	head := "solver_type L2R_LR\nnr_class 2\n"
+	w, err := readLIBLINEARModel(write(head+"label 1 -1\nnr_feature 2\nbias -1\nw\n0.5\n-2\n"), 4, 1)
+	if err != nil || !slices.Equal(w, []float64{0.5, -2, 0, 0}) {
+		t.Errorf("first label is our +1: %v %v", w, err)
+	}
+	w, err = readLIBLINEARModel(write(head+"label -1 1\nnr_feature 2\nbias -1\nw\n0.5\n-2\n"), 2, 1)
+	if err != nil || !slices.Equal(w, []float64{-0.5, 2}) {
+		t.Errorf("first label is our −1: %v %v", w, err)
+	}
+	if _, err := readLIBLINEARModel(write(head+"label 1 -1\nnr_feature 1\nbias 1\nw\n0.5\n1\n"), 2, 1); err == nil {
+		t.Error("a model with a bias was accepted")
+	}
+	if _, err := readLIBLINEARModel(write(head+"label 1 -1\nw\n0.5\n1\n3\n"), 2, 1); err == nil {
+		t.Error("more weights than features were accepted")
+	}
+}
+
+// TestPeersLIBLINEAR compares with liblinear-train on heart_scale where
+// it is installed: LIBLINEAR's tight models must reach every target, and
+// the reference optimum must be certified far below the tightest target.
+func TestPeersLIBLINEAR(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds adaspdc and runs processes")
+	}
+	if _, err := exec.LookPath("liblinear-train"); err != nil {
+		t.Skip("liblinear-train is not installed (" + InstallHint + ")")
+	}
+	bin := filepath.Join(t.TempDir(), "adaspdc")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/adaspdc").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	cfg := PeersConfig{Data: []string{"../../testdata/heart_scale"}, Objectives: []Objective{{"logistic", 1e-2}},
+		Ms: []int{1}, Threads: 1, Runs: 1, RefEpochs: 20000, Timeout: 20 * time.Second, Self: bin, Python: "/nonexistent/python3"}
+	if _, err := os.Stat(cfg.Data[0]); err != nil {
+		t.Skip("no heart_scale in testdata")
+	}
+	res, err := Peers(context.Background(), cfg, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Missing) != 1 || !strings.Contains(res.Missing[0], "python3-sklearn") {
+		t.Errorf("missing: %v", res.Missing)
+	}
+	pp := res.Problems[0]
+	if !(pp.Bound < 1e-8*math.Abs(pp.PStar)) {
+		t.Errorf("P* = %g is only certified within %g", pp.PStar, pp.Bound)
+	}
+	for i := range PeerTargets {
+		if b := pp.best(i); math.IsNaN(b.Seconds) || !strings.HasPrefix(b.Tool, "liblinear") {
+			t.Errorf("target %g: best peer %+v", PeerTargets[i], b)
+		}
+		if o := pp.Times["adaspdc"][i]; math.IsNaN(o.Seconds) {
+			t.Errorf("target %g: adaspdc did not reach it", PeerTargets[i])
+		}
+	}
+	dir := t.TempDir()
+	if err := res.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "peers.md"))
+	if !strings.Contains(string(md), "| heart_scale | logistic | 0.01 |") {
+		t.Errorf("peers.md has no row for heart_scale:\n%s", md)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "peers_1.png")); err != nil || st.Size() < 1000 {
+		t.Errorf("peers_1.png: %v", err)
+	}
+}

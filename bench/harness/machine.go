@@ -1,0 +1,162 @@
+// Package harness runs the benchmark studies behind `adaspdc bench`:
+// scaling sweeps over m and threads (Scale), paper reproductions (Paper)
+// and whole-process comparisons with other tools (Peers). Every file it
+// writes names the machine it ran on (Machine), so that figures from a
+// 2-core machine are never mistaken for figures from a larger one.
+package harness
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+
+	"github.com/adaspdc/adaspdc/kernels"
+	"github.com/klauspost/cpuid/v2"
+)
+
+// Machine describes the computer and the build a benchmark ran on.
+type Machine struct {
+	CPU           string   // the CPU's brand name
+	Cores         int      // logical cores the Go runtime sees (runtime.NumCPU)
+	PhysicalCores int      // physical cores cpuid reports; 0 when unknown
+	Flags         []string // every CPU feature cpuid detects
+	Kernels       string   // the SIMD kernel implementation in use (kernels.Impl)
+	GoVersion     string
+	OSArch        string
+	Commit        string // the source commit, "-dirty" when the tree had changes; "unknown" without git or build info
+}
+
+// ThisMachine describes the running process's machine and build.
+func ThisMachine() Machine {
+	return Machine{
+		CPU:           strings.TrimSpace(cpuid.CPU.BrandName),
+		Cores:         runtime.NumCPU(),
+		PhysicalCores: cpuid.CPU.PhysicalCores,
+		Flags:         cpuid.CPU.FeatureSet(),
+		Kernels:       kernels.Impl(),
+		GoVersion:     runtime.Version(),
+		OSArch:        runtime.GOOS + "/" + runtime.GOARCH,
+		Commit:        commit(),
+	}
+}
+
+// commit asks git for the commit of the working directory and falls back
+// on the version-control stamp of the build.
+func commit() string {
+	if out, err := exec.Command("git", "rev-parse", "--short=12", "HEAD").Output(); err == nil {
+		c := strings.TrimSpace(string(out))
+		if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(strings.TrimSpace(string(st))) > 0 {
+			c += "-dirty"
+		}
+		return c
+	}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		var rev, modified string
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				modified = s.Value
+			}
+		}
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		if rev != "" {
+			if modified == "true" {
+				rev += "-dirty"
+			}
+			return rev
+		}
+	}
+	return "unknown"
+}
+
+// simdFlags are the CPU features that decide which kernels run and how fast.
+var simdFlags = []string{"SSE4_2", "AVX", "AVX2", "FMA3", "AVX512F", "AVX512VL", "AVX512DQ", "ASIMD", "SVE"}
+
+// SIMDFlags returns the detected features among those that matter to the
+// kernels, in a fixed order.
+func (m Machine) SIMDFlags() []string {
+	var out []string
+	for _, f := range simdFlags {
+		if slices.Contains(m.Flags, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Short is a one-line description for plot titles and progress lines.
+func (m Machine) Short() string {
+	return fmt.Sprintf("%s, %d cores, kernels %s, %s, commit %s", m.cpuName(), m.Cores, m.Kernels, m.GoVersion, m.Commit)
+}
+
+func (m Machine) cpuName() string {
+	if m.CPU == "" {
+		return "unknown CPU"
+	}
+	return m.CPU
+}
+
+// Markdown is the machine block every summary starts with.
+func (m Machine) Markdown() string {
+	var b strings.Builder
+	host, _ := os.Hostname()
+	fmt.Fprintf(&b, "- **CPU:** %s (%s)\n", m.cpuName(), m.OSArch)
+	phys := "unknown"
+	if m.PhysicalCores > 0 {
+		phys = fmt.Sprint(m.PhysicalCores)
+	}
+	fmt.Fprintf(&b, "- **Cores:** %d logical (runtime.NumCPU), %s physical (cpuid)\n", m.Cores, phys)
+	fmt.Fprintf(&b, "- **Kernels:** %s; SIMD flags: %s\n", m.Kernels, strings.Join(m.SIMDFlags(), " "))
+	fmt.Fprintf(&b, "- **Go:** %s; **commit:** %s; **host:** %s\n", m.GoVersion, m.Commit, host)
+	fmt.Fprintf(&b, "- **All CPU flags:** %s\n", strings.Join(m.Flags, " "))
+	return b.String()
+}
+
+// Name is a short folder name for the machine's results, such as
+// "amd-epyc-2c": the CPU's brand in lower case and the core count.
+func (m Machine) Name() string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(m.cpuName()) {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			b.WriteRune(r)
+			dash = false
+		case !dash && b.Len() > 0:
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	return strings.TrimSuffix(b.String(), "-") + fmt.Sprintf("-%dc", m.Cores)
+}
+
+// csvHeader and csvFields put the machine on every row of a CSV file, so
+// that a row copied elsewhere still says where it was measured.
+var machineCSVHeader = []string{"cpu", "cores", "simd_flags", "kernels", "go", "commit"}
+
+func (m Machine) csvFields() []string {
+	return []string{m.cpuName(), fmt.Sprint(m.Cores), strings.Join(m.SIMDFlags(), " "), m.Kernels, m.GoVersion, m.Commit}
+}
+
+// LoadAverage returns the 1-, 5- and 15-minute load averages from
+// /proc/loadavg, or "unknown": a load above the core count means other
+// processes shared the cores during the measurement.
+func LoadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}

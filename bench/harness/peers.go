@@ -1,0 +1,605 @@
+package harness
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/adaspdc/adaspdc/engine"
+	"github.com/adaspdc/adaspdc/sparse"
+	"gonum.org/v1/plot/plotter"
+)
+
+// PeerTargets are the relative suboptimalities (P − P*)/|P*| a peer
+// comparison times.
+var PeerTargets = []float64{1e-2, 1e-4, 1e-6}
+
+// Objective is a loss and an L2 strength.
+type Objective struct {
+	Loss   string
+	Lambda float64
+}
+
+// PeersConfig is a whole-process comparison with other tools.
+type PeersConfig struct {
+	Data       []string // LIBSVM files or synth: specs (written to a temporary file for the tools)
+	Objectives []Objective
+	Ms         []int         // our -m values; the fastest is kept
+	Threads    int           // our -threads; 0: all cores
+	Runs       int           // timed runs per configuration, the median is kept
+	RefEpochs  int           // epochs allowed to the reference run
+	Timeout    time.Duration // per peer process; a tolerance that takes longer ends that tool's ladder
+	Self       string        // the adaspdc binary to time; empty: this executable
+	Python     string        // a python3 that imports sklearn; empty: found on PATH or /usr/bin
+	LIBLINEAR  string        // liblinear-train; empty: found on PATH
+	Command    string
+}
+
+// InstallHint says how to install the peers on Debian and Ubuntu.
+const InstallHint = "apt-get install liblinear-tools python3-sklearn"
+
+// PeerTiming is one tool's best time to one target.
+type PeerTiming struct {
+	Tool    string  // e.g. "liblinear -s 0", "sklearn saga", "adaspdc"
+	Setting string  // the tolerance or m that reached the target
+	Seconds float64 // whole process, median of Runs; NaN: not reached
+}
+
+// PeerProblem is the comparison on one data set and objective.
+type PeerProblem struct {
+	Data      string
+	Objective Objective
+	Rows      int
+	Cols      int
+	PStar     float64 // the reference optimum
+	Bound     float64 // P* − the best dual found: P* is within this of the true optimum
+	RefFrom   string
+	// Times[tool][target index]
+	Tools []string
+	Times map[string][]PeerTiming
+	Notes []string
+}
+
+// PeersResult is a finished comparison.
+type PeersResult struct {
+	Config   PeersConfig
+	Machine  Machine
+	Problems []PeerProblem
+	Missing  []string // peers not installed
+	Duration time.Duration
+}
+
+// peerTool is one way of running a peer: a name, the tolerance ladder,
+// and how to run it for a tolerance and read back its weights.
+type peerTool struct {
+	name string
+	tols []string
+	// run starts the tool on the data file with tolerance tol, writing
+	// the model to out; weights reads it back.
+	cmd     func(ctx context.Context, data, tol, out string) *exec.Cmd
+	weights func(out string) ([]float64, error)
+}
+
+// findPython returns a python3 that imports sklearn, or "".
+func findPython(given string) string {
+	cands := []string{given}
+	if given == "" {
+		cands = []string{"python3", "/usr/bin/python3"}
+	}
+	for _, c := range cands {
+		if c == "" {
+			continue
+		}
+		if err := exec.Command(c, "-c", "import sklearn").Run(); err == nil {
+			return c
+		}
+	}
+	return ""
+}
+
+// sklearnScript fits one scikit-learn estimator without intercept and
+// writes its weights, one per line. argv: data, features, tool, C (or
+// alpha), tol, out.
+const sklearnScript = `
+import sys, time, numpy as np
+from sklearn.datasets import load_svmlight_file
+path, d, tool, c, tol, out = sys.argv[1], int(sys.argv[2]), sys.argv[3], float(sys.argv[4]), float(sys.argv[5]), sys.argv[6]
+X, y = load_svmlight_file(path, n_features=d)
+t = time.perf_counter()
+if tool == "ridge-sag":
+    from sklearn.linear_model import Ridge
+    m = Ridge(alpha=c, solver="sag", tol=tol, max_iter=1000000, fit_intercept=False).fit(X, y)
+    w = m.coef_.ravel()
+elif tool.startswith("linearsvc"):
+    from sklearn.svm import LinearSVC
+    m = LinearSVC(loss="squared_hinge", C=c, tol=tol, dual=(tool == "linearsvc-dual"), max_iter=1000000, fit_intercept=False).fit(X, y)
+    w = m.coef_.ravel()
+else:
+    from sklearn.linear_model import LogisticRegression
+    m = LogisticRegression(solver=tool, C=c, tol=tol, max_iter=1000000, fit_intercept=False).fit(X, y)
+    w = m.coef_.ravel()
+np.savetxt(out, w, fmt="%.17g")
+print("fit_seconds", time.perf_counter() - t)
+`
+
+// Peers runs the comparison.
+func Peers(ctx context.Context, cfg PeersConfig, log io.Writer) (*PeersResult, error) {
+	if len(cfg.Data) == 0 || len(cfg.Objectives) == 0 || len(cfg.Ms) == 0 || cfg.Runs < 1 {
+		return nil, errors.New("peers: need data, objectives, -m values and at least one run")
+	}
+	res := &PeersResult{Config: cfg, Machine: ThisMachine()}
+	start := time.Now()
+	if cfg.Self == "" {
+		self, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		cfg.Self = self
+	}
+	ll := cfg.LIBLINEAR
+	if ll == "" {
+		ll, _ = exec.LookPath("liblinear-train")
+	}
+	if ll == "" {
+		res.Missing = append(res.Missing, "liblinear-train (apt-get install liblinear-tools)")
+	}
+	py := findPython(cfg.Python)
+	if py == "" {
+		res.Missing = append(res.Missing, "python3 with scikit-learn (apt-get install python3-sklearn)")
+	}
+	if ll == "" && py == "" {
+		return res, fmt.Errorf("no peer is installed: %s", InstallHint)
+	}
+	tmp, err := os.MkdirTemp("", "adaspdc-peers")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	for _, spec := range cfg.Data {
+		data, err := LoadData(spec)
+		if err != nil {
+			return nil, err
+		}
+		path := spec
+		if strings.HasPrefix(spec, "synth:") {
+			// The tools read files: write the generated data once.
+			path = filepath.Join(tmp, "synth.libsvm")
+			if err := writeLIBSVM(path, data); err != nil {
+				return nil, err
+			}
+		}
+		for _, obj := range cfg.Objectives {
+			if ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
+			pp, err := peersOne(ctx, cfg, data, path, obj, ll, py, tmp, log)
+			if err != nil {
+				return nil, fmt.Errorf("%s, %s λ=%g: %w", data.Name, obj.Loss, obj.Lambda, err)
+			}
+			res.Problems = append(res.Problems, *pp)
+		}
+	}
+	res.Duration = time.Since(start)
+	return res, nil
+}
+
+func writeLIBSVM(path string, d *Data) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	if err := sparse.WriteLIBSVM(w, &sparse.Dataset{Name: d.Name, X: d.X, Y: d.Y}); err != nil {
+		f.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// reference certifies P*: our engine to a relative gap of 1e-10, and, when
+// LIBLINEAR is there, its tightest model; P* is the lowest primal, and the
+// highest dual bounds how far P* can be above the true optimum.
+func reference(ctx context.Context, prob engine.Problem, cfg PeersConfig, extra [][]float64) (pstar, bound float64, from string, err error) {
+	opt := engine.DefaultOptions()
+	opt.Tol = 1e-10
+	opt.MaxEpochs = cfg.RefEpochs
+	opt.Threads = cfg.Threads
+	_, r, err := engine.Train(ctx, prob, opt)
+	if err != nil && (r == nil || len(r.Trace) == 0) {
+		return 0, 0, "", err
+	}
+	pstar, dual := r.Best.Primal, r.Best.Dual
+	from = fmt.Sprintf("adaspdc, %d epochs, relative gap %.1e", r.Best.Epoch, r.Best.RelGap)
+	for _, w := range extra {
+		tp, err := engine.Certify(prob, w)
+		if err != nil {
+			continue
+		}
+		if tp.Primal < pstar {
+			pstar = tp.Primal
+			from = "LIBLINEAR -e 1e-12, certified"
+		}
+		dual = math.Max(dual, tp.Dual)
+	}
+	return pstar, pstar - dual, from, nil
+}
+
+func peersOne(ctx context.Context, cfg PeersConfig, data *Data, path string, obj Objective, ll, py, tmp string, log io.Writer) (*PeerProblem, error) {
+	prob, err := data.Problem(obj.Loss, obj.Lambda)
+	if err != nil {
+		return nil, err
+	}
+	var pos float64 // the raw label our +1 stands for
+	if prob.Loss.Classification() {
+		_, lm, _ := sparse.BinaryLabels(data.Y)
+		pos = lm.Pos
+	}
+	n, d := data.X.Rows, data.X.Cols
+	pp := &PeerProblem{Data: data.Name, Objective: obj, Rows: n, Cols: d, Times: map[string][]PeerTiming{}}
+	model := filepath.Join(tmp, "model")
+	var tools []peerTool
+	if ll != "" {
+		c := 1 / (float64(n) * obj.Lambda)
+		var solvers []string
+		extraArgs := []string{}
+		switch obj.Loss {
+		case "logistic":
+			solvers = []string{"0", "7"}
+		case "sqhinge":
+			solvers = []string{"2", "1"}
+		case "squared":
+			solvers = []string{"11", "12"}
+			c /= 2 // LIBLINEAR's SVR: ½‖w‖² + C Σ r², so C = 1/(2nλ)
+			extraArgs = []string{"-p", "0"}
+		default:
+			pp.Notes = append(pp.Notes, "LIBLINEAR has no solver for the "+obj.Loss+" loss")
+		}
+		cs := strconv.FormatFloat(c, 'g', -1, 64)
+		for _, s := range solvers {
+			tools = append(tools, peerTool{
+				name: "liblinear -s " + s,
+				tols: []string{"1e-1", "1e-2", "1e-3", "1e-4", "1e-5", "1e-6", "1e-7", "1e-8", "1e-10"},
+				cmd: func(ctx context.Context, dataPath, tol, out string) *exec.Cmd {
+					args := append([]string{"-q", "-s", s, "-c", cs, "-e", tol}, extraArgs...)
+					return exec.CommandContext(ctx, ll, append(args, dataPath, out)...)
+				},
+				weights: func(out string) ([]float64, error) { return readLIBLINEARModel(out, d, pos) },
+			})
+		}
+	}
+	if py != "" {
+		c := 1 / (float64(n) * obj.Lambda)
+		var names []string
+		switch obj.Loss {
+		case "logistic":
+			names = []string{"saga", "lbfgs", "liblinear"}
+		case "sqhinge":
+			names = []string{"linearsvc-dual", "linearsvc-primal"}
+		case "squared":
+			names = []string{"ridge-sag"}
+			c = float64(n) * obj.Lambda // Ridge: ‖y − Xw‖² + α‖w‖², α = nλ
+		}
+		cs := strconv.FormatFloat(c, 'g', -1, 64)
+		for _, name := range names {
+			tools = append(tools, peerTool{
+				name: "sklearn " + name,
+				tols: []string{"1e-1", "1e-2", "1e-3", "1e-4", "1e-5", "1e-6", "1e-8", "1e-10"},
+				cmd: func(ctx context.Context, dataPath, tol, out string) *exec.Cmd {
+					return exec.CommandContext(ctx, py, "-c", sklearnScript, dataPath, strconv.Itoa(d), name, cs, tol, out)
+				},
+				weights: func(out string) ([]float64, error) { return readWeights(out, d) },
+			})
+		}
+	}
+
+	// The reference, with LIBLINEAR's tightest model as a second candidate.
+	var extra [][]float64
+	if ll != "" && len(tools) > 0 && strings.HasPrefix(tools[0].name, "liblinear") {
+		if err := tools[0].cmd(ctx, path, "1e-12", model).Run(); err == nil {
+			if w, err := tools[0].weights(model); err == nil {
+				extra = append(extra, w)
+			}
+		}
+	}
+	fmt.Fprintf(log, "peers: %s %s λ=%g: certifying the reference optimum…\n", data.Name, obj.Loss, obj.Lambda)
+	pp.PStar, pp.Bound, pp.RefFrom, err = reference(ctx, prob, cfg, extra)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(log, "peers: P* = %.12g (within %.1e; %s)\n", pp.PStar, pp.Bound, pp.RefFrom)
+	reached := func(w []float64, target float64) (bool, float64) {
+		tp, err := engine.Certify(prob, w)
+		if err != nil {
+			return false, math.NaN()
+		}
+		rel := (tp.Primal - pp.PStar) / math.Abs(pp.PStar)
+		return rel <= target, rel
+	}
+
+	for _, tool := range tools {
+		pp.Tools = append(pp.Tools, tool.name)
+		times := make([]PeerTiming, len(PeerTargets))
+		for i := range times {
+			times[i] = PeerTiming{Tool: tool.name, Seconds: math.NaN()}
+		}
+		ti := 0 // the tightest target not yet reached
+		for _, tol := range tool.tols {
+			if ti == len(PeerTargets) {
+				break
+			}
+			tctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+			out, err := tool.cmd(tctx, path, tol, model).CombinedOutput()
+			timedOut := tctx.Err() != nil
+			cancel()
+			if timedOut {
+				pp.Notes = append(pp.Notes, fmt.Sprintf("%s with tolerance %s ran past the %v limit: tighter tolerances not tried", tool.name, tol, cfg.Timeout))
+				break
+			}
+			if err != nil {
+				pp.Notes = append(pp.Notes, fmt.Sprintf("%s with tolerance %s failed: %v: %s", tool.name, tol, err, firstLine(strings.TrimSpace(string(out)))))
+				break
+			}
+			w, err := tool.weights(model)
+			if err != nil {
+				pp.Notes = append(pp.Notes, fmt.Sprintf("%s: %v", tool.name, err))
+				break
+			}
+			_, rel := reached(w, 0)
+			if ti < len(PeerTargets) && rel <= PeerTargets[ti] {
+				sec := medianTime(cfg.Runs, func() *exec.Cmd { return tool.cmd(ctx, path, tol, model) })
+				for ti < len(PeerTargets) && rel <= PeerTargets[ti] {
+					times[ti] = PeerTiming{Tool: tool.name, Setting: "tol " + tol, Seconds: sec}
+					ti++
+				}
+			}
+			fmt.Fprintf(log, "peers: %s tol %s: relative suboptimality %.2e\n", tool.name, tol, rel)
+		}
+		pp.Times[tool.name] = times
+	}
+
+	// Ours: the fastest m to each target, whole process, stopped by
+	// -target-primal.
+	ours := make([]PeerTiming, len(PeerTargets))
+	for i := range ours {
+		ours[i] = PeerTiming{Tool: "adaspdc", Seconds: math.NaN()}
+	}
+	for i, target := range PeerTargets {
+		for _, m := range cfg.Ms {
+			tp := pp.PStar + target*math.Abs(pp.PStar)
+			mk := func() *exec.Cmd {
+				return exec.CommandContext(ctx, cfg.Self, "train", "-quiet", "-data", path, "-loss", obj.Loss,
+					"-lambda", strconv.FormatFloat(obj.Lambda, 'g', -1, 64), "-m", strconv.Itoa(m),
+					"-threads", strconv.Itoa(cfg.Threads), "-tol", "-1", "-max-epochs", "5000", "-time-limit", cfg.Timeout.String(),
+					"-target-primal", strconv.FormatFloat(tp, 'g', 17, 64))
+			}
+			out, err := mk().CombinedOutput()
+			if err != nil {
+				// Status 3: stopped short of the target; others: failed.
+				continue
+			}
+			if p := outputField(string(out), "primal"); !(p <= tp) {
+				continue
+			}
+			sec := medianTime(cfg.Runs, mk)
+			if math.IsNaN(ours[i].Seconds) || sec < ours[i].Seconds {
+				ours[i] = PeerTiming{Tool: "adaspdc", Setting: fmt.Sprintf("m=%d", m), Seconds: sec}
+			}
+		}
+		fmt.Fprintf(log, "peers: adaspdc to %g: %.3fs (%s)\n", target, ours[i].Seconds, ours[i].Setting)
+	}
+	pp.Times["adaspdc"] = ours
+	return pp, nil
+}
+
+// medianTime runs the command runs times and returns the median wall time
+// of those that succeeded.
+func medianTime(runs int, mk func() *exec.Cmd) float64 {
+	var t []float64
+	for range runs {
+		start := time.Now()
+		if err := mk().Run(); err == nil {
+			t = append(t, time.Since(start).Seconds())
+		}
+	}
+	return summarize(t).Median
+}
+
+func outputField(out, key string) float64 {
+	for _, tok := range strings.Fields(out) {
+		if v, ok := strings.CutPrefix(tok, key+"="); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err == nil {
+				return f
+			}
+		}
+	}
+	return math.NaN()
+}
+
+// readLIBLINEARModel reads the weights of a two-class or regression
+// LIBLINEAR model file with no bias and returns them oriented towards our
+// +1, the larger raw label pos (LIBLINEAR's weights point towards its
+// first label). Trailing features LIBLINEAR never saw are zero.
+func readLIBLINEARModel(path string, d int, pos float64) ([]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	var w []float64
+	flip, inW := false, false
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case inW:
+			v, err := strconv.ParseFloat(line, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s: weight %d: %v", path, len(w)+1, err)
+			}
+			w = append(w, v)
+		case line == "w":
+			inW = true
+		case strings.HasPrefix(line, "nr_class "):
+			if f := strings.Fields(line); len(f) == 2 && f[1] != "2" {
+				return nil, fmt.Errorf("%s: %s classes: only two-class models can be compared", path, f[1])
+			}
+		case strings.HasPrefix(line, "bias "):
+			if f := strings.Fields(line); len(f) == 2 && f[1] != "-1" {
+				return nil, fmt.Errorf("%s: the model has a bias term; the comparison runs without one", path)
+			}
+		case strings.HasPrefix(line, "label "):
+			first, err := strconv.ParseFloat(strings.Fields(line)[1], 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %q: %v", path, line, err)
+			}
+			flip = first != pos
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if !inW {
+		return nil, fmt.Errorf("%s: no weights", path)
+	}
+	if len(w) > d {
+		return nil, fmt.Errorf("%s: %d weights for %d features", path, len(w), d)
+	}
+	for len(w) < d {
+		w = append(w, 0)
+	}
+	if flip {
+		for j := range w {
+			w[j] = -w[j]
+		}
+	}
+	return w, nil
+}
+
+// readWeights reads one weight a line (numpy.savetxt).
+func readWeights(path string, d int) ([]float64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var w []float64
+	for _, f := range strings.Fields(string(b)) {
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
+		}
+		w = append(w, v)
+	}
+	if len(w) != d {
+		return nil, fmt.Errorf("%s: %d weights for %d features", path, len(w), d)
+	}
+	return w, nil
+}
+
+// best returns the fastest peer's timing to target index i.
+func (pp *PeerProblem) best(i int) PeerTiming {
+	b := PeerTiming{Seconds: math.NaN()}
+	for _, t := range pp.Tools {
+		if s := pp.Times[t][i]; !math.IsNaN(s.Seconds) && (math.IsNaN(b.Seconds) || s.Seconds < b.Seconds) {
+			b = s
+		}
+	}
+	return b
+}
+
+// Write puts peers.md (the ratio table and every tool's times) and one
+// figure per problem (peers_N.png/.svg) in dir.
+func (res *PeersResult) Write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# bench peers: whole-process time to a relative suboptimality\n\nMeasured on this machine:\n\n%s\n```sh\n%s\n```\n\n", res.Machine.Markdown(), res.Config.Command)
+	b.WriteString("Every tool runs as a whole process (reading the file included; Python's start-up and imports included for scikit-learn) " +
+		"on the same objective without a bias term, C = 1/(nλ). A tool reaches a target (P − P*)/|P*| by tightening its own stopping " +
+		"tolerance step by step; its weights are evaluated with our objective (engine.Certify). P* is the lowest primal among our " +
+		"engine run to a relative duality gap of 1e-10 and LIBLINEAR at -e 1e-12; the bound says how far above the true optimum it can be. " +
+		fmt.Sprintf("Times are medians of %d runs; ours is the fastest m among {%s}, stopped by -target-primal. Ratio = ours / best peer; the target is ≤ 0.5.\n\n", res.Config.Runs, joinInts(res.Config.Ms)))
+	if len(res.Missing) > 0 {
+		fmt.Fprintf(&b, "Not installed, so not compared: %s.\n\n", strings.Join(res.Missing, "; "))
+	}
+	b.WriteString("| data | loss | λ | P* (bound) |")
+	for _, t := range PeerTargets {
+		fmt.Fprintf(&b, " ≤ %s: ours | best peer | ratio |", epsName(t))
+	}
+	b.WriteString("\n|---|---|---:|---:|" + strings.Repeat("---:|---|---:|", len(PeerTargets)) + "\n")
+	for _, pp := range res.Problems {
+		fmt.Fprintf(&b, "| %s | %s | %g | %.10g (%.0e) |", pp.Data, pp.Objective.Loss, pp.Objective.Lambda, pp.PStar, pp.Bound)
+		for i := range PeerTargets {
+			o, p := pp.Times["adaspdc"][i], pp.best(i)
+			fmt.Fprintf(&b, " %s | %s | %s |", secCell(o), peerCell(p), ratioCell(o.Seconds, p.Seconds))
+		}
+		b.WriteString("\n")
+	}
+	for pi, pp := range res.Problems {
+		fmt.Fprintf(&b, "\n## %s, %s, λ = %g (n = %d, d = %d)\n\nReference: %s.\n\n| tool |", pp.Data, pp.Objective.Loss, pp.Objective.Lambda, pp.Rows, pp.Cols, pp.RefFrom)
+		for _, t := range PeerTargets {
+			fmt.Fprintf(&b, " ≤ %s |", epsName(t))
+		}
+		b.WriteString("\n|---|" + strings.Repeat("---:|", len(PeerTargets)) + "\n")
+		fig := figure{Title: fmt.Sprintf("%s, %s loss, λ = %g: whole-process seconds to a relative suboptimality\n%s", pp.Data, pp.Objective.Loss, pp.Objective.Lambda, res.Machine.Short()),
+			XLabel: "target (P − P*)/|P*|", YLabel: "seconds (whole process)", LogX: true, LogY: true}
+		for ti, tool := range append([]string{"adaspdc"}, pp.Tools...) {
+			fmt.Fprintf(&b, "| %s |", tool)
+			var xy plotter.XYs
+			for i, t := range pp.Times[tool] {
+				fmt.Fprintf(&b, " %s |", secCell(t))
+				xy = append(xy, plotter.XY{X: PeerTargets[i], Y: t.Seconds})
+			}
+			b.WriteString("\n")
+			fig.Lines = append(fig.Lines, series{Label: tool, XY: xy, Color: ti, Dashes: min(ti, 1), Points: true})
+		}
+		for _, n := range pp.Notes {
+			fmt.Fprintf(&b, "\n- %s", n)
+		}
+		base := fmt.Sprintf("peers_%d", pi+1)
+		if err := fig.save(dir, base); err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "\n![%s](%s.png)\n", base, base)
+	}
+	fmt.Fprintf(&b, "\nLoad average (1, 5, 15 min) at the end: %s on %d cores; above the core count, other processes shared the cores.\n", LoadAverage(), res.Machine.Cores)
+	return os.WriteFile(filepath.Join(dir, "peers.md"), []byte(b.String()), 0o644)
+}
+
+func secCell(t PeerTiming) string {
+	if math.IsNaN(t.Seconds) {
+		return "not reached"
+	}
+	return fmt.Sprintf("%.3fs (%s)", t.Seconds, t.Setting)
+}
+
+func peerCell(t PeerTiming) string {
+	if math.IsNaN(t.Seconds) {
+		return "not reached"
+	}
+	if t.Tool == "adaspdc" || t.Tool == "" {
+		return secCell(t)
+	}
+	return fmt.Sprintf("%.3fs (%s, %s)", t.Seconds, t.Tool, t.Setting)
+}
+
+func ratioCell(ours, peer float64) string {
+	if math.IsNaN(ours) || math.IsNaN(peer) {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", ours/peer)
+}

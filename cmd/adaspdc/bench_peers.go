@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/adaspdc/adaspdc/bench/harness"
+)
+
+func runBenchPeers(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("bench peers", stderr)
+	cfg := harness.PeersConfig{}
+	var data, objectives, ms, out string
+	fs.StringVar(&data, "data", "", "comma-separated LIBSVM `files` or synth:rcv1:ROWS / synth:url:ROWS specs")
+	fs.StringVar(&objectives, "objectives", "logistic:1e-5,sqhinge:1e-5", "comma-separated loss:λ pairs (logistic, sqhinge, squared)")
+	fs.StringVar(&ms, "m", "1,4,16,64", "our -m values; the fastest is kept")
+	fs.IntVar(&cfg.Threads, "threads", 0, "our -threads; 0: all cores")
+	fs.IntVar(&cfg.Runs, "runs", 3, "timed runs per configuration (the median is kept)")
+	fs.IntVar(&cfg.RefEpochs, "ref-epochs", 20000, "epochs allowed to the reference run (relative gap 1e-10)")
+	fs.DurationVar(&cfg.Timeout, "timeout", time.Minute, "longest a single tool process may run")
+	fs.StringVar(&cfg.Python, "python", "", "a python3 with scikit-learn; empty: python3 on PATH, then /usr/bin/python3")
+	fs.StringVar(&out, "out", "bench-peers", "write peers.md and the figures to this `directory`")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: adaspdc bench peers -data FILES [flags]\n\n"+
+			"Times whole processes of adaspdc train, liblinear-train (-s 0,7 logistic; -s 1,2 squared hinge; -s 11,12\n"+
+			"squared) and scikit-learn (LogisticRegression saga, lbfgs, liblinear; LinearSVC; Ridge sag) to relative\n"+
+			"suboptimalities 1e-2, 1e-4, 1e-6 against an optimum our engine certifies, where the peers are installed\n"+
+			"(%s).\n\n", harness.InstallHint)
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg.Data = parseList(data)
+	if len(cfg.Data) == 0 {
+		return usageErrorf(fs, "-data: give at least one file")
+	}
+	for _, o := range parseList(objectives) {
+		loss, lam, ok := strings.Cut(o, ":")
+		l, err := strconv.ParseFloat(lam, 64)
+		if !ok || err != nil || !(l > 0) {
+			return usageErrorf(fs, "-objectives: %q is not loss:λ with λ > 0", o)
+		}
+		switch loss {
+		case "logistic", "sqhinge", "squared":
+		default:
+			return usageErrorf(fs, "-objectives: %q: the loss must be logistic, sqhinge or squared", o)
+		}
+		cfg.Objectives = append(cfg.Objectives, harness.Objective{Loss: loss, Lambda: l})
+	}
+	var err error
+	if cfg.Ms, err = parseInts("m", ms); err != nil {
+		return usageErrorf(fs, "%v", err)
+	}
+	if cfg.Runs < 1 || cfg.RefEpochs < 1 || cfg.Timeout <= 0 {
+		return usageErrorf(fs, "-runs and -ref-epochs must be at least 1 and -timeout positive")
+	}
+	cfg.Command = commandLine("peers", args)
+	ctx, stop := signalContext()
+	defer stop()
+	res, err := harness.Peers(ctx, cfg, stderr)
+	if res != nil && len(res.Missing) > 0 {
+		fmt.Fprintf(stderr, "bench peers: not installed: %s\nInstall them with: %s\n", strings.Join(res.Missing, "; "), harness.InstallHint)
+	}
+	if err != nil {
+		return err
+	}
+	if err := res.Write(out); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "bench peers: %d problems in %v on %s\nwrote %s/peers.md and peers_*.png\n", len(res.Problems), res.Duration.Round(time.Second), res.Machine.Short(), out)
+	return nil
+}
