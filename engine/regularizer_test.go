@@ -22,7 +22,9 @@ func TestRegularizerStronglyConvex(t *testing.T) {
 			}
 		}
 		x, b := sparseData(20, 5, 2, 1)
-		if _, _, err := Train(t.Context(), Problem{X: x, B: b, Loss: Logistic{}, Reg: r}, DefaultOptions()); err == nil || !strings.Contains(err.Error(), "strongly convex") {
+		opt := DefaultOptions()
+		opt.Solver = SolverAdaSPDC // with none named, Train runs a solver that takes the lasso
+		if _, _, err := Train(t.Context(), Problem{X: x, B: b, Loss: Logistic{}, Reg: r}, opt); err == nil || !strings.Contains(err.Error(), "strongly convex") {
 			t.Errorf("Train with %+v: error %v, want one about strong convexity", r, err)
 		}
 	}
