@@ -65,10 +65,22 @@ type proxStep struct {
 	eta, lam, l1, a float64
 	la              float64 // log a
 	shift           []float64
+	// geo holds eᵢ and gᵢ of geometric for i < len(geo), so that the
+	// short stretches a catch-up mostly meets cost no exp.
+	geo [][2]float64
 }
+
+// geoTable is the number of stretch lengths whose eᵢ, gᵢ a proxStep keeps.
+const geoTable = 1024
 
 func newProxStep(eta float64, reg ElasticNet) proxStep {
 	p := proxStep{eta: eta, lam: reg.Lambda, l1: reg.L1, a: 1 / (1 + eta*reg.Lambda), la: -math.Log1p(eta * reg.Lambda)}
+	if p.l1 != 0 && p.lam != 0 {
+		p.geo = make([][2]float64, geoTable)
+		for i := range p.geo {
+			p.geo[i][0], p.geo[i][1] = p.geometric(int64(i))
+		}
+	}
 	if reg.Center != nil && reg.Lambda != 0 {
 		p.shift = make([]float64, len(reg.Center))
 		for j, c := range reg.Center {
@@ -385,6 +397,10 @@ func (p *proxStep) geometric(i int64) (e, g float64) {
 
 // branch returns Bⁱ(x) for the branch with constant cr.
 func (p *proxStep) branch(x, cr float64, i int64) float64 {
+	if i < int64(len(p.geo)) {
+		eg := &p.geo[i]
+		return eg[0]*x - cr*eg[1]
+	}
 	e, g := p.geometric(i)
 	return e*x - cr*g
 }
