@@ -94,8 +94,8 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	lambdaSet := false
 	fs.Visit(func(fl *flag.Flag) { lambdaSet = lambdaSet || fl.Name == "lambda" })
-	if lambdaSet && !(f.lambda > 0) {
-		return usageErrorf(fs, "-lambda %v: AdaSPDC needs a strongly convex regularizer, λ > 0; for a pure L1 (lasso) model keep a small -lambda such as 1e-8 next to -l1", f.lambda)
+	if lambdaSet && !(f.lambda > 0) && !(f.lambda == 0 && f.l1 > 0) {
+		return usageErrorf(fs, "-lambda %v: AdaSPDC needs a strongly convex regularizer, λ > 0; for a pure L1 (lasso) model give -lambda 0 with -l1 > 0 (solved by saga, svrg or sag), or keep a small -lambda such as 1e-8 next to -l1", f.lambda)
 	}
 	if !(f.l1 >= 0) || math.IsInf(f.l1, 0) {
 		return usageErrorf(fs, "-l1 %v: must be a finite value ≥ 0", f.l1)
