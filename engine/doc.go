@@ -158,6 +158,12 @@
 //	                coordinate, x̄ for untouched ones)
 //	lazy.go         the lazy replay for l1 > 0
 //	certificate.go  P, D and the gap in parallel, r recomputed exactly
+//	coordstore.go   the coordinate store: xⱼ ← prox_{ηg}(xⱼ − ηcⱼ) for every
+//	                coordinate every iteration, dense or lazy (scaled for L2,
+//	                stamped with a closed-form catch-up for l1 > 0)
+//	vr.go           what SAG, SAGA and SVRG share: steps in units of
+//	                L = max‖aₖ‖²/γ, the certificate (lasso: dual scaled into
+//	                dom g*); sag.go, saga.go, svrg.go the methods
 //	certify.go      Certify: the gap of any weights
 //	modelio/        model files (JSON, LIBLINEAR's format)
 //
@@ -183,7 +189,8 @@
 //
 // and Train would hand it to drive instead of the AdaSPDC solver. Not yet
 // separated: the batch loop (claims, barriers, owner-ordered reduction)
-// still lives in adaspdc.go rather than in package sched, and the
-// coordinate stores are not yet behind one interface; issue 8's closing
-// note says what is left.
+// still lives in adaspdc.go rather than in package sched, and AdaSPDC's
+// lazy stores (lazy.go, lazyl2.go) are not on the coordStore interface of
+// coordstore.go, which the primal methods use; issue 8's closing note says
+// what is left.
 package engine
