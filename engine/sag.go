@@ -31,7 +31,7 @@ func init() {
 			Name:         SolverSAG,
 			Summary:      "SAG, stochastic average gradient with a proximal step, lazy on sparse data (Schmidt, Le Roux & Bach 2017)",
 			Losses:       "smooth (squared, logistic, sqhinge, smoothhinge)",
-			Regularizers: "elastic net with λ ≥ 0 and L1 ≥ 0 not both 0 (the lasso too), optional centre",
+			Regularizers: "elastic net with λ ≥ 0 (the lasso too, not λ = L1 = 0), optional centre",
 			Certified:    true,
 		},
 		rank:    22,

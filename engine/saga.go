@@ -32,7 +32,7 @@ func init() {
 			Name:         SolverSAGA,
 			Summary:      "SAGA, proximal incremental gradient with a gradient table, lazy on sparse data (Defazio, Bach & Lacoste-Julien 2014)",
 			Losses:       "smooth (squared, logistic, sqhinge, smoothhinge)",
-			Regularizers: "elastic net with λ ≥ 0 and L1 ≥ 0 not both 0 (the lasso too), optional centre",
+			Regularizers: "elastic net with λ ≥ 0 (the lasso too, not λ = L1 = 0), optional centre",
 			Certified:    true,
 		},
 		rank:    20,

@@ -30,7 +30,7 @@ func init() {
 			Name:         SolverSVRG,
 			Summary:      "SVRG, proximal stochastic variance-reduced gradient, lazy on sparse data (Johnson & Zhang 2013; Xiao & Zhang 2014)",
 			Losses:       "smooth (squared, logistic, sqhinge, smoothhinge)",
-			Regularizers: "elastic net with λ ≥ 0 and L1 ≥ 0 not both 0 (the lasso too), optional centre",
+			Regularizers: "elastic net with λ ≥ 0 (the lasso too, not λ = L1 = 0), optional centre",
 			Certified:    true,
 		},
 		rank:    21,
