@@ -165,11 +165,25 @@
 //	                a method
 //	adaspdc.go      the AdaSPDC/SPDC method: steps (Eq. 10, 12, 15 in
 //	                stepSizes), batches, read phase (Eq. 9), update phase
-//	                (Eq. 11, 13, 14), the epoch loop with its barriers
+//	                (Eq. 11, 13, 14), as phases of sched.BatchLoop
 //	lazyl2.go       the scaled lazy store for L2 (Eq. 11, 13, 14 per touched
 //	                coordinate, x̄ for untouched ones)
 //	lazy.go         the lazy replay for l1 > 0
 //	certificate.go  P, D and the gap in parallel, r recomputed exactly
+//	coordstore.go   the coordinate store: xⱼ ← prox_{ηg}(xⱼ − ηcⱼ) for every
+//	                coordinate every iteration, dense or lazy (scaled for L2,
+//	                stamped with a closed-form catch-up for l1 > 0)
+//	vr.go           what SAG, SAGA and SVRG share: steps in units of
+//	                L = max‖aₖ‖²/γ, the certificate (lasso: dual scaled into
+//	                dom g*); sag.go, saga.go, svrg.go the methods
+//	sdca.go         Prox-SDCA (and mini-batch); sdca_async.go PASSCoDe-style
+//	                asynchronous SDCA; dfsdca.go dual-free SDCA
+//	wx_*.go         Wang & Xiao: BPD, Ada-BPD, Ada-SPDC, DF-SPDC, ADF-SPDC
+//	                and the robust adaptation rule
+//	pdprox.go       Pdprox for the losses with a bilinear dual
+//	                (loss_linear.go: absolute, ε-insensitive, quantile) with
+//	                L1, L2 or the group lasso (grouplasso.go, groupsfile.go)
+//	reduction.go    AdaptReg, AdaptSmooth, JointAdaptRegSmooth over any solver
 //	certify.go      Certify: the gap of any weights, in parallel; the
 //	                certificate of methods that keep no duals
 //	modelio/        model files (JSON, LIBLINEAR's format)
