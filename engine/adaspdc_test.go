@@ -46,7 +46,11 @@ func TestRidgeClosedForm(t *testing.T) {
 // (every coordinate every iteration) from the same seed: the two must agree
 // to 1e-10 after many iterations, with and without an l1 term.
 func TestLazyMatchesDense(t *testing.T) {
-	x, b := sparseData(3000, 20000, 12, 3)
+	n, d := 3000, 20000
+	if raceEnabled {
+		n, d = 800, 5000
+	}
+	x, b := sparseData(n, d, 12, 3)
 	for _, tc := range []struct {
 		name string
 		loss Loss
