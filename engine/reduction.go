@@ -211,7 +211,19 @@ func innerEntry(opt Options) (*solverEntry, error) {
 	if e == nil {
 		return nil, fmt.Errorf("engine: unknown inner solver %q (want one of %s)", name, solverNames())
 	}
+	if !stageWarmStarts[name] {
+		return nil, fmt.Errorf("engine: %s cannot run on %s yet: a stage must start from the last stage's duals (AdaSPDC, SPDC) or from its point alone (saga, svrg, sag), and %s takes neither; measured over sdca on the lasso, the stages stalled or diverged. Use -inner adaspdc", opt.Solver, name, name)
+	}
 	return e, nil
+}
+
+// stageWarmStarts lists the inner solvers whose stages start where the last
+// one ended: AdaSPDC and SPDC take the last stage's duals (warmDuals), and
+// the primal methods need only the point. A dual method given only a point
+// starts from the duals φ'(aₖᵀx), whose primal image ∇g*(−v) is far from
+// x when the stage's σ is small.
+var stageWarmStarts = map[Solver]bool{
+	SolverAdaSPDC: true, SolverSPDC: true, SolverSAGA: true, SolverSVRG: true, SolverSAG: true,
 }
 
 // innerOptions returns the options the inner solver runs a stage with: the

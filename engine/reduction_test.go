@@ -479,3 +479,32 @@ func TestAdaptRegWarmStartAtOptimum(t *testing.T) {
 		t.Errorf("from the optimum: stop %s at epoch %d, relative gap %.3g; want the first certificate to converge", res.Stop, res.Final.Epoch, res.Final.RelGap)
 	}
 }
+
+// TestReductionRefusesColdDualInner: over a dual method that cannot start
+// a stage from the last stage's duals, the stages stalled (housing) or
+// diverged (abalone); the reduction refuses it with the reason, and runs
+// over a primal method, saga, to the lasso's optimum.
+func TestReductionRefusesColdDualInner(t *testing.T) {
+	x, b := sharedRegression(t, "housing_scale")
+	l1 := 0.1 * lassoMaxL1(x, b)
+	prob := Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{L1: l1}}
+	for _, inner := range []Solver{"sdca", "dfsdca", "wx-adaspdc"} {
+		_, _, err := Train(context.Background(), prob, Options{Solver: SolverAdaptReg, Inner: inner, Tol: 1e-7})
+		if err == nil || !strings.Contains(err.Error(), "-inner adaspdc") {
+			t.Errorf("adaptreg over %s: error %v, want a refusal that names -inner adaspdc", inner, err)
+		}
+	}
+	ref := referenceLasso(t, x, b, l1)
+	pstar, err := Certify(prob, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, res, err := Train(context.Background(), prob, Options{Solver: SolverAdaptReg, Inner: SolverSAGA, Tol: 1e-7, MaxEpochs: 5000})
+	if err != nil || !res.Converged {
+		t.Fatalf("adaptreg over saga: %v, stop %s, gap %.3g", err, res.Stop, res.Final.RelGap)
+	}
+	p, _ := Certify(prob, model.Weights)
+	if rel := (p.Primal - pstar.Primal) / pstar.Primal; rel > 1e-6 || rel < -1e-12 {
+		t.Errorf("adaptreg over saga: relative objective gap %.3g, want in [−1e-12, 1e-6]", rel)
+	}
+}
