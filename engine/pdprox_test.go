@@ -4,8 +4,6 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -61,21 +59,6 @@ func hingeSVMReference(t testing.TB, x *sparse.CSR, b []float64, lam, tol float6
 	}
 	t.Fatalf("the hinge SVM reference did not converge")
 	return nil, 0
-}
-
-// regressionData loads a regression file from ../shared/data with its raw
-// targets, skipping the test when the folder is absent.
-func regressionData(t testing.TB, name string) (*sparse.CSR, []float64) {
-	t.Helper()
-	path := filepath.Join("..", "..", "shared", "data", name)
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("%s not available: %v", path, err)
-	}
-	ds, err := sparse.ReadFile(path, sparse.ReadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ds.X, ds.Y
 }
 
 // pdproxRun runs a Pdprox solver for T iterations and returns the method
@@ -165,7 +148,7 @@ func TestPdproxHingeSVM(t *testing.T) {
 // testdata/lad_lasso.py). The certificate must stay finite (the dual is
 // scaled into the box) and valid.
 func TestPdproxAbsoluteLasso(t *testing.T) {
-	x, b := regressionData(t, "housing_scale")
+	x, b := sharedRegression(t, "housing_scale")
 	const l1, pstar = 0.1, 7.20693816908321
 	// The LP's solution, for the bound of Theorem 6.
 	xstar := []float64{-16.532857, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1.688713, -7.895756}
@@ -259,7 +242,7 @@ func TestPdproxGroupLasso(t *testing.T) {
 // every certificate, and below the primal of the final point) and the gap
 // must fall tenfold from T = 100 to T = 1000.
 func TestPdproxRegressionLosses(t *testing.T) {
-	x, b := regressionData(t, "housing_scale")
+	x, b := sharedRegression(t, "housing_scale")
 	for _, loss := range []Loss{EpsInsensitive{Epsilon: 1}, Quantile{Q: 0.2}, Quantile{Q: 0.9}} {
 		prob := Problem{X: x, B: b, Loss: loss, Reg: ElasticNet{Lambda: 1e-2}}
 		_, t1 := pdproxRun(t, prob, SolverPdproxDual, 100)

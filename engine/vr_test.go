@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sparse"
 )
 
@@ -113,66 +111,6 @@ func TestVRCertificateIsCertify(t *testing.T) {
 	}
 }
 
-// housingRegression loads housing_scale with its real targets.
-func housingRegression(t *testing.T) (*sparse.CSR, []float64) {
-	t.Helper()
-	path := filepath.Join("..", "..", "shared", "data", "housing_scale")
-	ds, err := sparse.ReadFile(path, sparse.ReadOptions{})
-	if err != nil {
-		t.Skipf("%s: %v", path, err)
-	}
-	return ds.X, ds.Y
-}
-
-// lassoCD solves min (1/(2n))‖Xx − b‖² + l1‖x‖₁ by cyclic coordinate
-// descent on the dense columns until no coordinate moves by more than
-// 1e-15·max(1, ‖x‖∞) in a sweep, and returns x and the objective.
-func lassoCD(x *sparse.CSR, b []float64, l1 float64) ([]float64, float64) {
-	n, d := x.Rows, x.Cols
-	cols := make([][]float64, d)
-	for j := range cols {
-		cols[j] = make([]float64, n)
-	}
-	for k := 0; k < n; k++ {
-		val, idx := x.Row(k)
-		for p, j := range idx {
-			cols[j][k] = val[p]
-		}
-	}
-	w := make([]float64, d)
-	r := append([]float64(nil), b...) // r = b − Xw
-	for sweep := 0; sweep < 1_000_000; sweep++ {
-		moved, size := 0.0, 1.0
-		for j, a := range cols {
-			c := kernels.Dot(a, a) / float64(n)
-			if c == 0 {
-				continue
-			}
-			z := w[j] + kernels.Dot(a, r)/float64(n)/c
-			nw := math.Copysign(math.Max(0, math.Abs(z)-l1/c), z)
-			if dw := nw - w[j]; dw != 0 {
-				kernels.Axpy(-dw, a, r)
-				w[j] = nw
-				moved = math.Max(moved, math.Abs(dw))
-			}
-			size = math.Max(size, math.Abs(nw))
-		}
-		if moved <= 1e-15*size {
-			break
-		}
-	}
-	var loss, abs float64
-	for k := 0; k < n; k++ {
-		val, idx := x.Row(k)
-		e := kernels.SparseDot(val, idx, w) - b[k]
-		loss += 0.5 * e * e
-	}
-	for _, v := range w {
-		abs += math.Abs(v)
-	}
-	return w, loss/float64(n) + l1*abs
-}
-
 // TestVRLassoHousing: the lasso (λ = 0) on housing_scale with the squared
 // loss, against coordinate descent run to convergence: each method stops
 // on its own certificate at a relative gap of 1e-9 (the dual scaled into
@@ -180,10 +118,15 @@ func lassoCD(x *sparse.CSR, b []float64, l1 float64) ([]float64, float64) {
 // 1e-6 relative of the reference. The reference is checked by its
 // optimality conditions, and the certificate by weak duality.
 func TestVRLassoHousing(t *testing.T) {
-	x, b := housingRegression(t)
+	x, b := sharedRegression(t, "housing_scale")
 	const l1 = 0.5
-	ref, pstar := lassoCD(x, b, l1)
+	ref := referenceLasso(t, x, b, l1) // reduction_test.go
 	prob := Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{L1: l1}}
+	refCert, err := Certify(prob, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pstar := refCert.Primal
 	if v := kktViolation(prob, ref); v > 1e-10 {
 		t.Fatalf("coordinate descent reference violates the optimality conditions by %.3g", v)
 	}
