@@ -1,61 +1,14 @@
 package engine
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 )
-
-// readLIBLINEARModel reads the weights of a two-class LIBLINEAR model file
-// without bias, signed so that +1 is the larger raw label (as
-// sparse.BinaryLabels maps them): LIBLINEAR's w scores its first label.
-func readLIBLINEARModel(path string, dim int) ([]float64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sign := 1.0
-	inWeights := false
-	var w []float64
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		switch {
-		case inWeights:
-			if line == "" {
-				continue
-			}
-			v, err := strconv.ParseFloat(line, 64)
-			if err != nil {
-				return nil, err
-			}
-			w = append(w, sign*v)
-		case strings.HasPrefix(line, "label "):
-			f := strings.Fields(line)
-			a, _ := strconv.ParseFloat(f[1], 64)
-			b, _ := strconv.ParseFloat(f[2], 64)
-			if a < b {
-				sign = -1
-			}
-		case strings.HasPrefix(line, "bias ") && line != "bias -1":
-			return nil, fmt.Errorf("model has a bias (%s)", line)
-		case line == "w":
-			inWeights = true
-		}
-	}
-	if len(w) > dim {
-		return nil, fmt.Errorf("%d weights for %d columns", len(w), dim)
-	}
-	return append(w, make([]float64, dim-len(w))...), sc.Err()
-}
 
 // BenchmarkAdaptSmoothA9a solves the hinge SVM on a9a at λ = 1/n
 // (LIBLINEAR's C = 1) with AdaptSmooth over AdaSPDC to a relative gap of
@@ -94,7 +47,7 @@ func BenchmarkAdaptSmoothA9a(b *testing.B) {
 	if err != nil {
 		b.Fatalf("liblinear-train: %v\n%s", err, out)
 	}
-	w, err := readLIBLINEARModel(modelPath, x.Cols)
+	w, err := readLIBLINEARWeights(modelPath, x.Cols) // sdca_bench_test.go
 	if err != nil {
 		b.Fatal(err)
 	}
