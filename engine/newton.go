@@ -1,0 +1,421 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+
+	"github.com/adaspdc/adaspdc/kernels"
+	"github.com/adaspdc/adaspdc/sched"
+	"github.com/adaspdc/adaspdc/sparse"
+)
+
+// SolverNewton is a truncated Newton method on the primal: conjugate
+// gradients preconditioned by the Hessian's diagonal, and a line search on
+// the derivative. Its iterates do not depend on how the features are
+// scaled, which is what raw data need (issue 9, §1).
+const SolverNewton Solver = "newton"
+
+func init() {
+	register(&solverEntry{
+		SolverInfo: SolverInfo{
+			Name:         SolverNewton,
+			Summary:      "truncated Newton on the primal (diagonally preconditioned CG, line search on the derivative): steps invariant to feature scale, parallel sweeps over rows",
+			Losses:       "with a (generalised) second derivative: squared, logistic, sqhinge, smoothhinge",
+			Regularizers: "L2 with λ > 0 (centre and weights allowed), no L1",
+			Parallel:     true,
+			Certified:    true,
+		},
+		rank:    15,
+		accepts: acceptsNewton,
+		start:   startNewton,
+	})
+}
+
+// acceptsNewton reports why the Newton method cannot solve prob: it needs a
+// twice differentiable objective (or a generalised Hessian), so no L1 and
+// no hinge, and a positive definite Hessian, so λ > 0.
+func acceptsNewton(prob Problem, opt Options) error {
+	if _, ok := prob.Loss.(curvedLoss); !ok {
+		return fmt.Errorf("engine: the %s loss has no second derivative: %s takes squared, logistic, sqhinge and smoothhinge; use sdca or adaptsmooth", prob.Loss.Name(), opt.Solver)
+	}
+	en, ok := prob.Reg.(ElasticNet)
+	if !ok {
+		return fmt.Errorf("engine: %s takes the L2 regularizer, not the %s regularizer", opt.Solver, prob.Reg.Name())
+	}
+	if en.L1 > 0 {
+		return fmt.Errorf("engine: %s needs a twice differentiable regularizer; for L1 = %g use adaspdc or sdca", opt.Solver, en.L1)
+	}
+	if err := needStrongConvexity(prob.Reg, string(opt.Solver)); err != nil {
+		return err
+	}
+	if opt.M > 1 || opt.BlockSize > 1 {
+		return fmt.Errorf("engine: %s uses every sample in each step: -m %d and block size %d are the coordinate methods' (drop them, or use adaspdc)", opt.Solver, opt.M, opt.BlockSize)
+	}
+	return nil
+}
+
+func startNewton(ctx context.Context, prob Problem, opt Options) (method, error) {
+	return newNewton(prob, opt)
+}
+
+// newtonMinNNZ is the nonzeros per worker below which another worker costs
+// more in hand-offs and reductions than it saves.
+const newtonMinNNZ = 1 << 15
+
+// newton is the state of one truncated Newton run. An epoch is one Newton
+// step; passes counts the nonzeros it read, two per nonzero being one
+// pass (a dot and an axpy), as for the coordinate methods.
+type newton struct {
+	prob Problem
+	loss curvedLoss
+	reg  ElasticNet
+	x    *sparse.CSR
+	n, d int
+	invN float64
+
+	w     []float64 // the iterate
+	lam   []float64 // λⱼ = λ·weightⱼ
+	shift []float64 // λⱼcⱼ: the gradient of g is λⱼwⱼ − λⱼcⱼ
+	z     []float64 // zₖ = aₖᵀw
+	dz    []float64 // aₖᵀs for the Newton step s
+	curv  []float64 // φ″(zₖ)/n
+	grad  []float64 // ∇P(w)
+	diag  []float64 // the Hessian's diagonal, the preconditioner
+	step  []float64 // s, the approximate Newton step
+	r, p  []float64 // CG's residual and direction
+	q, mr []float64 // Hp and M⁻¹r
+
+	sweep   *rowSweep
+	visits  float64 // nonzeros read; passes = visits/(2·nnz)
+	gradM0  float64 // ‖∇P(w₀)‖ in the M⁻¹ norm, for the forcing term
+	maxCG   int
+	cgSteps int // CG steps of the whole run, for the note
+}
+
+func newNewton(prob Problem, opt Options) (*newton, error) {
+	x := prob.X
+	s := &newton{prob: prob, loss: prob.Loss.(curvedLoss), reg: prob.Reg.(ElasticNet), x: x,
+		n: x.Rows, d: x.Cols, invN: 1 / float64(x.Rows)}
+	n, d := s.n, s.d
+	s.w = make([]float64, d)
+	if opt.WarmStart != nil {
+		copy(s.w, opt.WarmStart)
+	}
+	s.lam, s.shift = make([]float64, d), make([]float64, d)
+	for j := range d {
+		_, s.lam[j], s.shift[j] = s.reg.coord(j)
+	}
+	s.z, s.dz, s.curv = make([]float64, n), make([]float64, n), make([]float64, n)
+	for _, v := range []*[]float64{&s.grad, &s.diag, &s.step, &s.r, &s.p, &s.q, &s.mr} {
+		*v = make([]float64, d)
+	}
+	threads := opt.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	threads = max(1, min(threads, int(x.NNZ()/newtonMinNNZ)))
+	s.sweep = newRowSweep(x, threads)
+	// CG solves a d-dimensional system: d steps suffice in exact
+	// arithmetic; the cap bounds the cost of one Newton step on wide data.
+	s.maxCG = min(d+10, 500)
+	return s, nil
+}
+
+func (s *newton) finish(res *Result) error {
+	res.Note = fmt.Sprintf("newton: %d conjugate-gradient steps in all", s.cgSteps)
+	return s.sweep.close()
+}
+
+func (s *newton) certify() (TracePoint, error) { return Certify(s.prob, s.w) }
+func (s *newton) point() []float64             { return s.w }
+func (s *newton) passes() float64              { return s.visits / (2 * float64(max(1, s.x.NNZ()))) }
+func (s *newton) threads() int                 { return s.sweep.threads() }
+func (s *newton) divergenceHint() string {
+	return "the Newton steps decrease the objective by construction, so this is a bug or non-finite data; report it with the data"
+}
+
+// runEpochs takes one Newton step, whatever k is: a step costs several
+// passes, so the driver certifies after each.
+func (s *newton) runEpochs(ctx context.Context, k int) (int, error) {
+	if k < 1 || ctx.Err() != nil {
+		return 0, nil
+	}
+	if err := s.newtonStep(); err != nil {
+		return 0, err
+	}
+	return 1, nil
+}
+
+// newtonStep takes one step of truncated Newton on
+//
+//	P(w) = (1/n) Σₖ φ(aₖᵀw, bₖ) + Σⱼ (λⱼ/2)(wⱼ − cⱼ)²,
+//	∇P = (1/n) Aᵀφ′(Aw) + Λ(w − c),   H = (1/n) Aᵀ diag(φ″(Aw)) A + Λ.
+//
+// It solves H s = −∇P by conjugate gradients preconditioned with
+// M = diag(H) until ‖r‖_{M⁻¹} ≤ η ‖∇P‖_{M⁻¹}, with the forcing term
+// η = min(½, (‖∇P‖/‖∇P₀‖)^½) of Eisenstat & Walker, which gives
+// superlinear convergence (Nocedal & Wright, Thm 7.2). The M⁻¹ norm and
+// the preconditioned iteration make every step invariant to rescaling a
+// feature (Aⱼ ← cAⱼ, wⱼ ← wⱼ/c, λⱼ ← c²λⱼ: the same problem in new units): only λ fixes a scale. The
+// step length α minimises P along s; P is convex there, so the search
+// keeps the largest α with dP/dα ≤ 0 found by bisection, which needs
+// derivatives only and so stays exact where P's values round (LIBLINEAR
+// uses a trust region instead; this search is cheaper, O(n) per trial,
+// since A·s is computed once).
+func (s *newton) newtonStep() error {
+	loss, b, w := s.loss, s.prob.B, s.w
+	err := s.sweep.run(func(lo, hi int, acc [][]float64) {
+		g, h := acc[0], acc[1]
+		for k := lo; k < hi; k++ {
+			val, idx := s.x.Row(k)
+			zk := kernels.SparseDot(val, idx, w)
+			s.z[k] = zk
+			c := loss.Deriv2(zk, b[k]) * s.invN
+			s.curv[k] = c
+			kernels.SparseAxpy(loss.Deriv(zk, b[k])*s.invN, val, idx, g)
+			if c != 0 {
+				for p, j := range idx {
+					h[j] += c * val[p] * val[p]
+				}
+			}
+		}
+	}, s.grad, s.diag)
+	if err != nil {
+		return err
+	}
+	s.visits += 3 * float64(s.x.NNZ())
+	for j := range s.grad {
+		s.grad[j] += s.lam[j]*w[j] - s.shift[j]
+		s.diag[j] += s.lam[j]
+	}
+
+	// Preconditioned conjugate gradients from s = 0.
+	var rz float64
+	for j, g := range s.grad {
+		s.step[j] = 0
+		s.r[j] = -g
+		s.mr[j] = -g / s.diag[j]
+		s.p[j] = s.mr[j]
+		rz += s.r[j] * s.mr[j]
+	}
+	gradM := math.Sqrt(rz)
+	if s.gradM0 == 0 {
+		s.gradM0 = gradM
+	}
+	if !(gradM > 0) {
+		if math.IsNaN(gradM) {
+			return errors.New("engine: newton: the gradient is not finite (non-finite data, or a loss that overflowed)")
+		}
+		return nil // at the optimum
+	}
+	eta := math.Min(0.5, math.Sqrt(gradM/s.gradM0))
+	for it := 0; it < s.maxCG; it++ {
+		if err := s.hessianTimes(s.p, s.q); err != nil {
+			return err
+		}
+		s.cgSteps++
+		pq := kernels.Dot(s.p, s.q)
+		if !(pq > 0) {
+			break // rounding: H is positive definite
+		}
+		alpha := rz / pq
+		var rzNew float64
+		for j := range s.step {
+			s.step[j] += alpha * s.p[j]
+			s.r[j] -= alpha * s.q[j]
+			s.mr[j] = s.r[j] / s.diag[j]
+			rzNew += s.r[j] * s.mr[j]
+		}
+		if math.Sqrt(rzNew) <= eta*gradM {
+			break
+		}
+		beta := rzNew / rz
+		rz = rzNew
+		for j := range s.p {
+			s.p[j] = s.mr[j] + beta*s.p[j]
+		}
+	}
+
+	// dz = A s, then the line search along s.
+	if err := s.sweep.run(func(lo, hi int, _ [][]float64) {
+		for k := lo; k < hi; k++ {
+			val, idx := s.x.Row(k)
+			s.dz[k] = kernels.SparseDot(val, idx, s.step)
+		}
+	}); err != nil {
+		return err
+	}
+	s.visits += float64(s.x.NNZ())
+	alpha, err := s.lineSearch()
+	if err != nil {
+		return err
+	}
+	kernels.Axpy(alpha, s.step, w)
+	return nil
+}
+
+// hessianTimes sets out = H v, skipping the samples with φ″ = 0 (for the
+// hinges, those beyond the margin).
+func (s *newton) hessianTimes(v, out []float64) error {
+	var active int64
+	err := s.sweep.run(func(lo, hi int, acc [][]float64) {
+		o := acc[0]
+		for k := lo; k < hi; k++ {
+			c := s.curv[k]
+			if c == 0 {
+				continue
+			}
+			val, idx := s.x.Row(k)
+			kernels.SparseAxpy(c*kernels.SparseDot(val, idx, v), val, idx, o)
+		}
+	}, out)
+	if err != nil {
+		return err
+	}
+	for k, c := range s.curv {
+		if c != 0 {
+			active += s.x.Indptr[k+1] - s.x.Indptr[k]
+		}
+	}
+	s.visits += 2 * float64(active)
+	for j := range out {
+		out[j] += s.lam[j] * v[j]
+	}
+	return nil
+}
+
+// slope returns dP(w + αs)/dα = (1/n) Σₖ φ′(zₖ + α·dzₖ)·dzₖ + Σⱼ sⱼ(λⱼ(wⱼ + αsⱼ) − λⱼcⱼ).
+func (s *newton) slope(alpha float64) float64 {
+	var d float64
+	for k, dk := range s.dz {
+		if dk != 0 {
+			d += s.loss.Deriv(s.z[k]+alpha*dk, s.prob.B[k]) * dk
+		}
+	}
+	d *= s.invN
+	for j, sj := range s.step {
+		d += sj * (s.lam[j]*(s.w[j]+alpha*sj) - s.shift[j])
+	}
+	return d
+}
+
+// lineSearch returns a step length along s. The full Newton step is taken
+// when P still falls at its end (slope ≤ 0 at α = 1) or it meets Armijo's
+// condition; otherwise bisection on the slope, keeping the left end where
+// the slope is ≤ 0 (so P has fallen), until the slope is within a tenth of
+// its start.
+func (s *newton) lineSearch() (float64, error) {
+	d0 := s.slope(0)
+	if !(d0 < 0) {
+		if d0 == 0 {
+			return 0, nil // no descent left: the optimum, to rounding
+		}
+		return 0, fmt.Errorf("engine: newton: the step is not a descent direction (slope %g): non-finite data?", d0)
+	}
+	d1 := s.slope(1)
+	if d1 <= 0 || s.value(1)-s.value(0) <= 1e-4*d0 {
+		return 1, nil
+	}
+	lo, hi := 0.0, 1.0
+	for range 60 {
+		mid := 0.5 * (lo + hi)
+		d := s.slope(mid)
+		if d <= 0 {
+			lo = mid
+			if d >= 0.1*d0 {
+				break
+			}
+		} else {
+			hi = mid
+		}
+	}
+	return lo, nil
+}
+
+// value returns P(w + αs) up to a constant, for Armijo's test.
+func (s *newton) value(alpha float64) float64 {
+	var f neumaier
+	for k, zk := range s.z {
+		f.add(s.loss.Value(zk+alpha*s.dz[k], s.prob.B[k]) * s.invN)
+	}
+	for j, sj := range s.step {
+		wj := s.w[j] + alpha*sj
+		f.add(0.5*s.lam[j]*wj*wj - s.shift[j]*wj)
+	}
+	return f.sum()
+}
+
+// rowSweep runs a function over the rows of a CSR matrix on a pool of
+// workers, each on a contiguous range of rows holding about the same number
+// of nonzeros, and sums what the workers scatter into their private
+// d-vectors. The sums are made by coordinate ranges, one per worker, in a
+// second phase, so no two workers write the same memory and the result does
+// not depend on the scheduling.
+type rowSweep struct {
+	pool *sched.Pool
+	rows []int         // worker w sweeps rows[w]:rows[w+1]
+	cols []int         // and sums coordinates cols[w]:cols[w+1]
+	bufs [][][]float64 // bufs[w][i] is worker w's i-th accumulator
+	d    int
+}
+
+func newRowSweep(x *sparse.CSR, threads int) *rowSweep {
+	s := &rowSweep{pool: sched.NewPool(threads), d: x.Cols}
+	nnz := x.NNZ()
+	s.rows = make([]int, threads+1)
+	s.cols = make([]int, threads+1)
+	for w := 1; w <= threads; w++ {
+		target := nnz * int64(w) / int64(threads)
+		s.rows[w] = sort.Search(x.Rows, func(k int) bool { return x.Indptr[k+1] > target })
+		s.cols[w] = x.Cols * w / threads
+	}
+	s.rows[threads], s.cols[threads] = x.Rows, x.Cols
+	s.bufs = make([][][]float64, threads)
+	return s
+}
+
+func (s *rowSweep) threads() int { return s.pool.Threads() }
+func (s *rowSweep) close() error { return s.pool.Close() }
+
+// run calls fn(lo, hi, acc) for each worker's rows lo:hi, with acc zeroed
+// accumulators, one per out, then sets each out to the sum of its
+// accumulators over the workers. With one worker the outs are the
+// accumulators.
+func (s *rowSweep) run(fn func(lo, hi int, acc [][]float64), outs ...[]float64) error {
+	t := s.threads()
+	if t == 1 {
+		for _, o := range outs {
+			clear(o)
+		}
+		fn(s.rows[0], s.rows[1], outs)
+		return nil
+	}
+	for w := range t {
+		for len(s.bufs[w]) < len(outs) {
+			s.bufs[w] = append(s.bufs[w], make([]float64, s.d))
+		}
+	}
+	if err := s.pool.Run(func(w int) { fn(s.rows[w], s.rows[w+1], s.bufs[w][:len(outs)]) }); err != nil {
+		return err
+	}
+	if len(outs) == 0 {
+		return nil
+	}
+	return s.pool.Run(func(w int) {
+		lo, hi := s.cols[w], s.cols[w+1]
+		for i, o := range outs {
+			o := o[lo:hi]
+			copy(o, s.bufs[0][i][lo:hi])
+			clear(s.bufs[0][i][lo:hi])
+			for v := 1; v < t; v++ {
+				b := s.bufs[v][i][lo:hi]
+				kernels.Axpy(1, b, o)
+				clear(b)
+			}
+		}
+	})
+}
