@@ -34,6 +34,7 @@ type PeersConfig struct {
 	Data       []string // LIBSVM files or synth: specs (written to a temporary file for the tools)
 	Objectives []Objective
 	Ms         []int         // our -m values; the fastest is kept
+	Solvers    []string      // our -solver values ("" or "auto": train's own choice); nil: auto only. The fastest is kept
 	Threads    int           // our -threads; 0: all cores
 	Runs       int           // timed runs per configuration, the median is kept
 	RefEpochs  int           // epochs allowed to the reference run
@@ -376,26 +377,45 @@ func peersOne(ctx context.Context, cfg PeersConfig, data *Data, path string, obj
 	for i := range ours {
 		ours[i] = PeerTiming{Tool: "adaspdc", Seconds: math.NaN()}
 	}
+	solvers := cfg.Solvers
+	if len(solvers) == 0 {
+		solvers = []string{"auto"}
+	}
 	for i, target := range PeerTargets {
-		for _, m := range cfg.Ms {
-			tp := pp.PStar + target*math.Abs(pp.PStar)
-			mk := func() *exec.Cmd {
-				return exec.CommandContext(ctx, cfg.Self, "train", "-quiet", "-data", path, "-loss", obj.Loss,
-					"-lambda", strconv.FormatFloat(obj.Lambda, 'g', -1, 64), "-m", strconv.Itoa(m),
+		for _, solver := range solvers {
+			for mi, m := range cfg.Ms {
+				if solver == SolverNewton && mi > 0 {
+					break // newton has no blocks: -m does not apply
+				}
+				tp := pp.PStar + target*math.Abs(pp.PStar)
+				args := []string{"train", "-quiet", "-data", path, "-loss", obj.Loss,
+					"-lambda", strconv.FormatFloat(obj.Lambda, 'g', -1, 64),
 					"-threads", strconv.Itoa(cfg.Threads), "-tol", "-1", "-max-epochs", "5000", "-time-limit", cfg.Timeout.String(),
-					"-target-primal", strconv.FormatFloat(tp, 'g', 17, 64))
-			}
-			out, err := mk().CombinedOutput()
-			if err != nil {
-				// Status 3: stopped short of the target; others: failed.
-				continue
-			}
-			if p := outputField(string(out), "primal"); !(p <= tp) {
-				continue
-			}
-			sec := medianTime(cfg.Runs, mk)
-			if math.IsNaN(ours[i].Seconds) || sec < ours[i].Seconds {
-				ours[i] = PeerTiming{Tool: "adaspdc", Setting: fmt.Sprintf("m=%d", m), Seconds: sec}
+					"-target-primal", strconv.FormatFloat(tp, 'g', 17, 64)}
+				setting := fmt.Sprintf("m=%d", m)
+				if solver != SolverNewton {
+					args = append(args, "-m", strconv.Itoa(m))
+				}
+				if solver != "" && solver != "auto" {
+					args = append(args, "-solver", solver)
+					setting = solver + " " + setting
+					if solver == SolverNewton {
+						setting = solver
+					}
+				}
+				mk := func() *exec.Cmd { return exec.CommandContext(ctx, cfg.Self, args...) }
+				out, err := mk().CombinedOutput()
+				if err != nil {
+					// Status 3: stopped short of the target; others: failed.
+					continue
+				}
+				if p := outputField(string(out), "primal"); !(p <= tp) {
+					continue
+				}
+				sec := medianTime(cfg.Runs, mk)
+				if math.IsNaN(ours[i].Seconds) || sec < ours[i].Seconds {
+					ours[i] = PeerTiming{Tool: "adaspdc", Setting: setting, Seconds: sec}
+				}
 			}
 		}
 		fmt.Fprintf(log, "peers: adaspdc to %g: %.3fs (%s)\n", target, ours[i].Seconds, ours[i].Setting)
@@ -532,7 +552,7 @@ func (res *PeersResult) Write(dir string) error {
 		"on the same objective without a bias term, C = 1/(nλ). A tool reaches a target (P − P*)/|P*| by tightening its own stopping " +
 		"tolerance step by step; its weights are evaluated with our objective (engine.Certify). P* is the lowest primal among our " +
 		"engine run to a relative duality gap of 1e-10 and LIBLINEAR at -e 1e-12; the bound says how far above the true optimum it can be. " +
-		fmt.Sprintf("Times are medians of %d runs; ours is the fastest m among {%s}, stopped by -target-primal. Ratio = ours / best peer; the target is ≤ 0.5.\n\n", res.Config.Runs, joinInts(res.Config.Ms)))
+		fmt.Sprintf("Times are medians of %d runs; ours is the fastest of the solvers {%s} and m among {%s} (newton: no m), stopped by -target-primal. Ratio = ours / best peer; the target is ≤ 0.5.\n\n", res.Config.Runs, strings.Join(ourSolvers(res.Config.Solvers), ", "), joinInts(res.Config.Ms)))
 	if len(res.Missing) > 0 {
 		fmt.Fprintf(&b, "Not installed, so not compared: %s.\n\n", strings.Join(res.Missing, "; "))
 	}
@@ -602,4 +622,15 @@ func ratioCell(ours, peer float64) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.2f", ours/peer)
+}
+
+// SolverNewton is the engine's Newton method, which takes no -m.
+const SolverNewton = string(engine.SolverNewton)
+
+// ourSolvers returns the solvers a peers run tries: auto when none is named.
+func ourSolvers(s []string) []string {
+	if len(s) == 0 {
+		return []string{"auto"}
+	}
+	return s
 }
