@@ -54,7 +54,9 @@ func TestFamilyTiny(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if d := time.Since(start); d > 10*time.Second {
+	// Under -short (CI runs it with the race detector) only the output is
+	// checked, not the time.
+	if d := time.Since(start); d > 10*time.Second && !testing.Short() {
 		t.Errorf("the tiny family run took %v, want a few seconds", d)
 	}
 	for ri, r := range results {

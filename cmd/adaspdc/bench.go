@@ -33,8 +33,8 @@ var benchCommands = map[string]struct {
 }
 
 func benchUsage(w io.Writer) {
-	fmt.Fprintf(w, "Usage: adaspdc bench <scale|peers|paper> [flags]\n\n")
-	for _, name := range []string{"scale", "peers", "paper"} {
+	fmt.Fprintf(w, "Usage: adaspdc bench <scale|peers|paper|family> [flags]\n\n")
+	for _, name := range []string{"scale", "peers", "paper", "family"} {
 		fmt.Fprintf(w, "  %-6s %s\n", name, benchCommands[name].summary)
 	}
 	fmt.Fprintf(w, "\nRun \"adaspdc bench <subcommand> -h\" for its flags. Every output names the machine it ran on.\n")
