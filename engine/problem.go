@@ -176,6 +176,14 @@ type Options struct {
 	// The duals start at yₖ = φ'(aₖᵀx), the optimality relation.
 	WarmStart []float64
 
+	// WarmDuals, when non-nil, are the initial duals yₖ (length X.Rows),
+	// each finite and in the domain of the loss's conjugate (unchanged by
+	// Loss.DualFeasible); v = (1/n)Σₖ yₖaₖ is recomputed from them. The
+	// SDCA solvers (sdca, sdca-async, sdca-async-wild) take them, and
+	// they override the duals a WarmStart would give (whose primal point
+	// SDCA reads from the duals, x = ∇g*(−v)); other solvers refuse them.
+	WarmDuals []float64
+
 	// StopRule, when non-nil, sees the trace after every certificate and
 	// ends the run (Result.Stop "rule") when it returns true. With a rule,
 	// every epoch is certified.
@@ -298,6 +306,21 @@ func (o Options) validateFor(n int) error {
 	}
 	if o.BlockSize > n {
 		return fmt.Errorf("engine: block size %d is larger than the %d samples", o.BlockSize, n)
+	}
+	if o.WarmDuals != nil {
+		switch o.Solver {
+		case "sdca", "sdca-async", "sdca-async-wild":
+		default:
+			return fmt.Errorf("engine: warm duals are taken by sdca, sdca-async and sdca-async-wild; name one of them (solver %q)", o.Solver)
+		}
+		if len(o.WarmDuals) != n {
+			return fmt.Errorf("engine: %d warm duals for %d samples", len(o.WarmDuals), n)
+		}
+		for k, y := range o.WarmDuals {
+			if math.IsNaN(y) || math.IsInf(y, 0) {
+				return fmt.Errorf("engine: warm dual %d is %v", k, y)
+			}
+		}
 	}
 	return nil
 }

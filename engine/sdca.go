@@ -102,7 +102,15 @@ func newSDCACore(prob Problem, opt Options, beta []float64) (*sdcaCore, error) {
 	if err := c.stepSizes(beta); err != nil {
 		return nil, err
 	}
-	if opt.WarmStart != nil {
+	switch {
+	case opt.WarmDuals != nil:
+		if err := c.checkDuals(opt.WarmDuals); err != nil {
+			return nil, err
+		}
+		if err := c.warmDuals(opt.WarmDuals); err != nil {
+			return nil, err
+		}
+	case opt.WarmStart != nil:
 		loss := prob.Loss
 		for k := 0; k < c.n; k++ {
 			val, idx := x.Row(k)
@@ -113,6 +121,54 @@ func newSDCACore(prob Problem, opt Options, beta []float64) (*sdcaCore, error) {
 	}
 	return c, nil
 }
+
+// checkDuals reports the first of y that is not a finite value in the
+// domain of the loss's conjugate (changed by Loss.DualFeasible).
+func (c *sdcaCore) checkDuals(y []float64) error {
+	if len(y) != c.n {
+		return fmt.Errorf("engine: %d warm duals for %d samples", len(y), c.n)
+	}
+	loss := c.prob.Loss
+	for k, yk := range y {
+		if math.IsNaN(yk) || math.IsInf(yk, 0) {
+			return fmt.Errorf("engine: warm dual %d is %v", k, yk)
+		}
+		if f := loss.DualFeasible(yk, c.prob.B[k]); f != yk {
+			return fmt.Errorf("engine: warm dual %d is %v, outside the domain of the %s loss's conjugate at label %v (nearest feasible: %v)", k, yk, loss.Name(), c.prob.B[k], f)
+		}
+	}
+	return nil
+}
+
+// warmDuals sets the duals to y projected into the domain of φ* and
+// recomputes v = (1/n)Σₖ yₖaₖ; the primal point is then ∇g*(−v). It serves
+// Options.WarmDuals (checked by checkDuals first) and the reductions
+// (dualWarmStarter), whose stages change g (its strong convexity and
+// centre) or smooth the hinge but keep the domain of φ*, so the last
+// stage's duals stay feasible for the next stage.
+func (c *sdcaCore) warmDuals(y []float64) error {
+	if len(y) != c.n {
+		return fmt.Errorf("engine: %d warm duals for %d samples", len(y), c.n)
+	}
+	loss := c.prob.Loss
+	for k, yk := range y {
+		if math.IsNaN(yk) || math.IsInf(yk, 0) {
+			return fmt.Errorf("engine: warm dual %d is %v", k, yk)
+		}
+		c.y[k] = loss.DualFeasible(yk, c.prob.B[k])
+	}
+	if c.logit != nil {
+		for k := range c.logit {
+			c.logit[k] = math.NaN()
+		}
+	}
+	c.recomputeV()
+	return nil
+}
+
+// dualPoint returns the duals (dualIterate), for the reductions'
+// certificate and the next stage's warm duals.
+func (c *sdcaCore) dualPoint() []float64 { return c.y }
 
 // stepSizes sets σₖ = n / Σⱼ βⱼ·aₖⱼ²/λⱼ for every sample (βⱼ = 1 without
 // mini-batches); σₖ = +Inf for an empty row, whose dual does not move v.

@@ -26,14 +26,15 @@ var benchCommands = map[string]struct {
 	summary string
 	run     func(args []string, stdout, stderr io.Writer) error
 }{
-	"scale": {"passes and seconds to each gap over solvers × m × threads; runs.csv, figures, summary.md", runBenchScale},
-	"peers": {"whole-process time to a suboptimality against liblinear-train and scikit-learn, where installed", runBenchPeers},
-	"paper": {"reproduce a paper's figure (zhu-storkey-fig1)", runBenchPaper},
+	"scale":  {"passes and seconds to each gap over solvers × m × threads; runs.csv, figures, summary.md", runBenchScale},
+	"peers":  {"whole-process time to a suboptimality against liblinear-train and scikit-learn, where installed", runBenchPeers},
+	"paper":  {"reproduce a paper's figure (zhu-storkey-fig1)", runBenchPaper},
+	"family": {"one convergence figure per solver family (suboptimality against passes), CSV, summary.md", runBenchFamily},
 }
 
 func benchUsage(w io.Writer) {
-	fmt.Fprintf(w, "Usage: adaspdc bench <scale|peers|paper> [flags]\n\n")
-	for _, name := range []string{"scale", "peers", "paper"} {
+	fmt.Fprintf(w, "Usage: adaspdc bench <scale|peers|paper|family> [flags]\n\n")
+	for _, name := range []string{"scale", "peers", "paper", "family"} {
 		fmt.Fprintf(w, "  %-6s %s\n", name, benchCommands[name].summary)
 	}
 	fmt.Fprintf(w, "\nRun \"adaspdc bench <subcommand> -h\" for its flags. Every output names the machine it ran on.\n")
