@@ -100,8 +100,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	lambdaSet := false
-	fs.Visit(func(fl *flag.Flag) { lambdaSet = lambdaSet || fl.Name == "lambda" })
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	lambdaSet := set["lambda"]
 	if lambdaSet && !(f.lambda >= 0) {
 		return usageErrorf(fs, "-lambda %v: must be ≥ 0 (0: no L2 term, for the lasso with -l1, which needs a solver that takes it; adaspdc solvers lists them)", f.lambda)
 	}
@@ -211,11 +212,6 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	x := ds.X
 	if f.normalize == "unit" {
 		x.NormalizeRowsUnit()
-	} else if lo, hi := normRange(x); hi > 10*lo && !f.quiet {
-		// AdaSPDC's primal step follows 1/R of the sampled rows; with m = 1
-		// on data whose row norms spread widely (raw counts) it can stall
-		// at a gap of 1e-4..1e-3 (bench/README.md, news20).
-		fmt.Fprintf(stderr, "adaspdc train: row norms range from %.3g to %.3g; if the gap stalls, try -normalize unit or -partition norm with -block > 1\n", lo, hi)
 	}
 	if f.bias != 0 {
 		x = x.WithBias(f.bias)
@@ -237,6 +233,22 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := prob.Reg.Validate(x.Cols); err != nil {
 		return err
+	}
+	if f.solver == "" && !set["m"] && !set["block"] {
+		// The automatic choice (issue 9, §4); -solver, -m and -block are
+		// obeyed as given.
+		if s, why := engine.AutoSolver(prob, opt); s != "" {
+			opt.Solver = s
+			if !f.quiet {
+				fmt.Fprintf(stderr, "adaspdc train: picked %s: %s\n", s, why)
+			}
+		}
+	}
+	if lo, hi := normRange(x); f.normalize != "unit" && hi > 10*lo && !f.quiet && opt.Solver != engine.SolverNewton {
+		// AdaSPDC's primal step follows 1/R of the sampled rows; with m = 1
+		// on data whose row norms spread widely (raw counts) it can stall
+		// at a gap of 1e-4..1e-3 (bench/README.md, news20).
+		fmt.Fprintf(stderr, "adaspdc train: row norms range from %.3g to %.3g; if the gap stalls, try -normalize unit or -partition norm with -block > 1\n", lo, hi)
 	}
 	opt.Callback = func(tp engine.TracePoint) error {
 		if !f.quiet {

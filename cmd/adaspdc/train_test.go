@@ -16,7 +16,7 @@ import (
 	"github.com/adaspdc/adaspdc/sparse"
 )
 
-var summaryRE = regexp.MustCompile(`^epochs=\d+ passes=[\d.]+ primal=(\S+) dual=(\S+) gap=(\S+) rel_gap=(\S+) seconds=[\d.]+ threads=\d+ solver=adaspdc\n$`)
+var summaryRE = regexp.MustCompile(`^epochs=\d+ passes=[\d.]+ primal=(\S+) dual=(\S+) gap=(\S+) rel_gap=(\S+) seconds=[\d.]+ threads=\d+ solver=\S+\n$`)
 
 // TestTrainBundled runs the bare "adaspdc train" (the README's main job) and
 // checks that it reaches the default tolerance and writes a usable model.
@@ -197,5 +197,35 @@ func TestTrainPdproxGroups(t *testing.T) {
 	status, _, errOut = runCmd("train", "-quiet", "-loss", "hinge", "-solver", "pdprox-dual", "-groups", groups)
 	if status != 1 || !strings.Contains(errOut, groups+", line 2: feature 14 is beyond the data's 13 features") {
 		t.Errorf("bad groups file: status %d, stderr %q", status, errOut)
+	}
+}
+
+// TestTrainAutoChoice: with no -solver, train picks newton for a smooth
+// loss with L2 and says so; -m, -block and an L1 term are obeyed by a
+// coordinate method, and -solver is obeyed as given.
+func TestTrainAutoChoice(t *testing.T) {
+	for _, c := range []struct {
+		args   []string
+		solver string
+		picked bool
+	}{
+		{[]string{"-loss", "logistic"}, "newton", true},
+		{[]string{"-loss", "sqhinge"}, "newton", true},
+		{[]string{"-m", "4"}, "adaspdc", false},
+		{[]string{"-block", "2"}, "adaspdc", false},
+		{[]string{"-l1", "1e-3"}, "adaspdc", true},
+		{[]string{"-loss", "hinge", "-tol", "1e-3"}, "sdca", true},
+		{[]string{"-solver", "spdc"}, "spdc", false},
+	} {
+		status, out, errOut := runCmd(append([]string{"train", "-max-epochs", "2000"}, c.args...)...)
+		if status != 0 {
+			t.Fatalf("%v: status %d, stderr %s", c.args, status, errOut)
+		}
+		if !strings.HasSuffix(out, " solver="+c.solver+"\n") {
+			t.Errorf("%v: summary %q, want solver=%s", c.args, out, c.solver)
+		}
+		if got := strings.Contains(errOut, "adaspdc train: picked "+c.solver+": "); got != c.picked {
+			t.Errorf("%v: says it picked %s: %v, want %v (stderr %q)", c.args, c.solver, got, c.picked, errOut)
+		}
 	}
 }
