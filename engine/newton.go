@@ -421,18 +421,29 @@ func (s *rowSweep) run(fn func(lo, hi int, acc [][]float64), outs ...[]float64) 
 }
 
 // AutoSolver returns the solver that train runs when no solver is named,
-// and the reason, in a sentence, to show the user. Where the Newton method
-// takes the problem (a loss with a second derivative, L2 with λ > 0, no L1,
-// and no -m or block size asked for) it is picked: its steps do not depend
-// on how the features are scaled, its sweeps over rows use every core, and
-// it reached a 1e-6 gap in less time than AdaSPDC on the shared data sets
-// (bench/README.md, "Steps that do not depend on feature scale"). An
-// explicit m > 1 or block size asks for a coordinate method, and gets the
-// first registered solver that takes the problem, as Train does.
+// and the reason, in a sentence, to show the user.
+//
+// The Newton method is picked where it takes the problem (a loss with a
+// second derivative, L2 with λ > 0, no L1, and no m or block size asked
+// for) and the data are not much wider than tall (d ≤ 4n), or their
+// columns' scales spread over more than three decades. Its steps do not
+// depend on how the features are scaled, its sweeps over rows use every
+// core, and on such data it reached a 1e-6 gap in fewer seconds than
+// AdaSPDC (bench/README.md, "Steps that do not depend on feature scale").
+// On wide sparse data (url-shaped, d = 16n) its conjugate gradients need
+// many steps of O(d) each, and AdaSPDC is faster. An explicit m > 1 or
+// block size asks for a coordinate method, and gets the first registered
+// solver that takes the problem, as Train does.
 func AutoSolver(prob Problem, opt Options) (Solver, string) {
 	opt.Solver = SolverNewton
 	if acceptsNewton(prob, opt) == nil {
-		return SolverNewton, "a smooth loss with an L2 term: Newton's steps do not depend on feature scale and its sweeps use every core (-solver adaspdc or -m M for the coordinate method)"
+		n, d := prob.X.Rows, prob.X.Cols
+		if d <= 4*n {
+			return SolverNewton, fmt.Sprintf("a smooth loss with an L2 term on data with d = %d ≤ 4n = %d: Newton's steps do not depend on feature scale and its sweeps use every core (-solver adaspdc or -m M for the coordinate method)", d, 4*n)
+		}
+		if lo, hi := columnScaleRange(prob.X); hi > 1e3*lo {
+			return SolverNewton, fmt.Sprintf("a smooth loss with an L2 term on features whose scales range from %.3g to %.3g: Newton's steps do not depend on feature scale (-solver adaspdc or -m M for the coordinate method)", lo, hi)
+		}
 	}
 	opt.Solver = ""
 	e, err := chooseSolver(prob, opt)
@@ -440,4 +451,20 @@ func AutoSolver(prob Problem, opt Options) (Solver, string) {
 		return "", err.Error()
 	}
 	return e.Name, "the first solver (by preference) that takes this loss and regularizer"
+}
+
+// columnScaleRange returns the smallest and the largest, over the columns
+// with a nonzero, of the column's largest |aₖⱼ|.
+func columnScaleRange(x *sparse.CSR) (lo, hi float64) {
+	m := make([]float64, x.Cols)
+	for p, j := range x.Indices {
+		m[j] = math.Max(m[j], math.Abs(x.Values[p]))
+	}
+	lo = math.Inf(1)
+	for _, v := range m {
+		if v > 0 {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	return lo, hi
 }

@@ -246,3 +246,34 @@ func TestNewtonRefuses(t *testing.T) {
 		t.Log(err)
 	}
 }
+
+// TestAutoSolver checks the shape rule of the automatic choice.
+func TestAutoSolver(t *testing.T) {
+	tall, bt := sparseData(400, 100, 5, 1)
+	wide, bw := sparseData(100, 1000, 5, 1)
+	rawWide := &sparse.CSR{Rows: wide.Rows, Cols: wide.Cols, Indptr: wide.Indptr, Indices: wide.Indices, Values: append([]float64(nil), wide.Values...)}
+	for p, j := range rawWide.Indices {
+		if j == 3 {
+			rawWide.Values[p] *= 1e5
+		}
+	}
+	l2 := ElasticNet{Lambda: 1e-3}
+	for _, c := range []struct {
+		name string
+		prob Problem
+		opt  Options
+		want Solver
+	}{
+		{"tall", Problem{X: tall, B: bt, Loss: Logistic{}, Reg: l2}, Options{}, SolverNewton},
+		{"wide", Problem{X: wide, B: bw, Loss: Logistic{}, Reg: l2}, Options{}, SolverAdaSPDC},
+		{"wide, raw scales", Problem{X: rawWide, B: bw, Loss: Logistic{}, Reg: l2}, Options{}, SolverNewton},
+		{"m = 8", Problem{X: tall, B: bt, Loss: Logistic{}, Reg: l2}, Options{M: 8}, SolverAdaSPDC},
+		{"L1", Problem{X: tall, B: bt, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3, L1: 1e-3}}, Options{}, SolverAdaSPDC},
+		{"hinge", Problem{X: tall, B: bt, Loss: Hinge{}, Reg: l2}, Options{}, SolverSDCA},
+	} {
+		got, why := AutoSolver(c.prob, c.opt)
+		if got != c.want {
+			t.Errorf("%s: picked %s (%s), want %s", c.name, got, why, c.want)
+		}
+	}
+}
