@@ -280,7 +280,7 @@ func curveReference(ctx context.Context, p CurvePanel, cfg CurvesConfig) (Refere
 		}
 		solver = engine.SolverAdaSPDC
 	}
-	if ref.RelGap() > cfg.RefTol {
+	if !(ref.RelGap() <= cfg.RefTol) {
 		opt := engine.DefaultOptions()
 		opt.Solver, opt.Tol, opt.MaxEpochs, opt.StallEpochs = solver, cfg.RefTol, cfg.RefEpochs, -1
 		opt.WarmStart = warm

@@ -69,7 +69,7 @@ func runRealPaper(name string, args []string, stdout, stderr io.Writer) error {
 		losses := fs.String("losses", joinNames(c.Losses), "smoothhinge (Fig. 2) and/or logistic (Fig. 3)")
 		lambdas := fs.String("lambdas", joinFloats(c.Lambdas), "λ values, one panel each")
 		about = "Smoothed hinge and logistic regression with a bias feature: AdaSPDC, SPDC, SPDC non-uniform, SDCA and SAG, suboptimality against passes."
-		full = "-datasets a9a,w8a,ijcnn1,news20-binary -lambdas 1e-5,1e-6,1e-7 -passes 300"
+		full = "-datasets a9a,w8a,ijcnn1,news20-binary -passes 300 -seeds 3"
 		build = func() (harness.CurvesConfig, error) {
 			c.DataDir, c.Passes, c.Seeds, c.Out = dataDir, passes, seeds, out
 			c.Datasets, c.Losses = parseList(*datasets), parseList(*losses)
