@@ -612,7 +612,8 @@ func (res *CurvesResult) plotGroup(dir, group string) error {
 	for len(panels) > 1 && len(panels[len(panels)-1]) < cols {
 		panels[len(panels)-1] = append(panels[len(panels)-1], figure{})
 	}
-	w := vg.Length(len(panels[0])) * 3.3 * vg.Inch
+	// At least two panels' width, so that the title's machine line fits.
+	w := vg.Length(max(len(panels[0]), 2))*3.3*vg.Inch + 1.2*vg.Inch
 	h := vg.Length(len(panels))*2.6*vg.Inch + 0.6*vg.Inch
 	title := fmt.Sprintf("%s %s, mean of %d seed(s)\n%s", cfg.Title, group, cfg.Seeds, res.Machine.Short())
 	return savePanels(dir, res.FileBase(group), title, panels, w, h)
