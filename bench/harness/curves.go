@@ -504,7 +504,7 @@ func (res *CurvesResult) Write() error {
 				continue
 			}
 			for i, v := range c.Mean {
-				if i%5 == 0 || i == len(c.Mean)-1 || i < 5 {
+				if i%5 == 0 || i == len(c.Mean)-1 {
 					rows = append(rows, append([]string{p.Key, m.Label, strconv.Itoa(i), strconv.FormatFloat(v, 'g', 6, 64)}, mach...))
 				}
 			}

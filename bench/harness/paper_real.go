@@ -118,7 +118,7 @@ func (c ZSFig23Config) Build() (CurvesConfig, error) {
 			}
 			for _, lam := range c.Lambdas {
 				cfg.Panels = append(cfg.Panels, CurvePanel{
-					Title: fmt.Sprintf("%s, λ = %s", name, lambdaName(lam)),
+					Title: fmt.Sprintf("%s, %s, λ = %s", name, lossName, lambdaName(lam)),
 					Group: lossName,
 					Key:   fmt.Sprintf("%s+bias/%s/%s", name, lossName, lambdaName(lam)),
 					Prob:  engine.Problem{X: x, B: d.Y, Loss: loss, Reg: engine.ElasticNet{Lambda: lam}},
