@@ -145,9 +145,11 @@ type WXFig23Config struct {
 }
 
 // DefaultWXFig23 is the default subset: ridge on abalone_scale, logistic on
-// a9a and the rcv1-like generator, all three λ, 100 passes, one seed.
+// a9a and w8a, all three λ, 100 passes, one seed. The rcv1-like generator
+// (the paper's rcv1) is a flag: the Wang–Xiao methods' dense O(d) update
+// per iteration makes a pass over its 47,236 columns take about a second.
 func DefaultWXFig23() WXFig23Config {
-	return WXFig23Config{DataDir: "../shared/data", Regression: []string{"abalone_scale"}, Logistic: []string{"a9a", "rcv1like"},
+	return WXFig23Config{DataDir: "../shared/data", Regression: []string{"abalone_scale"}, Logistic: []string{"a9a", "w8a"},
 		Scales: []float64{1, 1e-2, 1e-4}, Passes: 100, Seeds: 1}
 }
 
