@@ -23,12 +23,12 @@ import (
 )
 
 // Papers lists the reproductions `adaspdc bench paper` knows, with what
-// each needs; only zhu-storkey-fig1 runs today.
+// each needs (empty: it runs).
 var Papers = []struct{ Name, About, Needs string }{
 	{"zhu-storkey-fig1", "ridge on synthetic data, n = d = 1000, λ ∈ {1e-3 … 1e-6}: AdaSPDC, SPDC, SPDC non-uniform, SDCA, SAG", ""},
-	{"zhu-storkey-fig2-3", "smoothed hinge and logistic on w8a, a9a, ijcnn1, news20", "this reproduction's code (the solvers exist: sdca, sag)"},
-	{"wang-xiao-fig2-3", "ADF-SPDC, DF-SPDC, SPDC, SVRG, SAGA at λ ∈ {1/n, 1e-2/n, 1e-4/n}", "this reproduction's code (the solvers exist: adfspdc, dfspdc, svrg, saga; BenchmarkWXPasses in engine measures the passes)"},
-	{"allen-zhu-hazan", "AdaptReg and AdaptSmooth against fixed reductions", "this reproduction's code (the reductions exist: adaptreg, adaptsmooth; BenchmarkReductionVariants in engine compares centres)"},
+	{"zhu-storkey-fig2-3", "smoothed hinge and logistic on w8a, a9a, ijcnn1, news20 (binarised), λ ∈ {1e-5, 1e-6, 1e-7}: the same five methods", ""},
+	{"wang-xiao-fig2-3", "ridge and logistic, rows with R = 1, λ ∈ {1/n, 1e-2/n, 1e-4/n}: ADF-SPDC, DF-SPDC, SPDC, SVRG, SAGA", ""},
+	{"allen-zhu-hazan", "AdaptReg against fixed σ (lasso), AdaptSmooth against fixed smoothing (hinge), over AdaSPDC", ""},
 }
 
 // Fig1Config is the Zhu & Storkey (2015) Fig. 1 experiment: ridge

@@ -37,6 +37,9 @@ func runBenchPaper(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("bench paper %s needs %s, not yet available", name, p.Needs)
 		}
 	}
+	if realPapers[name] {
+		return runRealPaper(name, args[1:], stdout, stderr)
+	}
 	if name != "zhu-storkey-fig1" {
 		fmt.Fprintf(stderr, "adaspdc bench paper: unknown paper %q\n\n", name)
 		paperUsage(stderr)

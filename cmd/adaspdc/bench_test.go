@@ -38,8 +38,8 @@ func TestBenchScaleCommand(t *testing.T) {
 	}
 }
 
-// TestBenchMistakes: usage mistakes exit 2, reproductions that need
-// missing solvers exit 1 and say so.
+// TestBenchMistakes: usage mistakes exit 2, reproductions whose data
+// are missing exit 1 and say so.
 func TestBenchMistakes(t *testing.T) {
 	for _, c := range []struct {
 		args   []string
@@ -53,7 +53,9 @@ func TestBenchMistakes(t *testing.T) {
 		{[]string{"bench", "scale", "-data", "synth:nope:10", "-threads", "1", "-repeats", "1"}, 1, "unknown generator"},
 		{[]string{"bench", "paper"}, 2, "zhu-storkey-fig1"},
 		{[]string{"bench", "paper", "nope"}, 2, "unknown paper"},
-		{[]string{"bench", "paper", "wang-xiao-fig2-3"}, 1, "not yet available"},
+		{[]string{"bench", "paper", "wang-xiao-fig2-3", "-scales", "0"}, 2, "not a positive number"},
+		{[]string{"bench", "paper", "allen-zhu-hazan", "-passes", "0"}, 2, "at least 1"},
+		{[]string{"bench", "paper", "zhu-storkey-fig2-3", "-data-dir", "/nonexistent", "-out", "/nonexistent/x"}, 1, "nonexistent"},
 		{[]string{"bench", "peers"}, 2, "-data"},
 		{[]string{"bench", "peers", "-data", "x", "-objectives", "hinge:1e-5"}, 2, "must be logistic"},
 	} {
