@@ -144,11 +144,20 @@ func (s *newton) runEpochs(ctx context.Context, k int) (int, error) {
 	if k < 1 || ctx.Err() != nil {
 		return 0, nil
 	}
-	if err := s.newtonStep(); err != nil {
+	moved, err := s.newtonStep()
+	if err != nil {
 		return 0, err
+	}
+	if !moved {
+		return 0, errNewtonFloor
 	}
 	return 1, nil
 }
+
+// errNewtonFloor ends a run whose Newton step no longer changes the point:
+// the gradient or the slope along the step is zero in double precision, so
+// more steps would repeat the same one. The driver keeps the best model.
+var errNewtonFloor = errors.New("engine: newton: the objective cannot decrease further in double precision (the gradient or the slope along the step rounds to zero); ask for a looser -tol")
 
 // newtonStep takes one step of truncated Newton on
 //
@@ -166,9 +175,9 @@ func (s *newton) runEpochs(ctx context.Context, k int) (int, error) {
 // derivatives only and so stays exact where P's values round (LIBLINEAR
 // uses a trust region instead; this search is cheaper, O(n) per trial,
 // since A·s is computed once).
-func (s *newton) newtonStep() error {
+func (s *newton) newtonStep() (moved bool, err error) {
 	loss, b, w := s.loss, s.prob.B, s.w
-	err := s.sweep.run(func(lo, hi int, acc [][]float64) {
+	err = s.sweep.run(func(lo, hi int, acc [][]float64) {
 		g, h := acc[0], acc[1]
 		for k := lo; k < hi; k++ {
 			val, idx := s.x.Row(k)
@@ -185,7 +194,7 @@ func (s *newton) newtonStep() error {
 		}
 	}, s.grad, s.diag)
 	if err != nil {
-		return err
+		return false, err
 	}
 	s.visits += 3 * float64(s.x.NNZ())
 	for j := range s.grad {
@@ -208,14 +217,14 @@ func (s *newton) newtonStep() error {
 	}
 	if !(gradM > 0) {
 		if math.IsNaN(gradM) {
-			return errors.New("engine: newton: the gradient is not finite (non-finite data, or a loss that overflowed)")
+			return false, errors.New("engine: newton: the gradient is not finite (non-finite data, or a loss that overflowed)")
 		}
-		return nil // at the optimum
+		return false, nil // at the optimum, to rounding
 	}
 	eta := math.Min(0.5, math.Sqrt(gradM/s.gradM0))
 	for it := 0; it < s.maxCG; it++ {
 		if err := s.hessianTimes(s.p, s.q); err != nil {
-			return err
+			return false, err
 		}
 		s.cgSteps++
 		pq := kernels.Dot(s.p, s.q)
@@ -247,15 +256,15 @@ func (s *newton) newtonStep() error {
 			s.dz[k] = kernels.SparseDot(val, idx, s.step)
 		}
 	}); err != nil {
-		return err
+		return false, err
 	}
 	s.visits += float64(s.x.NNZ())
 	alpha, err := s.lineSearch()
-	if err != nil {
-		return err
+	if err != nil || alpha == 0 {
+		return false, err
 	}
 	kernels.Axpy(alpha, s.step, w)
-	return nil
+	return true, nil
 }
 
 // hessianTimes sets out = H v, skipping the samples with φ″ = 0 (for the
