@@ -392,11 +392,15 @@ func peersOne(ctx context.Context, cfg PeersConfig, data *Data, path string, obj
 					"-lambda", strconv.FormatFloat(obj.Lambda, 'g', -1, 64),
 					"-threads", strconv.Itoa(cfg.Threads), "-tol", "-1", "-max-epochs", "5000", "-time-limit", cfg.Timeout.String(),
 					"-target-primal", strconv.FormatFloat(tp, 'g', 17, 64)}
+				auto := solver == "" || solver == "auto"
 				setting := fmt.Sprintf("m=%d", m)
-				if solver != SolverNewton {
+				switch {
+				case auto && m == 1:
+					setting = "auto" // no -m: train's own choice
+				case solver != SolverNewton:
 					args = append(args, "-m", strconv.Itoa(m))
 				}
-				if solver != "" && solver != "auto" {
+				if !auto {
 					args = append(args, "-solver", solver)
 					setting = solver + " " + setting
 					if solver == SolverNewton {

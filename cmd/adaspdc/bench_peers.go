@@ -17,7 +17,7 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&data, "data", "", "comma-separated LIBSVM `files` or synth:rcv1:ROWS / synth:url:ROWS specs")
 	fs.StringVar(&objectives, "objectives", "logistic:1e-5,sqhinge:1e-5", "comma-separated loss:λ pairs (logistic, sqhinge, squared)")
 	fs.StringVar(&ms, "m", "1,4,16,64", "our -m values; the fastest is kept")
-	fs.StringVar(&solvers, "solvers", "auto", "comma-separated solvers of ours to time (auto: train's own choice); the fastest is kept")
+	fs.StringVar(&solvers, "solvers", "auto", "comma-separated solvers of ours to time (auto: train's own choice, given no -m when m = 1); the fastest is kept")
 	fs.IntVar(&cfg.Threads, "threads", 0, "our -threads; 0: all cores")
 	fs.IntVar(&cfg.Runs, "runs", 3, "timed runs per configuration (the median is kept)")
 	fs.IntVar(&cfg.RefEpochs, "ref-epochs", 20000, "epochs allowed to the reference run (relative gap 1e-10)")
