@@ -34,6 +34,31 @@
 // stepSizes. Solver SPDC is the same loop with every Rᵢ replaced by the
 // largest, which is Zhang & Xiao's constant-step SPDC.
 //
+// # Batch steps
+//
+// The paper's steps (Options.Steps "paper") keep its matrix (17) positive
+// semidefinite for every batch by assuming the worst: that the m blocks of
+// a batch share all their features, so that ‖Σ_{i∈S} Aᵢᵀhᵢ‖ can reach
+// Σ Rᵢ‖hᵢ‖. Hence τ ∝ √m/R_max and σᵢ ∝ 1/(Rᵢ√m), and on sparse data the
+// passes grow with m. The default, "eso", follows Quartz (Qu, Richtárik &
+// Zhang 2015) and the expected separable over-approximation of Richtárik &
+// Takáč for τ-nice sampling: with ωⱼ the number of blocks that use feature
+// j and βⱼ = 1 + (m−1)(ωⱼ−1)/(n_b−1) (the factor mini-batch SDCA uses),
+//
+//	E‖Σ_{i∈S} Aᵢᵀhᵢ‖² ≤ (m/n_b) Σᵢ vᵢ‖hᵢ‖²,   vᵢ = ‖diag(√β)Aᵢᵀ‖₂²
+//
+// (vᵢ = Σⱼ βⱼaᵢⱼ² for a one-row block). The steps are Eq. 10, 12 and 15
+// with every Rᵢ replaced by ρᵢ = √(vᵢ/m), which satisfy
+// 4·τ(ρᵢ)·σᵢ·vᵢ ≤ m for every block: the condition under which the
+// inequality Young's bound draws from (17) holds in expectation over the
+// batch (the derivation is on esoCouplings). ρᵢ lies between Rᵢ/√m, when no
+// feature of block i occurs in another block, and Rᵢ, when all occur in
+// all: the steps equal the paper's at m = 1 and on dense data, and for
+// disjoint rows a batch of m is worth m single steps. θ is Eq. 15 with the
+// same substitution. The rows of news20 with unit norm share little
+// (the mean of vᵢ/Rᵢ² is 1.5 at m = 16, 9 at m = 256), a9a's share much
+// (7.7 at m = 16); bench/README.md ("ESO steps") has passes against m.
+//
 // # Lazy updates
 //
 // On sparse high-dimensional data most coordinates are untouched by an

@@ -133,6 +133,11 @@ type Options struct {
 	// above 1 leave the paper's own proof; a run that diverges stops with
 	// an error.
 	StepScale float64
+	// Steps chooses AdaSPDC's and SPDC's step rule for batches of m > 1
+	// blocks: StepsESO (the zero value's default), which shrinks the steps
+	// only as much as a batch's rows share features, or StepsPaper, Zhu &
+	// Storkey's as printed. The two agree at m = 1.
+	Steps Steps
 
 	// Deterministic makes the model bit-identical for a given seed and data
 	// whatever the thread count: the batch is reduced by coordinate owners in
@@ -236,6 +241,9 @@ func (o Options) withDefaults() Options {
 	if o.StepScale == 0 {
 		o.StepScale = 1
 	}
+	if o.Steps == "" {
+		o.Steps = StepsESO
+	}
 	return o
 }
 
@@ -271,6 +279,11 @@ func (o Options) Validate() error {
 	}
 	if !(o.StepScale > 0 && o.StepScale <= 2) {
 		return fmt.Errorf("engine: step scale %v: must be in (0, 2], where the steps keep the Chambolle–Pock condition στ‖K‖² ≤ 1", o.StepScale)
+	}
+	switch o.Steps {
+	case StepsESO, StepsPaper:
+	default:
+		return fmt.Errorf("engine: unknown step rule %q (want eso or paper)", o.Steps)
 	}
 	if o.BlockSize < 1 {
 		return fmt.Errorf("engine: block size %d: must be at least 1", o.BlockSize)

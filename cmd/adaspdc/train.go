@@ -29,7 +29,7 @@ func init() {
 type trainFlags struct {
 	loss, partition, solver, lazy    string
 	inner                            string
-	sampling                         string
+	sampling, steps                  string
 	normalize                        string
 	model, liblinearModel, trace     string
 	m, block, threads                int
@@ -72,6 +72,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.solver, "solver", "", "the `name` of the solver (adaspdc solvers lists them); empty: the first that takes the loss and regularizer")
 	fs.StringVar(&f.sampling, "sampling", "uniform", "uniform, or importance (spdc with -m 1: blocks drawn ∝ ½ uniform + ½ norm; dfsdca: samples ∝ Lᵢ + L̄)")
 	fs.StringVar(&f.lazy, "lazy", "auto", "lazy primal updates: auto, on or off")
+	fs.StringVar(&f.steps, "steps", "eso", "step rule of adaspdc and spdc for -m > 1: eso (shrink the steps only as much as a batch's rows share features; Quartz's expected separable over-approximation) or paper (Zhu & Storkey's, as printed); equal at -m 1")
 	fs.Float64Var(&f.stepScale, "step-scale", 1, "multiply the paper's steps σ and τ by this `factor` in (0, 2]; 2 is often faster but outside the paper's proof")
 	fs.Float64Var(&f.tol, "tol", 1e-6, "stop at this relative duality gap (P−D)/max(1,|P|); ≤ 0: run exactly -max-epochs epochs")
 	fs.Float64Var(&f.targetPrimal, "target-primal", 0, "also stop once the primal objective is at or below this `value` (for benchmarks)")
@@ -158,6 +159,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		Lazy:          engine.Lazy(f.lazy),
 		Deterministic: f.deterministic,
 		StepScale:     f.stepScale,
+		Steps:         engine.Steps(f.steps),
 		Tol:           f.tol,
 		MaxEpochs:     f.maxEpochs,
 		StallEpochs:   stallOption(f.stallEpochs),
