@@ -191,6 +191,13 @@
 //	adaspdc.go      the AdaSPDC/SPDC method: steps (Eq. 10, 12, 15 in
 //	                stepSizes), batches, read phase (Eq. 9), update phase
 //	                (Eq. 11, 13, 14), as phases of sched.BatchLoop
+//	eso.go          the ESO batch steps (Rᵢ → √(vᵢ/m), the default; see
+//	                "Batch steps")
+//	newton.go       truncated Newton on the primal: diagonally
+//	                preconditioned CG (steps invariant to feature scale),
+//	                a line search on the derivative, parallel row sweeps
+//	                (rowSweep); AutoSolver, the CLI's automatic choice;
+//	                loss_curvature.go the losses' second derivatives
 //	lazyl2.go       the scaled lazy store for L2 (Eq. 11, 13, 14 per touched
 //	                coordinate, x̄ for untouched ones)
 //	lazy.go         the lazy replay for l1 > 0
