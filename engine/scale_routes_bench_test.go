@@ -55,10 +55,7 @@ func routeSPDC(prob Problem, s []float64, lamEffMul float64, epochs int, perSamp
 			u[idx[p]] += y[k] * val[p] / s[idx[p]] / float64(n)
 		}
 	}
-	lj := make([]float64, d)
-	for j := range lj {
-		lj[j] = lam / (s[j] * s[j])
-	}
+	lj := routeWeights(lam, s)
 	rng := rand.New(rand.NewPCG(1, 2))
 	x := make([]float64, d)
 	for ep := 1; ep <= epochs; ep++ {
@@ -90,20 +87,8 @@ func routeSPDC(prob Problem, s []float64, lamEffMul float64, epochs int, perSamp
 				u[idx[p]] += dy * val[p] / s[idx[p]] / float64(n)
 			}
 		}
-		if ep%10 == 0 || ep == epochs {
-			for j := range x {
-				x[j] = z[j] / s[j]
-			}
-			tp, _ := Certify(prob, x)
-			if tp.RelGap < 1e-9 {
-				return ep, tp.RelGap
-			}
-			if math.IsNaN(tp.RelGap) || tp.RelGap > 1e12 {
-				return -ep, tp.RelGap
-			}
-			if ep == epochs {
-				return ep, tp.RelGap
-			}
+		if done, res, gap := routeCheck(prob, z, s, x, ep, epochs); done {
+			return res, gap
 		}
 	}
 	return epochs, 0
@@ -184,10 +169,7 @@ func routeSAGA(prob Problem, s []float64, stepDiv float64, epochs int) (int, flo
 			gbar[idx[p]] += alpha[k] * val[p] / s[idx[p]] / float64(n)
 		}
 	}
-	lj := make([]float64, d)
-	for j := range lj {
-		lj[j] = lam / (s[j] * s[j])
-	}
+	lj := routeWeights(lam, s)
 	gk := make([]float64, d)
 	rng := rand.New(rand.NewPCG(1, 2))
 	x := make([]float64, d)
@@ -213,20 +195,8 @@ func routeSAGA(prob Problem, s []float64, stepDiv float64, epochs int) (int, flo
 				gbar[idx[p]] += da * val[p] / s[idx[p]] / float64(n)
 			}
 		}
-		if ep%10 == 0 || ep == epochs {
-			for j := range x {
-				x[j] = z[j] / s[j]
-			}
-			tp, _ := Certify(prob, x)
-			if tp.RelGap < 1e-9 {
-				return ep, tp.RelGap
-			}
-			if math.IsNaN(tp.RelGap) || tp.RelGap > 1e12 {
-				return -ep, tp.RelGap
-			}
-			if ep == epochs {
-				return ep, tp.RelGap
-			}
+		if done, res, gap := routeCheck(prob, z, s, x, ep, epochs); done {
+			return res, gap
 		}
 	}
 	return epochs, 0
@@ -254,4 +224,34 @@ func BenchmarkScaleRoutes(b *testing.B) {
 			}
 		}
 	}
+}
+
+// routeCheck certifies x = z/s every 10 epochs and at the last; done
+// reports whether the run ends, with routeSPDC's result.
+func routeCheck(prob Problem, z, s, x []float64, ep, epochs int) (done bool, res int, gap float64) {
+	if ep%10 != 0 && ep != epochs {
+		return false, 0, 0
+	}
+	for j := range x {
+		x[j] = z[j] / s[j]
+	}
+	tp, _ := Certify(prob, x)
+	switch {
+	case tp.RelGap < 1e-9:
+		return true, ep, tp.RelGap
+	case math.IsNaN(tp.RelGap) || tp.RelGap > 1e12:
+		return true, -ep, tp.RelGap
+	case ep == epochs:
+		return true, ep, tp.RelGap
+	}
+	return false, 0, 0
+}
+
+// routeWeights returns λ/sⱼ², the L2 weight of zⱼ = sⱼxⱼ.
+func routeWeights(lam float64, s []float64) []float64 {
+	lj := make([]float64, len(s))
+	for j := range lj {
+		lj[j] = lam / (s[j] * s[j])
+	}
+	return lj
 }
