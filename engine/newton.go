@@ -94,6 +94,9 @@ type newton struct {
 	gradM0  float64 // ‖∇P(w₀)‖ in the M⁻¹ norm, for the forcing term
 	maxCG   int
 	cgSteps int // CG steps of the whole run, for the note
+	// activeNNZ is the nonzeros of the rows with φ″ ≠ 0 at this step's
+	// point: what one Hessian product reads.
+	activeNNZ int64
 }
 
 func newNewton(prob Problem, opt Options) (*newton, error) {
@@ -197,6 +200,13 @@ func (s *newton) newtonStep() (moved bool, err error) {
 		return false, err
 	}
 	s.visits += 3 * float64(s.x.NNZ())
+	// The products below read only the rows with φ″ ≠ 0.
+	s.activeNNZ = 0
+	for k, c := range s.curv {
+		if c != 0 {
+			s.activeNNZ += s.x.Indptr[k+1] - s.x.Indptr[k]
+		}
+	}
 	for j := range s.grad {
 		s.grad[j] += s.lam[j]*w[j] - s.shift[j]
 		s.diag[j] += s.lam[j]
@@ -270,7 +280,6 @@ func (s *newton) newtonStep() (moved bool, err error) {
 // hessianTimes sets out = H v, skipping the samples with φ″ = 0 (for the
 // hinges, those beyond the margin).
 func (s *newton) hessianTimes(v, out []float64) error {
-	var active int64
 	err := s.sweep.run(func(lo, hi int, acc [][]float64) {
 		o := acc[0]
 		for k := lo; k < hi; k++ {
@@ -285,12 +294,7 @@ func (s *newton) hessianTimes(v, out []float64) error {
 	if err != nil {
 		return err
 	}
-	for k, c := range s.curv {
-		if c != 0 {
-			active += s.x.Indptr[k+1] - s.x.Indptr[k]
-		}
-	}
-	s.visits += 2 * float64(active)
+	s.visits += 2 * float64(s.activeNNZ)
 	for j := range out {
 		out[j] += s.lam[j] * v[j]
 	}
