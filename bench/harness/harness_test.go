@@ -16,6 +16,7 @@ import (
 
 	"github.com/adaspdc/adaspdc/engine"
 	"github.com/adaspdc/adaspdc/kernels"
+	"gonum.org/v1/plot/plotter"
 )
 
 // figureFiles are the files a sweep must leave, each non-empty.
@@ -325,5 +326,23 @@ func TestPeersLIBLINEAR(t *testing.T) {
 	}
 	if st, err := os.Stat(filepath.Join(dir, "peers_1.png")); err != nil || st.Size() < 1000 {
 		t.Errorf("peers_1.png: %v", err)
+	}
+}
+
+// TestFigureSinglePointLogAxes: a sweep with one thread count and one m
+// draws single-point lines on logarithmic axes; gonum widens such a range
+// to [v−1, v+1] and panicked on the 0. The figure must be written.
+func TestFigureSinglePointLogAxes(t *testing.T) {
+	dir := t.TempDir()
+	f := figure{Title: "one point", LogX: true, LogY: true,
+		Lines: []series{{Label: "newton", XY: plotter.XYs{{X: 1, Y: 1}}, Points: true}},
+		Ideal: plotter.XYs{{X: 1, Y: 1}}}
+	if err := f.save(dir, "one"); err != nil {
+		t.Fatal(err)
+	}
+	for _, ext := range []string{".png", ".svg"} {
+		if st, err := os.Stat(filepath.Join(dir, "one"+ext)); err != nil || st.Size() == 0 {
+			t.Errorf("one%s: %v", ext, err)
+		}
 	}
 }

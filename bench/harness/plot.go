@@ -112,6 +112,16 @@ func (f figure) build() (*plot.Plot, error) {
 	p.Legend.Left = true
 	p.Legend.TextStyle.Font.Size = vg.Points(8)
 	drawn := 0
+	// The range of what is drawn: a logarithmic axis over a single value
+	// would be widened by gonum to [v−1, v+1], which may reach 0 and panic.
+	xr, yr := [2]float64{math.Inf(1), math.Inf(-1)}, [2]float64{math.Inf(1), math.Inf(-1)}
+	widen := func(xy plotter.XYs) {
+		for _, pt := range xy {
+			xr = [2]float64{math.Min(xr[0], pt.X), math.Max(xr[1], pt.X)}
+			yr = [2]float64{math.Min(yr[0], pt.Y), math.Max(yr[1], pt.Y)}
+		}
+	}
+	widen(f.Ideal)
 	if len(f.Ideal) > 0 {
 		l, err := idealLine(f.Ideal)
 		if err != nil {
@@ -133,6 +143,7 @@ func (f figure) build() (*plot.Plot, error) {
 		if len(xy) == 0 {
 			continue
 		}
+		widen(xy)
 		l, err := plotter.NewLine(xy)
 		if err != nil {
 			return nil, err
@@ -154,6 +165,12 @@ func (f figure) build() (*plot.Plot, error) {
 			p.Legend.Add(s.Label, l)
 		}
 		drawn++
+	}
+	if f.LogX && xr[0] == xr[1] && xr[0] > 0 {
+		p.X.Min, p.X.Max = xr[0]/2, xr[0]*2
+	}
+	if f.LogY && yr[0] == yr[1] && yr[0] > 0 {
+		p.Y.Min, p.Y.Max = yr[0]/2, yr[0]*2
 	}
 	if drawn == 0 {
 		// An empty figure still gets written, with a note, so that a
