@@ -256,6 +256,18 @@ func (r ElasticNet) proxPlain(v, tau float64) float64 {
 
 // PrimalFromDual sets dst = ∇g*(−v).
 func (r ElasticNet) PrimalFromDual(dst, v []float64) {
+	if r.plain() && r.Lambda > 0 {
+		// The common case without per-coordinate lookups: soft(−v, L1)/λ.
+		inv := 1 / r.Lambda
+		for j, vj := range v {
+			if a := math.Abs(vj) - r.L1; a > 0 {
+				dst[j] = -math.Copysign(a, vj) * inv
+			} else {
+				dst[j] = 0
+			}
+		}
+		return
+	}
 	for j, vj := range v {
 		dst[j] = r.PrimalCoord(j, vj)
 	}

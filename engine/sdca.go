@@ -76,7 +76,19 @@ type sdcaCore struct {
 	logit []float64
 
 	sampled int64 // samples stepped so far, for passes
+
+	// runningExact holds when every update of v is applied (all modes but
+	// the wild one), so that v differs from (1/n)Σₖ yₖaₖ by rounding only
+	// and a certificate that is not deciding the stop may use it as it is;
+	// see certificate. tol is the run's tolerance, sinceExact counts the
+	// certificates since v was last recomputed.
+	runningExact bool
+	tol          float64
+	sinceExact   int
 }
+
+// exactEvery bounds the certificates in a row that use the running v.
+const exactEvery = 8
 
 // newSDCACore sets the starting duals: yₖ = φ'(aₖᵀx₀) projected into dom φ*
 // for a warm start x₀, and yₖ = 0 otherwise (feasible for every loss here,
@@ -85,7 +97,8 @@ type sdcaCore struct {
 func newSDCACore(prob Problem, opt Options, beta []float64) (*sdcaCore, error) {
 	x := prob.X
 	en := prob.Reg.(ElasticNet) // accepts checked
-	c := &sdcaCore{prob: prob, x: x, n: x.Rows, d: x.Cols, en: en, invN: 1 / float64(x.Rows)}
+	c := &sdcaCore{prob: prob, x: x, n: x.Rows, d: x.Cols, en: en, invN: 1 / float64(x.Rows),
+		runningExact: true, tol: opt.Tol}
 	c.plainL2 = en.plain() && en.L1 == 0
 	c.plainEN = en.plain()
 	c.invLam = 1 / en.Lambda
@@ -268,13 +281,38 @@ func (c *sdcaCore) recomputeV() {
 	}
 }
 
-// certificate recomputes v from y, sets w = ∇g*(−v) and returns
+// certificate sets w = ∇g*(−v) and returns
 //
 //	P(w) = (1/n) Σₖ φ(aₖᵀw) + g(w),  D(y) = −(1/n) Σₖ φ*(yₖ) − g*(−v),
 //
-// with compensated sums. The iteration continues from the exact v.
+// with compensated sums. D is a lower bound on the optimum only for
+// v = (1/n)Σₖ yₖaₖ exactly, which recomputeV restores; but that costs more
+// than an epoch on wide data (0.38 s against 0.30 s on url-shaped data with
+// 200k rows and 3.2M features), and where every update of v is applied the
+// running v differs from it by rounding alone. So the running v serves the
+// certificates that only report progress, and v is recomputed (and the
+// iteration continues from it) in the wild mode, at least every exactEvery
+// certificates, and whenever the gap is within twice the tolerance: a run
+// never stops on a gap that the exact v has not confirmed.
 func (c *sdcaCore) certificate() (TracePoint, error) {
-	c.recomputeV()
+	exact := !c.runningExact || c.sinceExact+1 >= exactEvery
+	if exact {
+		c.recomputeV()
+	}
+	tp := c.evaluate()
+	if !exact && tp.RelGap <= 2*c.tol {
+		c.recomputeV()
+		tp, exact = c.evaluate(), true
+	}
+	c.sinceExact++
+	if exact {
+		c.sinceExact = 0
+	}
+	return tp, nil
+}
+
+// evaluate returns P(w) and D(y) at w = ∇g*(−v) for the v at hand.
+func (c *sdcaCore) evaluate() TracePoint {
 	c.en.PrimalFromDual(c.w, c.v)
 	loss, b := c.prob.Loss, c.prob.B
 	var ps, ds neumaier
@@ -286,7 +324,7 @@ func (c *sdcaCore) certificate() (TracePoint, error) {
 	p := ps.sum()*c.invN + c.en.Value(c.w)
 	d := -ds.sum()*c.invN - c.en.ConjNeg(c.v)
 	gap := p - d
-	return TracePoint{Primal: p, Dual: d, Gap: gap, RelGap: gap / math.Max(1, math.Abs(p))}, nil
+	return TracePoint{Primal: p, Dual: d, Gap: gap, RelGap: gap / math.Max(1, math.Abs(p))}
 }
 
 func (c *sdcaCore) point() []float64 {

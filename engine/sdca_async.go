@@ -75,9 +75,10 @@ func acceptsSDCAAsync(prob Problem, opt Options) error {
 // step reads the row's coordinates of the shared v, computes the same exact
 // dual step as sdca (sdcaSolver.step) and adds Δyₖ·aₖ/n into v, with no
 // barrier: the other workers see the change whenever their loads reach it.
-// The workers meet only at the end of an epoch (the pool phase), where the
-// certificate recomputes v from the duals, which also undoes the wild mode's
-// lost updates before the next epoch.
+// The workers meet only at the end of an epoch (the pool phase). In the
+// wild mode every certificate recomputes v from the duals, which undoes the
+// lost updates before the next epoch; the atomic mode's v is exact up to
+// rounding, and is recomputed as sdca's is (sdcaCore.certificate).
 //
 // Race freedom: v is the only memory written by one worker and read by
 // another during an epoch, and every access to it in the epoch is an atomic
@@ -122,6 +123,7 @@ func startSDCAAsync(prob Problem, opt Options, wild bool) (method, error) {
 	if err != nil {
 		return nil, err
 	}
+	core.runningExact = !wild // the atomic adds apply every update
 	s := &sdcaAsync{sdcaCore: core, wild: wild, pool: sched.NewPool(threads)}
 	s.bounds = make([]int, threads+1)
 	s.counts = make([]paddedCounter, threads)

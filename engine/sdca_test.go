@@ -289,3 +289,49 @@ func TestSDCAFamilyRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestSDCACertificateRunningV checks the certificate's two routes: far from
+// the tolerance it uses the running v, whose certificate then agrees with
+// the exact one to rounding; within twice the tolerance it recomputes v, so
+// that a drift of v (planted here) cannot make the run stop on a gap that
+// the duals do not back.
+func TestSDCACertificateRunningV(t *testing.T) {
+	x, b := sparseData(300, 40, 6, 11)
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}
+	for _, tol := range []float64{1e-12, 1} {
+		m, err := startSDCA(context.Background(), prob, Options{Seed: 1, Tol: tol, M: 1, Threads: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := m.(*sdcaSolver)
+		if _, err := s.runEpochs(context.Background(), 3); err != nil {
+			t.Fatal(err)
+		}
+		running, err := s.certify()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.recomputeV()
+		exact := s.evaluate()
+		if tol < 1 && math.Abs(running.Gap-exact.Gap) > 1e-12*exact.Primal {
+			t.Errorf("tol %g: the running v's gap %.17g, the exact v's %.17g", tol, running.Gap, exact.Gap)
+		}
+		s.v[0] += 1e-3 // drift
+		got, _ := s.certify()
+		drifted := math.Abs(got.Dual-exact.Dual) > 1e-9
+		if tol < 1 && !drifted {
+			t.Errorf("tol %g: far from the tolerance the certificate should use the running v (no recomputation)", tol)
+		}
+		if tol == 1 && (drifted || got.Gap != exact.Gap) {
+			t.Errorf("tol %g: within the tolerance the certificate must recompute v: D = %.17g, exact %.17g", tol, got.Dual, exact.Dual)
+		}
+		// exactEvery certificates in a row recompute v at least once.
+		s.v[0] += 1e-3
+		for range exactEvery {
+			got, _ = s.certify()
+		}
+		if got.Dual != exact.Dual {
+			t.Errorf("tol %g: after %d certificates v should have been recomputed: D = %.17g, exact %.17g", tol, exactEvery, got.Dual, exact.Dual)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -66,7 +67,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&f.m, "m", 1, "dual blocks updated per iteration")
 	fs.IntVar(&f.block, "block", 1, "samples per dual block")
 	fs.StringVar(&f.partition, "partition", "shuffle", "how samples form blocks: shuffle, contiguous or norm")
-	fs.IntVar(&f.threads, "threads", 0, "at most this many worker threads: one per 1000 nonzeros of a batch (-m), and one instead of several when the first epoch times one faster; 0: the cores")
+	fs.IntVar(&f.threads, "threads", 0, "at most this many threads for the whole process (reading the data, the solver's workers and the garbage collector); the solver uses one per 1000 nonzeros of a batch (-m), and one instead of several when the first epoch times one faster; 0: the cores")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed for the partition and the sampler")
 	fs.StringVar(&f.inner, "inner", "", "the `solver` that the reductions (adaptreg, adaptsmooth, jointadapt) run on each stage; empty: adaspdc")
 	fs.StringVar(&f.solver, "solver", "", "the `name` of the solver (adaspdc solvers lists them); empty: the first that takes the loss and regularizer")
@@ -202,7 +203,12 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		trace.Write([]string{"epoch", "passes", "primal", "dual", "gap", "rel_gap", "seconds", "iter_seconds", "threads"})
 	}
 
-	ds, err := loadData(*dataPath, sparse.ReadOptions{NumFeatures: *features})
+	if f.threads > 0 {
+		// -threads bounds the whole process, so that -threads 1 measures one
+		// core: the parser and the garbage collector too, not the solver alone.
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(f.threads))
+	}
+	ds, err := loadData(*dataPath, sparse.ReadOptions{NumFeatures: *features, Threads: f.threads})
 	if err != nil {
 		return err
 	}
