@@ -265,10 +265,12 @@ func TestAutoSolver(t *testing.T) {
 		want Solver
 	}{
 		{"tall", Problem{X: tall, B: bt, Loss: Logistic{}, Reg: l2}, Options{}, SolverNewton},
-		{"wide", Problem{X: wide, B: bw, Loss: Logistic{}, Reg: l2}, Options{}, SolverAdaSPDC},
+		{"wide", Problem{X: wide, B: bw, Loss: Logistic{}, Reg: l2}, Options{}, SolverSDCA},
 		{"wide, raw scales", Problem{X: rawWide, B: bw, Loss: Logistic{}, Reg: l2}, Options{}, SolverNewton},
 		{"m = 8", Problem{X: tall, B: bt, Loss: Logistic{}, Reg: l2}, Options{M: 8}, SolverAdaSPDC},
-		{"L1", Problem{X: tall, B: bt, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3, L1: 1e-3}}, Options{}, SolverAdaSPDC},
+		{"L1", Problem{X: tall, B: bt, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3, L1: 1e-3}}, Options{}, SolverSDCA},
+		{"lasso", Problem{X: tall, B: bt, Loss: Squared{}, Reg: ElasticNet{L1: 1e-3}}, Options{}, SolverAdaptReg},
+		{"wide, block 4", Problem{X: wide, B: bw, Loss: Logistic{}, Reg: l2}, Options{BlockSize: 4}, SolverAdaSPDC},
 		{"hinge", Problem{X: tall, B: bt, Loss: Hinge{}, Reg: l2}, Options{}, SolverSDCA},
 	} {
 		got, why := AutoSolver(c.prob, c.opt)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sched"
@@ -85,6 +86,15 @@ type sdcaCore struct {
 	runningExact bool
 	tol          float64
 	sinceExact   int
+
+	// cert shares the certificate's sweeps among workers (nil: one): rows
+	// for P and D, whose terms go to rowP and rowD and are summed in order,
+	// so the sums do not depend on the workers; columns colBounds[w]:
+	// colBounds[w+1] for recomputing v, each worker summing its coordinates
+	// over all rows in order, so v does not either.
+	cert       *rowSweep
+	colBounds  []int32
+	rowP, rowD []float64
 }
 
 // exactEvery bounds the certificates in a row that use the running v.
@@ -131,6 +141,16 @@ func newSDCACore(prob Problem, opt Options, beta []float64) (*sdcaCore, error) {
 			c.y[k] = loss.DualFeasible(loss.Deriv(z, prob.B[k]), prob.B[k])
 		}
 		c.recomputeV()
+	}
+	// Last, so that no error return leaves the workers running.
+	threads := opt.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	if threads = min(threads, int(x.NNZ()/newtonMinNNZ)); threads > 1 {
+		c.cert = newRowSweep(x, threads)
+		c.colBounds = balancedColumns(x, threads)
+		c.rowP, c.rowD = make([]float64, c.n), make([]float64, c.n)
 	}
 	return c, nil
 }
@@ -255,15 +275,31 @@ func (c *sdcaCore) dualStep(k int, z, sigma float64) float64 {
 // by lost updates in the wild asynchronous mode), and a dual value must
 // belong to an actual y for the gap to bound anything.
 func (c *sdcaCore) recomputeV() {
-	clear(c.v)
-	clear(c.comp)
+	if c.cert == nil {
+		c.recomputeColumns(0, int32(c.d))
+		return
+	}
+	if err := c.cert.pool.Run(func(w int) { c.recomputeColumns(c.colBounds[w], c.colBounds[w+1]) }); err != nil {
+		panic(err) // a bug: the loop below reads only checked indices
+	}
+}
+
+// recomputeColumns is recomputeV for the coordinates lo:hi.
+func (c *sdcaCore) recomputeColumns(lo, hi int32) {
+	clear(c.v[lo:hi])
+	clear(c.comp[lo:hi])
 	for k := 0; k < c.n; k++ {
 		yk := c.y[k]
 		if yk == 0 {
 			continue
 		}
 		val, idx := c.x.Row(k)
-		for p, j := range idx {
+		p := 0
+		if lo > 0 {
+			p, _ = slices.BinarySearch(idx, lo)
+		}
+		for ; p < len(idx) && idx[p] < hi; p++ {
+			j := idx[p]
 			t := yk * val[p]
 			e := math.FMA(yk, val[p], -t)
 			s := c.v[j]
@@ -276,9 +312,29 @@ func (c *sdcaCore) recomputeV() {
 			c.v[j] = u
 		}
 	}
-	for j := range c.v {
+	for j := lo; j < hi; j++ {
 		c.v[j] = (c.v[j] + c.comp[j]) * c.invN
 	}
+}
+
+// balancedColumns splits the columns into parts ranges holding about the
+// same number of nonzeros: part w is columns b[w]:b[w+1].
+func balancedColumns(x *sparse.CSR, parts int) []int32 {
+	counts := columnCounts(x)
+	b := make([]int32, parts+1)
+	var seen int64
+	w := 1
+	for j, cnt := range counts {
+		for w < parts && seen >= x.NNZ()*int64(w)/int64(parts) {
+			b[w] = int32(j)
+			w++
+		}
+		seen += cnt
+	}
+	for ; w <= parts; w++ {
+		b[w] = int32(x.Cols)
+	}
+	return b
 }
 
 // certificate sets w = ∇g*(−v) and returns
@@ -313,13 +369,41 @@ func (c *sdcaCore) certificate() (TracePoint, error) {
 
 // evaluate returns P(w) and D(y) at w = ∇g*(−v) for the v at hand.
 func (c *sdcaCore) evaluate() TracePoint {
-	c.en.PrimalFromDual(c.w, c.v)
 	loss, b := c.prob.Loss, c.prob.B
 	var ps, ds neumaier
-	for k := 0; k < c.n; k++ {
-		val, idx := c.x.Row(k)
-		ps.add(loss.Value(kernels.SparseDot(val, idx, c.w), b[k]))
-		ds.add(loss.Conj(c.y[k], b[k]))
+	if c.cert == nil {
+		c.en.PrimalFromDual(c.w, c.v)
+		for k := 0; k < c.n; k++ {
+			val, idx := c.x.Row(k)
+			ps.add(loss.Value(kernels.SparseDot(val, idx, c.w), b[k]))
+			ds.add(loss.Conj(c.y[k], b[k]))
+		}
+	} else {
+		run := func(fn func(int)) {
+			if err := c.cert.pool.Run(fn); err != nil {
+				panic(err) // a bug: fn reads only checked indices
+			}
+		}
+		if c.en.plain() {
+			// Coordinate j of the plain elastic net's ∇g* depends on vⱼ alone.
+			run(func(w int) {
+				lo, hi := c.colBounds[w], c.colBounds[w+1]
+				c.en.PrimalFromDual(c.w[lo:hi], c.v[lo:hi])
+			})
+		} else {
+			c.en.PrimalFromDual(c.w, c.v)
+		}
+		run(func(w int) {
+			for k := c.cert.rows[w]; k < c.cert.rows[w+1]; k++ {
+				val, idx := c.x.Row(k)
+				c.rowP[k] = loss.Value(kernels.SparseDot(val, idx, c.w), b[k])
+				c.rowD[k] = loss.Conj(c.y[k], b[k])
+			}
+		})
+		for k := range c.rowP {
+			ps.add(c.rowP[k])
+			ds.add(c.rowD[k])
+		}
 	}
 	p := ps.sum()*c.invN + c.en.Value(c.w)
 	d := -ds.sum()*c.invN - c.en.ConjNeg(c.v)
@@ -418,17 +502,34 @@ func (s *sdcaSolver) certify() (TracePoint, error) { return s.certificate() }
 
 func (s *sdcaSolver) threads() int {
 	if s.pool == nil {
-		return 1
+		return s.certThreads()
 	}
-	return s.pool.Threads()
+	return max(s.pool.Threads(), s.certThreads())
 }
 
 func (s *sdcaSolver) finish(res *Result) error {
 	res.Duals = s.y
+	err := s.closeCert()
 	if s.pool != nil {
-		return s.pool.Close()
+		err = errors.Join(err, s.pool.Close())
 	}
-	return nil
+	return err
+}
+
+// certThreads returns the workers of the certificate.
+func (c *sdcaCore) certThreads() int {
+	if c.cert == nil {
+		return 1
+	}
+	return c.cert.threads()
+}
+
+// closeCert stops the certificate's workers.
+func (c *sdcaCore) closeCert() error {
+	if c.cert == nil {
+		return nil
+	}
+	return c.cert.close()
 }
 
 // runEpochs runs k epochs, each a fresh random permutation of the samples

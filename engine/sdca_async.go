@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -143,7 +144,7 @@ func (s *sdcaAsync) threads() int                 { return s.pool.Threads() }
 
 func (s *sdcaAsync) finish(res *Result) error {
 	res.Duals = s.y
-	return s.pool.Close()
+	return errors.Join(s.closeCert(), s.pool.Close())
 }
 
 // runEpochs runs k epochs, one pool phase each: the end of a phase is the

@@ -335,3 +335,44 @@ func TestSDCACertificateRunningV(t *testing.T) {
 		}
 	}
 }
+
+// TestSDCAParallelCertificate checks that the certificate's workers (the
+// row sweep for P and D, the column ranges for recomputing v) give the
+// same trace, bit for bit, as one worker: the run's stopping decisions
+// must not depend on the thread count.
+func TestSDCAParallelCertificate(t *testing.T) {
+	x, b := sparseData(2500, 300, 40, 5) // 100k nonzeros: three certificate workers
+	for _, reg := range []ElasticNet{{Lambda: 1e-3}, {Lambda: 1e-3, L1: 1e-4}, {Lambda: 1e-3, Weights: constVec(300, 2)}} {
+		prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: reg}
+		var want []TracePoint
+		for _, threads := range []int{1, 2, 3} {
+			_, res, err := Train(context.Background(), prob, Options{Solver: SolverSDCA, Threads: threads, Tol: 1e-9, MaxEpochs: 40, Seed: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if threads == 3 && res.Threads != 3 {
+				t.Errorf("%d threads asked, the certificate used %d", threads, res.Threads)
+			}
+			if threads == 1 {
+				want = res.Trace
+				continue
+			}
+			if len(res.Trace) != len(want) {
+				t.Fatalf("%+v, %d threads: %d certificates, one thread %d", reg, threads, len(res.Trace), len(want))
+			}
+			for i, tp := range res.Trace {
+				if tp.Primal != want[i].Primal || tp.Dual != want[i].Dual {
+					t.Fatalf("%+v, %d threads, certificate %d: P %.17g D %.17g, one thread P %.17g D %.17g", reg, threads, i, tp.Primal, tp.Dual, want[i].Primal, want[i].Dual)
+				}
+			}
+		}
+	}
+}
+
+func constVec(n int, v float64) []float64 {
+	s := make([]float64, n)
+	for i := range s {
+		s[i] = v
+	}
+	return s
+}

@@ -201,7 +201,8 @@ func TestTrainPdproxGroups(t *testing.T) {
 }
 
 // TestTrainAutoChoice: with no -solver, train picks newton for a smooth
-// loss with L2 and says so; -m, -block and an L1 term are obeyed by a
+// loss with L2, sdca where newton does not take the problem (an L1 term,
+// the hinge), and says so; -m and -block are obeyed by a mini-batch
 // coordinate method, and -solver is obeyed as given.
 func TestTrainAutoChoice(t *testing.T) {
 	for _, c := range []struct {
@@ -213,7 +214,7 @@ func TestTrainAutoChoice(t *testing.T) {
 		{[]string{"-loss", "sqhinge"}, "newton", true},
 		{[]string{"-m", "4"}, "adaspdc", false},
 		{[]string{"-block", "2"}, "adaspdc", false},
-		{[]string{"-l1", "1e-3"}, "adaspdc", true},
+		{[]string{"-l1", "1e-3"}, "sdca", true},
 		{[]string{"-loss", "hinge", "-tol", "1e-3"}, "sdca", true},
 		{[]string{"-solver", "spdc"}, "spdc", false},
 	} {
