@@ -218,12 +218,13 @@ func reference(ctx context.Context, prob engine.Problem, cfg PeersConfig, extra 
 	opt.Tol = 1e-10
 	opt.MaxEpochs = cfg.RefEpochs
 	opt.Threads = cfg.Threads
+	opt.Solver, _ = engine.AutoSolver(prob, opt) // train's own choice: the fastest we have
 	_, r, err := engine.Train(ctx, prob, opt)
 	if err != nil && (r == nil || len(r.Trace) == 0) {
 		return 0, 0, "", err
 	}
 	pstar, dual := r.Best.Primal, r.Best.Dual
-	from = fmt.Sprintf("adaspdc, %d epochs, relative gap %.1e", r.Best.Epoch, r.Best.RelGap)
+	from = fmt.Sprintf("adaspdc -solver %s, %d epochs, relative gap %.1e", r.Solver, r.Best.Epoch, r.Best.RelGap)
 	for _, w := range extra {
 		tp, err := engine.Certify(prob, w)
 		if err != nil {
