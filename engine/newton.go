@@ -481,6 +481,20 @@ func AutoSolver(prob Problem, opt Options) (Solver, string) {
 // columnScaleRange returns the smallest and the largest, over the columns
 // with a nonzero, of the column's largest |aₖⱼ|.
 func columnScaleRange(x *sparse.CSR) (lo, hi float64) {
+	// Every column's largest |aₖⱼ| lies between the smallest and the largest
+	// |aₖⱼ| of the whole matrix, so where those are within 10³ of each other
+	// (unit rows of binary features, scaled data) they answer the only
+	// question asked, at the cost of a stream over the values instead of a
+	// scattered pass over a d-vector (0.3 s on url-shaped data).
+	lo = math.Inf(1)
+	for _, v := range x.Values {
+		if a := math.Abs(v); a > 0 {
+			lo, hi = math.Min(lo, a), math.Max(hi, a)
+		}
+	}
+	if hi <= 1e3*lo || hi == 0 {
+		return lo, hi
+	}
 	m := make([]float64, x.Cols)
 	for p, j := range x.Indices {
 		m[j] = math.Max(m[j], math.Abs(x.Values[p]))

@@ -279,3 +279,41 @@ func TestAutoSolver(t *testing.T) {
 		}
 	}
 }
+
+// TestColumnScaleRange checks the answer that AutoSolver uses (do the
+// columns' largest |aₖⱼ| spread over more than 10³?) against a direct
+// computation, on data where the shortcut over all values decides it and
+// on data where the column maxima must be computed.
+func TestColumnScaleRange(t *testing.T) {
+	x, _ := sparseData(200, 50, 5, 2)
+	for _, c := range []struct {
+		name  string
+		scale func(v float64, j int32) float64
+	}{
+		{"narrow", func(v float64, j int32) float64 { return 1 + math.Abs(v) }},
+		{"wide values, narrow column maxima", func(v float64, j int32) float64 { return v }},
+		{"one column ×1e5", func(v float64, j int32) float64 {
+			if j == 7 {
+				return 1e5 * (1 + math.Abs(v))
+			}
+			return 1 + math.Abs(v)
+		}},
+	} {
+		y := x.Clone()
+		colMax := make([]float64, y.Cols)
+		for p, j := range y.Indices {
+			y.Values[p] = c.scale(y.Values[p], j)
+			colMax[j] = math.Max(colMax[j], math.Abs(y.Values[p]))
+		}
+		lo, hi := math.Inf(1), 0.0
+		for _, m := range colMax {
+			if m > 0 {
+				lo, hi = math.Min(lo, m), math.Max(hi, m)
+			}
+		}
+		glo, ghi := columnScaleRange(y)
+		if (ghi > 1e3*glo) != (hi > 1e3*lo) {
+			t.Errorf("%s: columnScaleRange %g..%g, column maxima %g..%g: the decisions differ", c.name, glo, ghi, lo, hi)
+		}
+	}
+}
