@@ -130,7 +130,11 @@
 // the same for every thread count. The dual value is that of the current
 // y: r = (1/n) Σₖ yₖaₖ, which the iteration keeps incrementally and which
 // drifts by rounding, is recomputed from y (with compensated sums) for
-// every certificate, and the iteration goes on from the exact value.
+// every certificate, and the iteration goes on from the exact value. SDCA's
+// v is recomputed only where it matters, since there the recomputation
+// costs more than an epoch on wide data: in its wild mode, every 8th
+// certificate, and whenever the gap is within twice Tol, so that no run
+// stops on a gap the duals do not back (sdcaCore.certificate).
 //
 // The run stops when (P − D)/max(1, |P|) ≤ Tol, when the primal reaches
 // TargetPrimal, at MaxEpochs (zero: certify the start point only), at the

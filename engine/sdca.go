@@ -68,7 +68,7 @@ type sdcaCore struct {
 	invLam           float64
 
 	y     []float64 // the duals, one per sample
-	v     []float64 // (1/n) Σₖ yₖaₖ, kept by the iteration, exact after a certificate
+	v     []float64 // (1/n) Σₖ yₖaₖ, kept by the iteration, exact after recomputeV
 	w     []float64 // the primal point ∇g*(−v), set by a certificate and by point
 	comp  []float64 // compensation terms of recomputeV
 	sigma []float64 // the dual step σₖ of each sample (see the step's comment)
