@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"slices"
 
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sched"
@@ -89,11 +88,11 @@ type sdcaCore struct {
 
 	// cert shares the certificate's sweeps among workers (nil: one): rows
 	// for P and D, whose terms go to rowP and rowD and are summed in order,
-	// so the sums do not depend on the workers; columns colBounds[w]:
-	// colBounds[w+1] for recomputing v, each worker summing its coordinates
-	// over all rows in order, so v does not either.
+	// so the sums do not depend on the workers; the coordinates of
+	// colOwners for recomputing v, each worker summing its own over all
+	// rows in order, so v does not either.
 	cert       *rowSweep
-	colBounds  []int32
+	colOwners  sched.Owners
 	rowP, rowD []float64
 }
 
@@ -149,7 +148,7 @@ func newSDCACore(prob Problem, opt Options, beta []float64) (*sdcaCore, error) {
 	}
 	if threads = min(threads, int(x.NNZ()/newtonMinNNZ)); threads > 1 {
 		c.cert = newRowSweep(x, threads)
-		c.colBounds = balancedColumns(x, threads)
+		c.colOwners = sched.NewOwners(columnCounts(x), threads)
 		c.rowP, c.rowD = make([]float64, c.n), make([]float64, c.n)
 	}
 	return c, nil
@@ -279,7 +278,7 @@ func (c *sdcaCore) recomputeV() {
 		c.recomputeColumns(0, int32(c.d))
 		return
 	}
-	if err := c.cert.pool.Run(func(w int) { c.recomputeColumns(c.colBounds[w], c.colBounds[w+1]) }); err != nil {
+	if err := c.cert.pool.Run(func(w int) { c.recomputeColumns(c.colOwners.Range(w)) }); err != nil {
 		panic(err) // a bug: the loop below reads only checked indices
 	}
 }
@@ -294,11 +293,8 @@ func (c *sdcaCore) recomputeColumns(lo, hi int32) {
 			continue
 		}
 		val, idx := c.x.Row(k)
-		p := 0
-		if lo > 0 {
-			p, _ = slices.BinarySearch(idx, lo)
-		}
-		for ; p < len(idx) && idx[p] < hi; p++ {
+		from, to := sched.Clip(idx, lo, hi)
+		for p := from; p < to; p++ {
 			j := idx[p]
 			t := yk * val[p]
 			e := math.FMA(yk, val[p], -t)
@@ -315,26 +311,6 @@ func (c *sdcaCore) recomputeColumns(lo, hi int32) {
 	for j := lo; j < hi; j++ {
 		c.v[j] = (c.v[j] + c.comp[j]) * c.invN
 	}
-}
-
-// balancedColumns splits the columns into parts ranges holding about the
-// same number of nonzeros: part w is columns b[w]:b[w+1].
-func balancedColumns(x *sparse.CSR, parts int) []int32 {
-	counts := columnCounts(x)
-	b := make([]int32, parts+1)
-	var seen int64
-	w := 1
-	for j, cnt := range counts {
-		for w < parts && seen >= x.NNZ()*int64(w)/int64(parts) {
-			b[w] = int32(j)
-			w++
-		}
-		seen += cnt
-	}
-	for ; w <= parts; w++ {
-		b[w] = int32(x.Cols)
-	}
-	return b
 }
 
 // certificate sets w = ∇g*(−v) and returns
@@ -387,7 +363,7 @@ func (c *sdcaCore) evaluate() TracePoint {
 		if c.en.plain() {
 			// Coordinate j of the plain elastic net's ∇g* depends on vⱼ alone.
 			run(func(w int) {
-				lo, hi := c.colBounds[w], c.colBounds[w+1]
+				lo, hi := c.colOwners.Range(w)
 				c.en.PrimalFromDual(c.w[lo:hi], c.v[lo:hi])
 			})
 		} else {
