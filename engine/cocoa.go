@@ -1,0 +1,223 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+
+	"github.com/adaspdc/adaspdc/sched"
+)
+
+// SolverCoCoA is SDCA run by K workers on their own pieces of the samples
+// against private replicas of the shared vector, merged once per epoch
+// (CoCoA+ with per-coordinate aggregation).
+const SolverCoCoA Solver = "cocoa"
+
+func init() {
+	register(&solverEntry{
+		SolverInfo: SolverInfo{
+			Name:         SolverCoCoA,
+			Summary:      "SDCA local solves on thread-private replicas, merged per epoch with per-feature safe weights (CoCoA+, Ma et al. 2015; SySCD, Ioannou et al. 2019)",
+			Losses:       "any (squared, logistic, sqhinge, smoothhinge, hinge)",
+			Regularizers: "elastic net with λ > 0 on every coordinate, optional centre and weights",
+			Parallel:     true,
+			Certified:    true,
+		},
+		rank:    21,
+		accepts: acceptsCoCoA,
+		start:   startCoCoA,
+	})
+}
+
+func acceptsCoCoA(prob Problem, opt Options) error {
+	if err := acceptsSDCA(prob, opt); err != nil {
+		return err
+	}
+	if opt.M > 1 {
+		return fmt.Errorf("engine: %s steps one sample at a time on each worker; m = %d mini-batches are sdca's", opt.Solver, opt.M)
+	}
+	return nil
+}
+
+// cocoa is CoCoA+ (Ma, Smith, Jaggi, Jordan, Richtárik & Takáč, "Adding vs.
+// averaging in distributed primal-dual optimization", ICML 2015) on the
+// cores of one machine, with SDCA as the local solver and one local pass
+// per round, as SySCD (Ioannou, Mendler-Dünner & Parnell, NeurIPS 2019)
+// runs it: every epoch cuts a fresh random permutation of the samples into
+// K pieces, worker w runs SDCA's steps (sdcaSolver.step) over piece w
+// against its own replica r_w of v, and the K changes are then added into
+// v. No worker reads memory another one writes during the epoch, so no
+// cache line bounces between cores; the workers meet once per epoch.
+//
+// Why the sum of the K local changes is safe. Let Δ_w = (1/n) Σ_{k∈piece w}
+// δₖaₖ be worker w's change of v and ωⱼ the number of pieces whose rows use
+// feature j. The regularizer is separable, and coordinate j of the summed
+// change is a convex combination of the ωⱼ scaled changes ωⱼΔ_wj, so by
+// convexity of gⱼ*
+//
+//	gⱼ*(−vⱼ − Σ_w Δ_wj) ≤ Σ_w (1/ωⱼ)·gⱼ*(−vⱼ − ωⱼΔ_wj)   (terms with Δ_wj = 0 drop out).
+//
+// Hence D(y + Δy) − D(y) ≥ Σ_w L_w(Δy_w), where L_w is the dual of the
+// samples of piece w with g*'s coordinate j replaced by u ↦ gⱼ*(−vⱼ −
+// ωⱼu)/ωⱼ: each worker maximises its own lower model, independently of the
+// others, and D never decreases. That model is SDCA's dual read at the
+// replica r_w = v + ω ⊙ Δ_w (its gradient is ∇g* at r_w, so a margin reads
+// the replica), with curvature ωⱼ/λⱼ on coordinate j, so the step is
+// SDCA's prox with qₖ = Σⱼ ωⱼ·aₖⱼ²/λⱼ (CoCoA+'s σ′ = K, made per
+// coordinate: ωⱼ ≤ K, and ωⱼ = 1 for a feature only one piece uses). The
+// pieces change every epoch, so ωⱼ = min(K, number of rows using j), which
+// bounds the count for every cut. With K = 1 the solver is SDCA.
+//
+// Each epoch ends with a merge over column ranges, vⱼ += Σ_w (r_wj − vⱼ)/ωⱼ,
+// that also resets every replica to the new v. The running v then differs
+// from (1/n)Σₖ yₖaₖ by rounding alone, and the certificate treats it as
+// sdca's (sdcaCore.certificate), recomputing it where a stop depends on it;
+// the replicas are copied from v again after a recomputation.
+type cocoa struct {
+	*sdcaCore
+	k      int         // workers K
+	pool   *sched.Pool // nil: K = 1, SDCA's sequential epoch
+	omega  []float64   // ωⱼ = min(K, rows using feature j)
+	rep    [][]float64 // rep[w] = v + ω ⊙ Δ_w during an epoch, v after the merge
+	cols   []int       // worker w merges coordinates cols[w]:cols[w+1]
+	perm   []int32
+	rng    *rand.Rand
+	counts []paddedCounter
+	resync bool // v changed outside an epoch: the replicas must copy it
+}
+
+func startCoCoA(ctx context.Context, prob Problem, opt Options) (method, error) {
+	n := prob.X.Rows
+	threads := opt.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	k := max(1, min(threads, n, int(prob.X.NNZ()/newtonMinNNZ)))
+	var omega []float64
+	if k > 1 {
+		omega = make([]float64, prob.X.Cols)
+		for j, c := range columnCounts(prob.X) {
+			omega[j] = float64(max(1, min(int64(k), c)))
+		}
+	}
+	opt.Threads = k // the certificate's pool is the epochs' pool
+	core, err := newSDCACore(prob, opt, omega)
+	if err != nil {
+		return nil, err
+	}
+	s := &cocoa{sdcaCore: core, k: k, omega: omega, resync: true}
+	s.perm = make([]int32, n)
+	for i := range s.perm {
+		s.perm[i] = int32(i)
+	}
+	s.rng = rand.New(rand.NewPCG(opt.Seed, 0x5dca)) // sdca's stream: K = 1 is sdca, step for step
+	if k > 1 {
+		if core.cert == nil {
+			return nil, errors.New("engine: cocoa: no worker pool for K > 1 (a bug)")
+		}
+		s.pool = core.cert.pool
+		s.rep = make([][]float64, k)
+		for w := range s.rep {
+			s.rep[w] = make([]float64, core.d)
+		}
+		s.cols = make([]int, k+1)
+		for w := 1; w <= k; w++ {
+			s.cols[w] = core.d * w / k
+		}
+		s.counts = make([]paddedCounter, k)
+	}
+	return s, nil
+}
+
+func (s *cocoa) certify() (TracePoint, error) {
+	tp, err := s.certificate()
+	s.resync = true // the certificate may have recomputed v
+	return tp, err
+}
+
+func (s *cocoa) threads() int { return s.certThreads() }
+
+func (s *cocoa) finish(res *Result) error {
+	res.Duals = s.y
+	return s.closeCert()
+}
+
+// runEpochs runs k epochs of K local passes and a merge each.
+func (s *cocoa) runEpochs(ctx context.Context, k int) (int, error) {
+	for e := 0; e < k; e++ {
+		if ctx.Err() != nil {
+			return e, nil
+		}
+		s.rng.Shuffle(len(s.perm), func(i, j int) { s.perm[i], s.perm[j] = s.perm[j], s.perm[i] })
+		if s.pool == nil {
+			(&sdcaSolver{sdcaCore: s.sdcaCore, m: 1, perm: s.perm}).epochSequential(ctx)
+			continue
+		}
+		resync := s.resync
+		s.resync = false
+		err := s.pool.Run(func(w int) {
+			if resync {
+				copy(s.rep[w], s.v)
+			}
+			s.counts[w].n = s.local(ctx, w)
+		})
+		if err == nil {
+			// Always merge, even after a cancelled epoch: the duals have moved.
+			err = s.pool.Run(s.merge)
+		}
+		for w := range s.counts {
+			s.sampled += s.counts[w].n
+		}
+		if err != nil {
+			return e + 1, fmt.Errorf("engine: cocoa: %w", err)
+		}
+	}
+	return k, nil
+}
+
+// local runs worker w's piece of this epoch's permutation against its
+// replica and returns the samples it stepped.
+func (s *cocoa) local(ctx context.Context, w int) int64 {
+	order := s.perm[s.n*w/s.k : s.n*(w+1)/s.k]
+	r, omega := s.rep[w], s.omega
+	indptr, values, indices := s.x.Indptr, s.x.Values, s.x.Indices
+	for i, k32 := range order {
+		if i&4095 == 4095 && ctx.Err() != nil {
+			return int64(i)
+		}
+		k := int(k32)
+		lo, hi := indptr[k], indptr[k+1]
+		val, idx := values[lo:hi], indices[lo:hi]
+		z := s.margin(val, idx, r)
+		yn := s.dualStep(k, z, s.sigma[k])
+		if d := yn - s.y[k]; d != 0 {
+			s.y[k] = yn
+			a := d * s.invN
+			for p, j := range idx {
+				r[j] += a * val[p] * omega[j]
+			}
+		}
+	}
+	return int64(len(order))
+}
+
+// merge adds the K changes into v on worker w's coordinates and resets
+// the replicas there to the new v.
+func (s *cocoa) merge(w int) {
+	lo, hi := s.cols[w], s.cols[w+1]
+	v := s.v[lo:hi]
+	omega := s.omega[lo:hi]
+	for j := range v {
+		vj := v[j]
+		var sum float64
+		for _, r := range s.rep {
+			sum += r[lo+j] - vj
+		}
+		v[j] = vj + sum/omega[j]
+	}
+	for _, r := range s.rep {
+		copy(r[lo:hi], v)
+	}
+}
