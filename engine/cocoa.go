@@ -79,7 +79,7 @@ type cocoa struct {
 	*sdcaCore
 	k      int         // workers K
 	pool   *sched.Pool // nil: K = 1, SDCA's sequential epoch
-	omega  []float64   // ωⱼ = min(K, rows using feature j)
+	omega  []uint8     // ωⱼ = min(K, rows using feature j)
 	rep    [][]float64 // rep[w] = v + ω ⊙ Δ_w during an epoch, v after the merge
 	cols   []int       // worker w merges coordinates cols[w]:cols[w+1]
 	perm   []int32
@@ -94,16 +94,23 @@ func startCoCoA(ctx context.Context, prob Problem, opt Options) (method, error) 
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	k := max(1, min(threads, n, int(prob.X.NNZ()/newtonMinNNZ)))
-	var omega []float64
+	// At most 255 workers, so that ωⱼ fits a byte: the epoch reads it at
+	// random beside the replica, and a byte array stays in cache.
+	k := max(1, min(threads, n, int(prob.X.NNZ()/newtonMinNNZ), 255))
+	var beta []float64
+	var omega []uint8
+	var colNNZ []int64
 	if k > 1 {
-		omega = make([]float64, prob.X.Cols)
-		for j, c := range columnCounts(prob.X) {
-			omega[j] = float64(max(1, min(int64(k), c)))
+		colNNZ = columnCounts(prob.X)
+		beta = make([]float64, prob.X.Cols)
+		omega = make([]uint8, prob.X.Cols)
+		for j, c := range colNNZ {
+			omega[j] = uint8(max(1, min(int64(k), c)))
+			beta[j] = float64(omega[j])
 		}
 	}
 	opt.Threads = k // the certificate's pool is the epochs' pool
-	core, err := newSDCACore(prob, opt, omega)
+	core, err := newSDCACore(prob, opt, beta, colNNZ)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +203,7 @@ func (s *cocoa) local(ctx context.Context, w int) int64 {
 			s.y[k] = yn
 			a := d * s.invN
 			for p, j := range idx {
-				r[j] += a * val[p] * omega[j]
+				r[j] += a * val[p] * float64(omega[j])
 			}
 		}
 	}
@@ -215,7 +222,7 @@ func (s *cocoa) merge(w int) {
 		for _, r := range s.rep {
 			sum += r[lo+j] - vj
 		}
-		v[j] = vj + sum/omega[j]
+		v[j] = vj + sum/float64(omega[j])
 	}
 	for _, r := range s.rep {
 		copy(r[lo:hi], v)

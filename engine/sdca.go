@@ -103,7 +103,9 @@ const exactEvery = 8
 // for a warm start x₀, and yₖ = 0 otherwise (feasible for every loss here,
 // and x = ∇g*(0) is 0 or the centre). beta, when non-nil, scales the
 // curvature of coordinate j in the steps (the mini-batch factor βⱼ).
-func newSDCACore(prob Problem, opt Options, beta []float64) (*sdcaCore, error) {
+// colNNZ, when non-nil, holds the column counts (columnCounts), which the
+// certificate's workers need: a caller that has them saves a pass.
+func newSDCACore(prob Problem, opt Options, beta []float64, colNNZ []int64) (*sdcaCore, error) {
 	x := prob.X
 	en := prob.Reg.(ElasticNet) // accepts checked
 	c := &sdcaCore{prob: prob, x: x, n: x.Rows, d: x.Cols, en: en, invN: 1 / float64(x.Rows),
@@ -148,7 +150,10 @@ func newSDCACore(prob Problem, opt Options, beta []float64) (*sdcaCore, error) {
 	}
 	if threads = min(threads, int(x.NNZ()/newtonMinNNZ)); threads > 1 {
 		c.cert = newRowSweep(x, threads)
-		c.colOwners = sched.NewOwners(columnCounts(x), threads)
+		if colNNZ == nil {
+			colNNZ = columnCounts(x)
+		}
+		c.colOwners = sched.NewOwners(colNNZ, threads)
 		c.rowP, c.rowD = make([]float64, c.n), make([]float64, c.n)
 	}
 	return c, nil
@@ -427,7 +432,7 @@ func startSDCA(ctx context.Context, prob Problem, opt Options) (method, error) {
 		colNNZ = columnCounts(prob.X)
 		beta = miniBatchBeta(colNNZ, n, opt.M)
 	}
-	core, err := newSDCACore(prob, opt, beta)
+	core, err := newSDCACore(prob, opt, beta, colNNZ)
 	if err != nil {
 		return nil, err
 	}

@@ -120,7 +120,7 @@ func startSDCAAsync(prob Problem, opt Options, wild bool) (method, error) {
 		threads = runtime.GOMAXPROCS(0)
 	}
 	threads = max(1, min(threads, prob.X.Rows))
-	core, err := newSDCACore(prob, opt, nil)
+	core, err := newSDCACore(prob, opt, nil, nil)
 	if err != nil {
 		return nil, err
 	}
