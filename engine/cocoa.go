@@ -153,6 +153,7 @@ func (s *cocoa) finish(res *Result) error {
 
 // runEpochs runs k epochs of K local passes and a merge each.
 func (s *cocoa) runEpochs(ctx context.Context, k int) (int, error) {
+	s.wFresh = false
 	for e := 0; e < k; e++ {
 		if ctx.Err() != nil {
 			return e, nil

@@ -150,6 +150,7 @@ func (s *sdcaAsync) finish(res *Result) error {
 // runEpochs runs k epochs, one pool phase each: the end of a phase is the
 // only point where the workers wait for each other.
 func (s *sdcaAsync) runEpochs(ctx context.Context, k int) (int, error) {
+	s.wFresh = false
 	for e := 0; e < k; e++ {
 		if ctx.Err() != nil {
 			return e, nil
