@@ -213,7 +213,9 @@
 //	                L = max‖aₖ‖²/γ, the certificate (lasso: dual scaled into
 //	                dom g*); sag.go, saga.go, svrg.go the methods
 //	sdca.go         Prox-SDCA (and mini-batch); sdca_async.go PASSCoDe-style
-//	                asynchronous SDCA; dfsdca.go dual-free SDCA
+//	                asynchronous SDCA; cocoa.go SDCA on thread-private
+//	                replicas merged per epoch (CoCoA+, SySCD); dfsdca.go
+//	                dual-free SDCA
 //	wx_*.go         Wang & Xiao: BPD, Ada-BPD, Ada-SPDC, DF-SPDC, ADF-SPDC
 //	                and the robust adaptation rule
 //	pdprox.go       Pdprox for the losses with a bilinear dual
