@@ -26,19 +26,9 @@ func init() {
 			Certified:    true,
 		},
 		rank:    21,
-		accepts: acceptsCoCoA,
+		accepts: acceptsSDCAAsync, // one sample at a time per worker, as sdca-async
 		start:   startCoCoA,
 	})
-}
-
-func acceptsCoCoA(prob Problem, opt Options) error {
-	if err := acceptsSDCA(prob, opt); err != nil {
-		return err
-	}
-	if opt.M > 1 {
-		return fmt.Errorf("engine: %s steps one sample at a time on each worker; m = %d mini-batches are sdca's", opt.Solver, opt.M)
-	}
-	return nil
 }
 
 // cocoa is CoCoA+ (Ma, Smith, Jaggi, Jordan, Richtárik & Takáč, "Adding vs.
@@ -140,7 +130,8 @@ func startCoCoA(ctx context.Context, prob Problem, opt Options) (method, error) 
 
 func (s *cocoa) certify() (TracePoint, error) {
 	tp, err := s.certificate()
-	s.resync = true // the certificate may have recomputed v
+	// A recomputed v (sinceExact = 0) differs from the replicas by rounding.
+	s.resync = s.resync || s.sinceExact == 0
 	return tp, err
 }
 
