@@ -8,6 +8,7 @@ import (
 	"runtime"
 
 	"github.com/adaspdc/adaspdc/sched"
+	"github.com/adaspdc/adaspdc/sparse"
 )
 
 // SolverCoCoA is SDCA run by K workers on their own pieces of the samples
@@ -78,15 +79,21 @@ type cocoa struct {
 	resync bool // v changed outside an epoch: the replicas must copy it
 }
 
-func startCoCoA(ctx context.Context, prob Problem, opt Options) (method, error) {
-	n := prob.X.Rows
-	threads := opt.Threads
+// coCoAWorkers returns K for data x and Options.Threads threads (0: the
+// cores): one worker per newtonMinNNZ nonzeros, as for the certificate
+// whose pool the epochs share, and at most 255, so that ωⱼ fits a byte (the
+// epoch reads it at random beside the replica, and a byte array stays in
+// cache).
+func coCoAWorkers(x *sparse.CSR, threads int) int {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	// At most 255 workers, so that ωⱼ fits a byte: the epoch reads it at
-	// random beside the replica, and a byte array stays in cache.
-	k := max(1, min(threads, n, int(prob.X.NNZ()/newtonMinNNZ), 255))
+	return max(1, min(threads, x.Rows, int(x.NNZ()/newtonMinNNZ), 255))
+}
+
+func startCoCoA(ctx context.Context, prob Problem, opt Options) (method, error) {
+	n := prob.X.Rows
+	k := coCoAWorkers(prob.X, opt.Threads)
 	var beta []float64
 	var omega []uint8
 	var colNNZ []int64

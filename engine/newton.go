@@ -493,12 +493,8 @@ func AutoSolver(prob Problem, opt Options) (Solver, string) {
 // On url-shaped data (κ/n = 0.125 at λ = 1e-5) K = 2 gives 1.8; on a9a
 // (κ/n = 11) 1.04.
 func coCoAGain(prob Problem, opt Options) (int, float64) {
-	threads := opt.Threads
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
 	x := prob.X
-	k := max(1, min(threads, x.Rows, int(x.NNZ()/newtonMinNNZ), 255))
+	k := coCoAWorkers(x, opt.Threads)
 	en, ok := prob.Reg.(ElasticNet)
 	gamma := prob.Loss.Gamma()
 	if k < 2 || !ok || !(gamma > 0) {

@@ -273,9 +273,10 @@ func TestAutoSolver(t *testing.T) {
 		{"lasso", Problem{X: tall, B: bt, Loss: Squared{}, Reg: ElasticNet{L1: 1e-3}}, Options{}, SolverAdaptReg},
 		{"wide, block 4", Problem{X: wide, B: bw, Loss: Logistic{}, Reg: l2}, Options{BlockSize: 4}, SolverAdaSPDC},
 		{"hinge", Problem{X: tall, B: bt, Loss: Hinge{}, Reg: l2}, Options{}, SolverSDCA},
-		// κ/n = mean ‖aₖ‖²/(λγn) is 0.055 at λ = 1e-2: cocoa's damping
-		// costs 5% more passes, and two workers win; at λ = 1e-4 it is 5.5,
-		// the passes nearly double, and SDCA stays.
+		// κ/n = mean ‖aₖ‖²/(λγn) is 0.055 at λ = 1e-2: the rate model
+		// (coCoAGain) predicts 5% more passes for cocoa's damping, and two
+		// workers win; at λ = 1e-4 it is 5.5, the predicted passes nearly
+		// double, and SDCA stays.
 		{"L1, two threads", Problem{X: big, B: bb, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2, L1: 1e-4}}, Options{Threads: 2}, SolverCoCoA},
 		{"L1, one thread", Problem{X: big, B: bb, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2, L1: 1e-4}}, Options{Threads: 1}, SolverSDCA},
 		{"L1, two threads, ill-conditioned", Problem{X: big, B: bb, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-4, L1: 1e-4}}, Options{Threads: 2}, SolverSDCA},
