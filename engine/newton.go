@@ -97,6 +97,14 @@ type newton struct {
 	// activeNNZ is the nonzeros of the rows with φ″ ≠ 0 at this step's
 	// point: what one Hessian product reads.
 	activeNNZ int64
+
+	// The sweep at w also yields the certificate, so certify and the next
+	// step share one pass over the data (fresh says it is current).
+	fresh   bool
+	cert    TracePoint
+	lossSum []float64 // per worker: Σφ(zₖ) over its rows
+	conjSum []float64 // per worker: Σφ*(yₖ) with yₖ = φ′(zₖ)
+	clipped []bool    // per worker: some φ′(zₖ) lay outside dom φ*
 }
 
 func newNewton(prob Problem, opt Options) (*newton, error) {
@@ -122,6 +130,8 @@ func newNewton(prob Problem, opt Options) (*newton, error) {
 	}
 	threads = max(1, min(threads, int(x.NNZ()/newtonMinNNZ)))
 	s.sweep = newRowSweep(x, threads)
+	s.lossSum, s.conjSum = make([]float64, threads), make([]float64, threads)
+	s.clipped = make([]bool, threads)
 	// CG solves a d-dimensional system: d steps suffice in exact
 	// arithmetic; the cap bounds the cost of one Newton step on wide data.
 	s.maxCG = min(d+10, 500)
@@ -133,7 +143,6 @@ func (s *newton) finish(res *Result) error {
 	return s.sweep.close()
 }
 
-func (s *newton) certify() (TracePoint, error) { return Certify(s.prob, s.w) }
 func (s *newton) point() []float64             { return s.w }
 func (s *newton) passes() float64              { return s.visits / (2 * float64(max(1, s.x.NNZ()))) }
 func (s *newton) threads() int                 { return s.sweep.threads() }
@@ -179,38 +188,13 @@ var errNewtonFloor = errors.New("engine: newton: the objective cannot decrease f
 // uses a trust region instead; this search is cheaper, O(n) per trial,
 // since A·s is computed once).
 func (s *newton) newtonStep() (moved bool, err error) {
-	loss, b, w := s.loss, s.prob.B, s.w
-	err = s.sweep.run(func(lo, hi int, acc [][]float64) {
-		g, h := acc[0], acc[1]
-		for k := lo; k < hi; k++ {
-			val, idx := s.x.Row(k)
-			zk := kernels.SparseDot(val, idx, w)
-			s.z[k] = zk
-			c := loss.Deriv2(zk, b[k]) * s.invN
-			s.curv[k] = c
-			kernels.SparseAxpy(loss.Deriv(zk, b[k])*s.invN, val, idx, g)
-			if c != 0 {
-				for p, j := range idx {
-					h[j] += c * val[p] * val[p]
-				}
-			}
-		}
-	}, s.grad, s.diag)
-	if err != nil {
-		return false, err
-	}
-	s.visits += 3 * float64(s.x.NNZ())
-	// The products below read only the rows with φ″ ≠ 0.
-	s.activeNNZ = 0
-	for k, c := range s.curv {
-		if c != 0 {
-			s.activeNNZ += s.x.Indptr[k+1] - s.x.Indptr[k]
+	if !s.fresh {
+		if err := s.sweepAt(); err != nil {
+			return false, err
 		}
 	}
-	for j := range s.grad {
-		s.grad[j] += s.lam[j]*w[j] - s.shift[j]
-		s.diag[j] += s.lam[j]
-	}
+	s.fresh = false
+	w := s.w
 
 	// Preconditioned conjugate gradients from s = 0.
 	var rz float64
@@ -275,6 +259,88 @@ func (s *newton) newtonStep() (moved bool, err error) {
 	}
 	kernels.Axpy(alpha, s.step, w)
 	return true, nil
+}
+
+// sweepAt reads the data once at the current w and sets what both the
+// next Newton step and the certificate need: zₖ = aₖᵀw, the curvatures
+// φ″(zₖ)/n, the gradient ∇P(w), the Hessian's diagonal, and P(w) and the
+// dual value D(y) at yₖ = φ′(zₖ), the dual point Certify takes. The data
+// part of the gradient, (1/n) Σₖ φ′(zₖ) aₖ, is the v of D(y) =
+// −(1/n) Σₖ φ*(yₖ) − g*(−v), so the certificate costs no pass of its own.
+// Where some φ′(zₖ) lies outside dom φ* (rounding at a kink), Certify's
+// projection changes y, and certify falls back to it.
+func (s *newton) sweepAt() error {
+	loss, b, w := s.loss, s.prob.B, s.w
+	err := s.sweep.runWorkers(func(t, lo, hi int, acc [][]float64) {
+		g, h := acc[0], acc[1]
+		var ls, cs neumaier
+		clipped := false
+		for k := lo; k < hi; k++ {
+			val, idx := s.x.Row(k)
+			zk := kernels.SparseDot(val, idx, w)
+			s.z[k] = zk
+			c := loss.Deriv2(zk, b[k]) * s.invN
+			s.curv[k] = c
+			d1 := loss.Deriv(zk, b[k])
+			if y := loss.DualFeasible(d1, b[k]); y != d1 {
+				clipped = true
+			}
+			ls.add(loss.Value(zk, b[k]))
+			cs.add(loss.Conj(d1, b[k]))
+			kernels.SparseAxpy(d1*s.invN, val, idx, g)
+			if c != 0 {
+				for p, j := range idx {
+					h[j] += c * val[p] * val[p]
+				}
+			}
+		}
+		s.lossSum[t], s.conjSum[t], s.clipped[t] = ls.sum(), cs.sum(), clipped
+	}, s.grad, s.diag)
+	if err != nil {
+		return err
+	}
+	s.visits += 3 * float64(s.x.NNZ())
+	// The products of the next step read only the rows with φ″ ≠ 0.
+	s.activeNNZ = 0
+	for k, c := range s.curv {
+		if c != 0 {
+			s.activeNNZ += s.x.Indptr[k+1] - s.x.Indptr[k]
+		}
+	}
+	var lsum, csum neumaier
+	clipped := false
+	for t := range s.lossSum {
+		lsum.add(s.lossSum[t])
+		csum.add(s.conjSum[t])
+		clipped = clipped || s.clipped[t]
+	}
+	// s.grad holds v = (1/n) Aᵀy before the regularizer's part is added.
+	p := lsum.sum()*s.invN + s.reg.Value(w)
+	dv := -csum.sum()*s.invN - s.reg.ConjNeg(s.grad)
+	s.cert = TracePoint{Primal: p, Dual: dv, Gap: p - dv, RelGap: (p - dv) / math.Max(1, math.Abs(p))}
+	if clipped {
+		s.cert.Gap = math.NaN() // certify asks Certify
+	}
+	for j := range s.grad {
+		s.grad[j] += s.lam[j]*w[j] - s.shift[j]
+		s.diag[j] += s.lam[j]
+	}
+	s.fresh = true
+	return nil
+}
+
+// certify returns the certificate of the sweep at the current point, which
+// the next step reuses.
+func (s *newton) certify() (TracePoint, error) {
+	if !s.fresh {
+		if err := s.sweepAt(); err != nil {
+			return TracePoint{}, err
+		}
+	}
+	if math.IsNaN(s.cert.Gap) {
+		return Certify(s.prob, s.w)
+	}
+	return s.cert, nil
 }
 
 // hessianTimes sets out = H v, skipping the samples with φ″ = 0 (for the
@@ -399,12 +465,18 @@ func (s *rowSweep) close() error { return s.pool.Close() }
 // accumulators over the workers. With one worker the outs are the
 // accumulators.
 func (s *rowSweep) run(fn func(lo, hi int, acc [][]float64), outs ...[]float64) error {
+	return s.runWorkers(func(_, lo, hi int, acc [][]float64) { fn(lo, hi, acc) }, outs...)
+}
+
+// runWorkers is run with the worker's index w passed to fn, for results
+// kept per worker.
+func (s *rowSweep) runWorkers(fn func(w, lo, hi int, acc [][]float64), outs ...[]float64) error {
 	t := s.threads()
 	if t == 1 {
 		for _, o := range outs {
 			clear(o)
 		}
-		fn(s.rows[0], s.rows[1], outs)
+		fn(0, s.rows[0], s.rows[1], outs)
 		return nil
 	}
 	for w := range t {
@@ -412,7 +484,7 @@ func (s *rowSweep) run(fn func(lo, hi int, acc [][]float64), outs ...[]float64) 
 			s.bufs[w] = append(s.bufs[w], make([]float64, s.d))
 		}
 	}
-	if err := s.pool.Run(func(w int) { fn(s.rows[w], s.rows[w+1], s.bufs[w][:len(outs)]) }); err != nil {
+	if err := s.pool.Run(func(w int) { fn(w, s.rows[w], s.rows[w+1], s.bufs[w][:len(outs)]) }); err != nil {
 		return err
 	}
 	if len(outs) == 0 {

@@ -230,6 +230,56 @@ func TestNewtonThreads(t *testing.T) {
 	}
 }
 
+// TestNewtonCertificate checks the certificate that newton computes in the
+// sweep it shares with its next step against Certify's at every step, for
+// each loss it takes, one and two workers, and an elastic net with a centre
+// and weights (where v must be taken before the regularizer's gradient).
+func TestNewtonCertificate(t *testing.T) {
+	x, b := sparseData(2000, 300, 15, 11)
+	y := make([]float64, len(b))
+	for k := range b {
+		y[k] = b[k] + 0.3*float64(k%5-2)
+	}
+	c := make([]float64, x.Cols)
+	wt := make([]float64, x.Cols)
+	for j := range c {
+		c[j] = 0.02 * float64(j%5-2)
+		wt[j] = 0.5 + float64(j%3)
+	}
+	for _, tc := range []struct {
+		loss Loss
+		b    []float64
+	}{{Logistic{}, b}, {SquaredHinge{}, b}, {SmoothHinge{S: 1}, b}, {Squared{}, y}} {
+		for _, threads := range []int{1, 2} {
+			prob := Problem{X: x, B: tc.b, Loss: tc.loss, Reg: ElasticNet{Lambda: 1e-3, Center: c, Weights: wt}}
+			s, err := newNewton(prob, Options{Solver: SolverNewton, Threads: threads})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for step := 0; step < 6; step++ {
+				got, err := s.certify()
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := Certify(prob, s.w)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, q := range [][2]float64{{got.Primal, want.Primal}, {got.Dual, want.Dual}} {
+					if math.Abs(q[0]-q[1]) > 1e-12*math.Max(1, math.Abs(q[1])) {
+						t.Fatalf("%s, %d threads, step %d: newton certifies P = %.15g, D = %.15g; Certify: P = %.15g, D = %.15g",
+							tc.loss.Name(), threads, step, got.Primal, got.Dual, want.Primal, want.Dual)
+					}
+				}
+				if moved, err := s.newtonStep(); err != nil || !moved {
+					break
+				}
+			}
+			s.finish(&Result{})
+		}
+	}
+}
+
 // TestNewtonRefuses checks that problems the method cannot take are
 // refused with a message naming a solver that can.
 func TestNewtonRefuses(t *testing.T) {
