@@ -143,9 +143,9 @@ func (s *newton) finish(res *Result) error {
 	return s.sweep.close()
 }
 
-func (s *newton) point() []float64             { return s.w }
-func (s *newton) passes() float64              { return s.visits / (2 * float64(max(1, s.x.NNZ()))) }
-func (s *newton) threads() int                 { return s.sweep.threads() }
+func (s *newton) point() []float64 { return s.w }
+func (s *newton) passes() float64  { return s.visits / (2 * float64(max(1, s.x.NNZ()))) }
+func (s *newton) threads() int     { return s.sweep.threads() }
 func (s *newton) divergenceHint() string {
 	return "the Newton steps decrease the objective by construction, so this is a bug or non-finite data; report it with the data"
 }
