@@ -1,5 +1,7 @@
 package engine
 
+import "math"
+
 // curvedLoss is implemented by the losses with a second derivative, or for
 // the squared and smoothed hinges the generalised one (the derivative of the
 // piecewise-linear φ′, taken as its right-hand value at the kinks). The
@@ -37,4 +39,35 @@ func (h SmoothHinge) Deriv2(z, b float64) float64 {
 		return 1 / s
 	}
 	return 0
+}
+
+// curvedTerms returns φ(z, b), φ′(z, b), φ″(z, b) and φ*(φ′(z, b), b): what
+// one row of newton's sweep needs. For the logistic loss with b = ±1 they
+// share one exponential and one logarithm, where the four methods take
+// three of each: with t = −bz, e = exp(−|t|) and l = log(1 + e), the
+// predicted probability is u = σ(t) and
+//
+//	φ = max(t, 0) + l,  log u = min(t, 0) − l,  log(1 − u) = −max(t, 0) − l,
+//
+// and φ* is u·log u + (1 − u)·log(1 − u) (loss.go).
+func curvedTerms(loss curvedLoss, z, b float64) (val, d1, d2, conj float64) {
+	if _, ok := loss.(Logistic); ok && (b == 1 || b == -1) {
+		t := -b * z
+		e := math.Exp(-math.Abs(t))
+		l := math.Log1p(e)
+		r := 1 / (1 + e)
+		var u, comp float64 // u and 1 − u, each with full relative precision
+		if t >= 0 {
+			u, comp = r, e*r
+			val = t + l
+			conj = u*(-l) + comp*(-t-l)
+		} else {
+			u, comp = e*r, r
+			val = l
+			conj = u*(t-l) + comp*(-l)
+		}
+		return val, -b * u, u * comp, conj
+	}
+	d1 = loss.Deriv(z, b)
+	return loss.Value(z, b), d1, loss.Deriv2(z, b), loss.Conj(d1, b)
 }

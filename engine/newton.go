@@ -279,14 +279,14 @@ func (s *newton) sweepAt() error {
 			val, idx := s.x.Row(k)
 			zk := kernels.SparseDot(val, idx, w)
 			s.z[k] = zk
-			c := loss.Deriv2(zk, b[k]) * s.invN
+			val0, d1, d2, conj := curvedTerms(loss, zk, b[k])
+			c := d2 * s.invN
 			s.curv[k] = c
-			d1 := loss.Deriv(zk, b[k])
 			if y := loss.DualFeasible(d1, b[k]); y != d1 {
 				clipped = true
 			}
-			ls.add(loss.Value(zk, b[k]))
-			cs.add(loss.Conj(d1, b[k]))
+			ls.add(val0)
+			cs.add(conj)
 			kernels.SparseAxpy(d1*s.invN, val, idx, g)
 			if c != 0 {
 				for p, j := range idx {

@@ -376,3 +376,33 @@ func TestColumnScaleRange(t *testing.T) {
 		}
 	}
 }
+
+// TestCurvedTerms checks the logistic loss's shared-exponential terms, from
+// margins where e^{−|t|} underflows to the origin: φ and φ′ against the
+// loss's methods, φ″ against e^{−|z|}/(1 + e^{−|z|})², and φ* by the
+// Fenchel–Young equality φ(z) + φ*(φ′(z)) = z·φ′(z). (Deriv2's s(1 − s) and
+// Conj's logarithms of u and 1 − u lose relative precision at large margins,
+// so they are no reference there.)
+func TestCurvedTerms(t *testing.T) {
+	l := Logistic{}
+	for _, b := range []float64{1, -1} {
+		for _, z := range []float64{-800, -40, -36.7, -20, -3, -0.5, -1e-9, 0, 1e-9, 0.5, 3, 20, 36.7, 40, 800} {
+			val, d1, d2, conj := curvedTerms(l, z, b)
+			e := math.Exp(-math.Abs(z))
+			for _, q := range []struct {
+				name      string
+				got, want float64
+				scale     float64
+			}{
+				{"φ", val, l.Value(z, b), math.Abs(val)},
+				{"φ′", d1, l.Deriv(z, b), math.Abs(d1)},
+				{"φ″", d2, e / ((1 + e) * (1 + e)), d2},
+				{"φ*", conj, z*d1 - val, math.Max(math.Abs(z*d1), math.Abs(val))},
+			} {
+				if math.Abs(q.got-q.want) > 4e-16*q.scale {
+					t.Errorf("b = %g, z = %g: %s = %.17g, want %.17g", b, z, q.name, q.got, q.want)
+				}
+			}
+		}
+	}
+}
