@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"github.com/adaspdc/adaspdc/internal/hugepage"
 	"math"
 	"runtime"
 	"sync"
@@ -45,7 +46,7 @@ func Certify(prob Problem, w []float64) (TracePoint, error) {
 	invN := 1 / float64(n)
 	var wg sync.WaitGroup
 	for t := range workers {
-		vs[t] = make([]float64, d)
+		vs[t] = hugepage.Make[float64](d)
 		wg.Go(func() {
 			v := vs[t]
 			for c := t; c < chunks; c += workers {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/adaspdc/adaspdc/internal/hugepage"
 	"math/rand/v2"
 	"runtime"
 
@@ -99,8 +100,8 @@ func startCoCoA(ctx context.Context, prob Problem, opt Options) (method, error) 
 	var colNNZ []int64
 	if k > 1 {
 		colNNZ = columnCounts(prob.X)
-		beta = make([]float64, prob.X.Cols)
-		omega = make([]uint8, prob.X.Cols)
+		beta = hugepage.Make[float64](prob.X.Cols)
+		omega = hugepage.Make[uint8](prob.X.Cols)
 		for j, c := range colNNZ {
 			omega[j] = uint8(max(1, min(int64(k), c)))
 			beta[j] = float64(omega[j])
@@ -112,7 +113,7 @@ func startCoCoA(ctx context.Context, prob Problem, opt Options) (method, error) 
 		return nil, err
 	}
 	s := &cocoa{sdcaCore: core, k: k, omega: omega, resync: true}
-	s.perm = make([]int32, n)
+	s.perm = hugepage.Make[int32](n)
 	for i := range s.perm {
 		s.perm[i] = int32(i)
 	}
@@ -124,7 +125,7 @@ func startCoCoA(ctx context.Context, prob Problem, opt Options) (method, error) 
 		s.pool = core.cert.pool
 		s.rep = make([][]float64, k)
 		for w := range s.rep {
-			s.rep[w] = make([]float64, core.d)
+			s.rep[w] = hugepage.Make[float64](core.d)
 		}
 		s.cols = make([]int, k+1)
 		for w := 1; w <= k; w++ {

@@ -280,6 +280,48 @@ func TestNewtonCertificate(t *testing.T) {
 	}
 }
 
+// TestNewtonDenseHessian checks the Hessian that newton forms on narrow
+// data against the products with A it replaces, with one and two workers
+// (whose private triangles are summed), at a point where some squared-hinge
+// rows have φ″ = 0.
+func TestNewtonDenseHessian(t *testing.T) {
+	x, b := sparseData(3000, 40, 6, 5)
+	if !denseHessianPays(x) {
+		t.Fatal("denseHessianPays: false on 3000 rows of 6 entries in 40 columns")
+	}
+	v := make([]float64, x.Cols)
+	for j := range v {
+		v[j] = math.Sin(float64(j) + 1)
+	}
+	for _, loss := range []Loss{Logistic{}, SquaredHinge{}} {
+		for _, threads := range []int{1, 2} {
+			prob := Problem{X: x, B: b, Loss: loss, Reg: ElasticNet{Lambda: 1e-3}}
+			s, err := newNewton(prob, Options{Solver: SolverNewton, Threads: threads})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.newtonStep(); err != nil { // a point with w ≠ 0
+				t.Fatal(err)
+			}
+			if err := s.sweepAt(); err != nil {
+				t.Fatal(err)
+			}
+			dense, sparse := make([]float64, x.Cols), make([]float64, x.Cols)
+			if err := s.hessianTimes(v, dense); err != nil {
+				t.Fatal(err)
+			}
+			s.hess = nil
+			if err := s.hessianTimes(v, sparse); err != nil {
+				t.Fatal(err)
+			}
+			if d := relDiff(dense, sparse); d > 1e-13 {
+				t.Errorf("%s, %d threads: dense Hv differs from Aᵀ(φ″·Av) by %.3g", loss.Name(), threads, d)
+			}
+			s.finish(&Result{})
+		}
+	}
+}
+
 // TestNewtonRefuses checks that problems the method cannot take are
 // refused with a message naming a solver that can.
 func TestNewtonRefuses(t *testing.T) {

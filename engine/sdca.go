@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/adaspdc/adaspdc/internal/hugepage"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -123,15 +124,15 @@ func newSDCACore(prob Problem, opt Options, beta []float64, colNNZ []int64) (*sd
 	c.plainL2 = en.plain() && en.L1 == 0
 	c.plainEN = en.plain()
 	c.invLam = 1 / en.Lambda
-	c.y = make([]float64, c.n)
-	c.v = make([]float64, c.d)
-	c.w = make([]float64, c.d)
-	c.comp = make([]float64, c.d)
+	c.y = hugepage.Make[float64](c.n)
+	c.v = hugepage.Make[float64](c.d)
+	c.w = hugepage.Make[float64](c.d)
+	c.comp = hugepage.Make[float64](c.d)
 	if nc := (c.d + regChunkSize - 1) / regChunkSize; en.plain() {
 		c.chunkG, c.chunkGStar = make([]float64, nc), make([]float64, nc)
 	}
 	if _, ok := prob.Loss.(Logistic); ok {
-		c.logit = make([]float64, c.n)
+		c.logit = hugepage.Make[float64](c.n)
 		for k := range c.logit {
 			c.logit[k] = math.NaN()
 		}
@@ -167,7 +168,7 @@ func newSDCACore(prob Problem, opt Options, beta []float64, colNNZ []int64) (*sd
 			colNNZ = columnCounts(x)
 		}
 		c.colOwners = sched.NewOwners(colNNZ, threads)
-		c.rowP, c.rowD = make([]float64, c.n), make([]float64, c.n)
+		c.rowP, c.rowD = hugepage.Make[float64](c.n), hugepage.Make[float64](c.n)
 	}
 	return c, nil
 }
@@ -224,7 +225,7 @@ func (c *sdcaCore) dualPoint() []float64 { return c.y }
 // mini-batches); σₖ = +Inf for an empty row, whose dual does not move v.
 // The rows are shared among up to threads goroutines.
 func (c *sdcaCore) stepSizes(beta []float64, threads int) error {
-	c.sigma = make([]float64, c.n)
+	c.sigma = hugepage.Make[float64](c.n)
 	threads = max(1, min(threads, int(c.x.NNZ()/newtonMinNNZ)))
 	bad := make([]int, threads) // the first bad row of each range, or −1
 	nonzero := make([]bool, threads)
@@ -547,7 +548,7 @@ func startSDCA(ctx context.Context, prob Problem, opt Options) (method, error) {
 		return nil, err
 	}
 	s := &sdcaSolver{sdcaCore: core, m: opt.M}
-	s.perm = make([]int32, n)
+	s.perm = hugepage.Make[int32](n)
 	for k := range s.perm {
 		s.perm[k] = int32(k)
 	}
@@ -572,7 +573,7 @@ func startSDCA(ctx context.Context, prob Problem, opt Options) (method, error) {
 
 // columnCounts returns the number of nonzeros of every column.
 func columnCounts(x *sparse.CSR) []int64 {
-	c := make([]int64, x.Cols)
+	c := hugepage.Make[int64](x.Cols)
 	for _, j := range x.Indices {
 		c[j]++
 	}
@@ -582,7 +583,7 @@ func columnCounts(x *sparse.CSR) []int64 {
 // miniBatchBeta returns βⱼ = 1 + (m−1)(ωⱼ−1)/(n−1) for columns with ωⱼ
 // nonzeros among n samples, for batches of m samples (see step).
 func miniBatchBeta(colNNZ []int64, n, m int) []float64 {
-	beta := make([]float64, len(colNNZ))
+	beta := hugepage.Make[float64](len(colNNZ))
 	for j, w := range colNNZ {
 		beta[j] = 1 + float64(m-1)*float64(max(w-1, 0))/float64(max(n-1, 1))
 	}

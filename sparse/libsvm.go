@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/adaspdc/adaspdc/internal/hugepage"
 	"io"
 	"math"
 	"os"
@@ -281,10 +282,10 @@ func readSized(r io.ReaderAt, size int64, name string, opt ReadOptions) (*Datase
 		rowCap += c.rowCap
 		nnzCap += c.nnzCap
 	}
-	y := make([]float64, rowCap)
-	ptr := make([]int64, rowCap+1)
-	ind := make([]int32, nnzCap)
-	val := make([]float64, nnzCap)
+	y := hugepage.Make[float64](rowCap)
+	ptr := hugepage.Make[int64](rowCap + 1)
+	ind := hugepage.Make[int32](nnzCap)
+	val := hugepage.Make[float64](nnzCap)
 
 	bad := newFirstBad()
 	var g errgroup.Group
@@ -307,7 +308,7 @@ func readSized(r io.ReaderAt, size int64, name string, opt ReadOptions) (*Datase
 			default:
 			}
 			if cap(buf) < c.length {
-				buf = make([]byte, max(c.length, chunkSize))
+				buf = hugepage.Make[byte](max(c.length, chunkSize))
 			}
 			text := buf[:c.length]
 			if n, err := r.ReadAt(text, c.off); n < len(text) {
@@ -389,7 +390,7 @@ func trim[E any](s []E, n int) []E {
 // its buffer for the second pass to reuse.
 func planChunks(r io.ReaderAt, size int64, chunkSize int) ([]*chunk, []byte, error) {
 	var chunks []*chunk
-	buf := make([]byte, min(int64(chunkSize), size))
+	buf := hugepage.Make[byte](int(min(int64(chunkSize), size)))
 	for off := int64(0); off < size; {
 		n, scanned, eof := 0, 0, false
 		for {
@@ -458,10 +459,10 @@ func readStream(r io.Reader, size int64, name string, opt ReadOptions) (*Dataset
 		select {
 		case buf = <-free:
 		default:
-			buf = make([]byte, chunkSize)
+			buf = hugepage.Make[byte](chunkSize)
 		}
 		if len(carry) >= len(buf) {
-			buf = make([]byte, 2*len(carry))
+			buf = hugepage.Make[byte](2 * len(carry))
 		}
 		n := copy(buf, carry)
 		carry = carry[:0]
@@ -529,8 +530,8 @@ func readStream(r io.Reader, size int64, name string, opt ReadOptions) (*Dataset
 func parseOwn(c *chunk, text []byte, opt ReadOptions) {
 	rowCap := bytes.Count(text, []byte{'\n'}) + 1
 	nnzCap := bytes.Count(text, []byte{':'})
-	c.labels, c.rowEnds = make([]float64, rowCap), make([]int64, rowCap)
-	c.indices, c.values = make([]int32, nnzCap), make([]float64, nnzCap)
+	c.labels, c.rowEnds = hugepage.Make[float64](rowCap), hugepage.Make[int64](rowCap)
+	c.indices, c.values = hugepage.Make[int32](nnzCap), hugepage.Make[float64](nnzCap)
 	parseChunk(c, text, c.labels, c.rowEnds, 0, c.indices, c.values, opt.NumFeatures, opt.SkipInvalid)
 }
 
@@ -588,11 +589,11 @@ func concatenate(chunks []*chunk, name string, cols, threads int) *Dataset {
 	m := &CSR{
 		Rows:    rows,
 		Cols:    cols,
-		Indptr:  make([]int64, rows+1),
-		Indices: make([]int32, nnz),
-		Values:  make([]float64, nnz),
+		Indptr:  hugepage.Make[int64](rows + 1),
+		Indices: hugepage.Make[int32](int(nnz)),
+		Values:  hugepage.Make[float64](int(nnz)),
 	}
-	y := make([]float64, rows)
+	y := hugepage.Make[float64](rows)
 	var g errgroup.Group
 	g.SetLimit(threads)
 	for k, c := range chunks {

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package hugepage
+
+// advise does nothing: madvise(MADV_HUGEPAGE) is Linux's.
+func advise(b []byte) {}
