@@ -345,8 +345,14 @@ func (s *newton) sweepAt() error {
 					// Row j of the upper triangle gains c·aₖⱼ·aₖ over the
 					// columns from j on (a row's columns ascend).
 					hs := acc[2]
+					// Rows are short (a9a: 14 entries), so the loop is
+					// inline: with a kernel call per entry, w8a took 0.23 s of CPU
+					// against 0.19 s.
 					for p, j := range idx {
-						kernels.SparseAxpy(c*val[p], val[p:], idx[p:], hs[int(j)*d:int(j+1)*d])
+						cv, row := c*val[p], hs[int(j)*d:int(j+1)*d]
+						for q := p; q < len(idx); q++ {
+							row[idx[q]] += cv * val[q]
+						}
 					}
 				}
 			}
