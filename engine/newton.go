@@ -695,4 +695,3 @@ func columnScaleRange(x *sparse.CSR) (lo, hi float64) {
 	}
 	return lo, hi
 }
-
