@@ -199,8 +199,10 @@
 //	                "Batch steps")
 //	newton.go       truncated Newton on the primal: diagonally
 //	                preconditioned CG (steps invariant to feature scale),
-//	                a line search on the derivative, parallel row sweeps
-//	                (rowSweep); AutoSolver, the CLI's automatic choice;
+//	                on the formed d×d Hessian where d is small, a line
+//	                search on the derivative, parallel row sweeps
+//	                (rowSweep) that also yield each certificate;
+//	                AutoSolver, the CLI's automatic choice;
 //	                loss_curvature.go the losses' second derivatives
 //	lazyl2.go       the scaled lazy store for L2 (Eq. 11, 13, 14 per touched
 //	                coordinate, x̄ for untouched ones)
