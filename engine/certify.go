@@ -2,11 +2,11 @@ package engine
 
 import (
 	"fmt"
-	"github.com/adaspdc/adaspdc/internal/hugepage"
 	"math"
 	"runtime"
 	"sync"
 
+	"github.com/adaspdc/adaspdc/internal/hugepage"
 	"github.com/adaspdc/adaspdc/kernels"
 )
 

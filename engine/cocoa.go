@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/adaspdc/adaspdc/internal/hugepage"
 	"math/rand/v2"
 	"runtime"
 
+	"github.com/adaspdc/adaspdc/internal/hugepage"
 	"github.com/adaspdc/adaspdc/sched"
 	"github.com/adaspdc/adaspdc/sparse"
 )

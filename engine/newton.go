@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/adaspdc/adaspdc/internal/hugepage"
 	"math"
 	"runtime"
 	"sort"
 
+	"github.com/adaspdc/adaspdc/internal/hugepage"
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sched"
 	"github.com/adaspdc/adaspdc/sparse"
@@ -154,7 +154,7 @@ const newtonDenseMaxD = 1024
 // denseHessianFactor is the number of products with A that forming the
 // Hessian may cost. CG took 5–12 steps per Newton step on a9a, w8a and
 // ijcnn1, where forming it costs 3.7, 5.9 and 3.5 products; it cut the whole
-// process by 2–28% there (bench/README.md, "Newton on small d").
+// process by 2–28% there (bench/README.md, "Newton on narrow data, and page faults").
 const denseHessianFactor = 6.0
 
 // denseHessianPays reports whether newton should form the Hessian's data
@@ -347,8 +347,8 @@ func (s *newton) sweepAt() error {
 					// columns from j on (a row's columns ascend).
 					hs := acc[2]
 					// Rows are short (a9a: 14 entries), so the loop is
-					// inline: with a kernel call per entry, w8a took 0.23 s of CPU
-					// against 0.19 s.
+					// inline: with a kernel call per entry, w8a took
+					// 0.23 s of CPU against 0.19 s.
 					for p, j := range idx {
 						cv, row := c*val[p], hs[int(j)*d:int(j+1)*d]
 						for q := p; q < len(idx); q++ {

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/adaspdc/adaspdc/internal/hugepage"
 	"math"
 	"math/rand/v2"
 	"runtime"
 	"sync"
 
+	"github.com/adaspdc/adaspdc/internal/hugepage"
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sched"
 	"github.com/adaspdc/adaspdc/sparse"

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/adaspdc/adaspdc/internal/hugepage"
 	"io"
 	"math"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"strconv"
 	"sync/atomic"
 
+	"github.com/adaspdc/adaspdc/internal/hugepage"
 	"golang.org/x/sync/errgroup"
 )
 
