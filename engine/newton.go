@@ -111,6 +111,10 @@ type newton struct {
 	lossSum []float64 // per worker: Σφ(zₖ) over its rows
 	conjSum []float64 // per worker: Σφ*(yₖ) with yₖ = φ′(zₖ)
 	clipped []bool    // per worker: some φ′(zₖ) lay outside dom φ*
+	// lossMean is (1/n) Σₖ φ(zₖ) at w, the loss part of P that the line
+	// search starts from. The line search reuses lossSum and conjSum for
+	// its per-worker sums.
+	lossMean float64
 }
 
 func newNewton(prob Problem, opt Options) (*newton, error) {
@@ -398,7 +402,8 @@ func (s *newton) sweepAt() error {
 		clipped = clipped || s.clipped[t]
 	}
 	// s.grad holds v = (1/n) Aᵀy before the regularizer's part is added.
-	p := lsum.sum()*s.invN + s.reg.Value(w)
+	s.lossMean = lsum.sum() * s.invN
+	p := s.lossMean + s.reg.Value(w)
 	dv := -csum.sum()*s.invN - s.reg.ConjNeg(s.grad)
 	s.cert = TracePoint{Primal: p, Dual: dv, Gap: p - dv, RelGap: (p - dv) / math.Max(1, math.Abs(p))}
 	if clipped {
@@ -459,42 +464,150 @@ func (s *newton) hessianTimes(v, out []float64) error {
 	return nil
 }
 
-// slope returns dP(w + αs)/dα = (1/n) Σₖ φ′(zₖ + α·dzₖ)·dzₖ + Σⱼ sⱼ(λⱼ(wⱼ + αsⱼ) − λⱼcⱼ).
-func (s *newton) slope(alpha float64) float64 {
-	var d float64
-	for k, dk := range s.dz {
-		if dk != 0 {
-			d += s.loss.Deriv(s.z[k]+alpha*dk, s.prob.B[k]) * dk
+// along returns the slope dP/dα at w + αs,
+//
+//	(1/n) Σₖ φ′(zₖ + α·dzₖ)·dzₖ + Σⱼ sⱼ(λⱼ(wⱼ + αsⱼ) − λⱼcⱼ),
+//
+// and, when withLoss is set, the loss part of P there, (1/n) Σₖ φ(zₖ +
+// α·dzₖ), from one pass over z and dz (no row of A) on the sweep's
+// workers. The loss part is summed as sweepAt sums it (per worker, then
+// over the workers in order), so at α = 0 it equals s.lossMean to the
+// last bit, and Armijo's test compares like with like. Without it a row
+// costs one exponential instead of an exponential and a logarithm.
+func (s *newton) along(alpha float64, withLoss bool) (slope, loss float64, err error) {
+	err = s.sweep.runWorkers(func(t, lo, hi int, _ [][]float64) {
+		var ls neumaier
+		var sl float64
+		b, z, dz := s.prob.B, s.z[lo:hi], s.dz[lo:hi]
+		if withLoss {
+			for k, dk := range dz {
+				val, d1, _, _ := curvedTerms(s.loss, z[k]+alpha*dk, b[lo+k])
+				ls.add(val)
+				sl += d1 * dk
+			}
+		} else {
+			for k, dk := range dz {
+				if dk != 0 {
+					sl += s.loss.Deriv(z[k]+alpha*dk, b[lo+k]) * dk
+				}
+			}
 		}
+		s.lossSum[t], s.conjSum[t] = ls.sum(), sl
+	})
+	if err != nil {
+		return 0, 0, err
 	}
-	d *= s.invN
+	var lsum neumaier
+	for t := range s.lossSum {
+		lsum.add(s.lossSum[t])
+		slope += s.conjSum[t]
+	}
+	slope *= s.invN
 	for j, sj := range s.step {
-		d += sj * (s.lam[j]*(s.w[j]+alpha*sj) - s.shift[j])
+		slope += sj * (s.lam[j]*(s.w[j]+alpha*sj) - s.shift[j])
 	}
-	return d
+	return slope, lsum.sum() * s.invN, nil
 }
 
-// lineSearch returns a step length along s. The full Newton step is taken
-// when P still falls at its end (slope ≤ 0 at α = 1) or it meets Armijo's
-// condition; otherwise bisection on the slope, keeping the left end where
-// the slope is ≤ 0 (so P has fallen), until the slope is within a tenth of
-// its start.
+// regAlong returns the L2 part of P at w + αs, up to a constant, for
+// Armijo's test.
+func (s *newton) regAlong(alpha float64) float64 {
+	var f neumaier
+	for j, sj := range s.step {
+		wj := s.w[j] + alpha*sj
+		f.add(0.5*s.lam[j]*wj*wj - s.shift[j]*wj)
+	}
+	return f.sum()
+}
+
+// newtonMaxStretch bounds the step length beyond the Newton step that the
+// line search tries.
+const newtonMaxStretch = 4.0
+
+// lineSearch returns a step length α along s. P is convex along the line,
+// so its slope d(α) rises with α, and the search keeps the largest α with
+// d(α) ≤ 0 that it finds (so P has fallen), from d's values only, which
+// stay exact where P's values round:
+//
+//   - d(1) ≤ 0 and |d(1)| ≤ |d(0)|/10: the Newton step, near the line's
+//     minimum (the usual case close to the optimum, where Newton converges
+//     superlinearly).
+//   - d(1) < d(0)/10: the minimum lies beyond 1. Far from the optimum the
+//     losses flatten as margins grow, so the Newton step, sized by the
+//     curvature at w, falls short (w8a, logistic, λ = 1e-5: d(1)/d(0) ≈
+//     0.3 in the first steps). Where newton forms the Hessian, at most
+//     two secant steps on d from the last two points, up to α = 4,
+//     stretch it: each costs one exponential a row, against a sweep that
+//     forms the Hessian, and they saved 1–2 of 5–14 Newton steps on a9a,
+//     w8a and ijcnn1 (bench/README.md, "Newton on narrow data"). Where
+//     it does not, a Newton step's cost is its CG steps, and the longer
+//     steps left more of them to the next steps (news20, logistic,
+//     λ = 1e-6: 52 → 70 CG steps, 0.18 → 0.23 s), so α = 1.
+//   - d(1) > 0: α = 1 if it meets Armijo's condition (which needs P's
+//     values, one pass), otherwise bisection on [0, 1] until |d| is within
+//     a tenth of |d(0)|.
+//
+// d(0) is ∇P·s (dz = A·s) and P's loss part at 0 is the sweep's, so no
+// pass is spent on α = 0.
 func (s *newton) lineSearch() (float64, error) {
-	d0 := s.slope(0)
+	d0 := kernels.Dot(s.grad, s.step)
 	if !(d0 < 0) {
 		if d0 == 0 {
 			return 0, nil // no descent left: the optimum, to rounding
 		}
 		return 0, fmt.Errorf("engine: newton: the step is not a descent direction (slope %g): non-finite data?", d0)
 	}
-	d1 := s.slope(1)
-	if d1 <= 0 || s.value(1)-s.value(0) <= 1e-4*d0 {
+	d1, _, err := s.along(1, false)
+	if err != nil {
+		return 0, err
+	}
+	if d1 <= 0 {
+		if s.hess == nil {
+			return 1, nil
+		}
+		// Stretch while the slope stays well below zero.
+		lo, dlo, prev, dprev := 1.0, d1, 0.0, d0
+		for range 2 {
+			if dlo >= 0.1*d0 {
+				break
+			}
+			if dlo <= dprev {
+				break // the slope did not rise: no secant estimate
+			}
+			// The secant's root, rounded down to a sixteenth: a
+			// continuous α would pass the rounding of the slopes on to
+			// the iterate, and TestNewtonScaleInvariant's rescaled
+			// iterates then part by 2e-7 within three steps.
+			next := lo + math.Floor(16*dlo*(lo-prev)/(dprev-dlo))/16
+			next = math.Min(newtonMaxStretch, next)
+			if !(next > lo) {
+				break
+			}
+			dn, _, err := s.along(next, false)
+			if err != nil {
+				return 0, err
+			}
+			if dn > 0 {
+				break // the minimum lies in (lo, next); lo has d ≤ 0
+			}
+			prev, dprev, lo, dlo = lo, dlo, next, dn
+		}
+		return lo, nil
+	}
+	_, loss1, err := s.along(1, true)
+	if err != nil {
+		return 0, err
+	}
+	if (loss1+s.regAlong(1))-(s.lossMean+s.regAlong(0)) <= 1e-4*d0 {
 		return 1, nil
 	}
 	lo, hi := 0.0, 1.0
 	for range 60 {
 		mid := 0.5 * (lo + hi)
-		d := s.slope(mid)
+		d, _, err := s.along(mid, false)
+		if err != nil {
+			return 0, err
+		}
 		if d <= 0 {
 			lo = mid
 			if d >= 0.1*d0 {
@@ -505,19 +618,6 @@ func (s *newton) lineSearch() (float64, error) {
 		}
 	}
 	return lo, nil
-}
-
-// value returns P(w + αs) up to a constant, for Armijo's test.
-func (s *newton) value(alpha float64) float64 {
-	var f neumaier
-	for k, zk := range s.z {
-		f.add(s.loss.Value(zk+alpha*s.dz[k], s.prob.B[k]) * s.invN)
-	}
-	for j, sj := range s.step {
-		wj := s.w[j] + alpha*sj
-		f.add(0.5*s.lam[j]*wj*wj - s.shift[j]*wj)
-	}
-	return f.sum()
 }
 
 // rowSweep runs a function over the rows of a CSR matrix on a pool of
