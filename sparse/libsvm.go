@@ -771,10 +771,11 @@ func parseLine(line []byte, limit int64, ind []int32, val []float64) (label floa
 		// Values like 1, 0.708333 or -0.5 are parsed right here: a call
 		// per value would make the compiler spill and reload every live
 		// variable around it, as Go's calling convention has no
-		// callee-saved registers. With at most 15 digits the digits form an
-		// integer below 2⁵³ and 10^frac is exact, so the one division
-		// rounds correctly and matches strconv.ParseFloat bit for bit
-		// (Clinger's fast path, as in scanFloat).
+		// callee-saved registers. Where the digits form an integer below
+		// 2⁵³ and 10^frac is exact, the one division rounds correctly and
+		// matches strconv.ParseFloat bit for bit (Clinger's fast path, as
+		// in scanFloat); with 16 to 19 digits after a point, quotient's
+		// exact division does.
 		neg := p < len(line) && line[p] == '-'
 		if neg {
 			p++
@@ -797,10 +798,14 @@ func parseLine(line []byte, limit int64, ind []int32, val []float64) (label floa
 			digits += frac
 		}
 		var v float64
-		if digits > 0 && digits <= 15 && (p == len(line) || isSpace(line[p])) {
-			v = float64(int64(mant))
-			if frac > 0 {
-				v /= exactPow10[frac]
+		if digits > 0 && digits <= 19 && (p == len(line) || isSpace(line[p])) && (mant < 1<<53 || frac > 0) {
+			if mant < 1<<53 {
+				v = float64(int64(mant))
+				if frac > 0 {
+					v /= exactPow10[frac]
+				}
+			} else {
+				v = quotient(mant, frac) // 16 to 19 digits, as printed float64s have
 			}
 			if neg {
 				v = -v

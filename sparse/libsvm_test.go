@@ -452,6 +452,15 @@ func TestParseFloatMatchesStrconv(t *testing.T) {
 		"9007199254740993", "0.000000000000000000001", "4.9e-324", "2.2250738585072014e-308", "1.7976931348623157e308",
 		".5", "5.", "-.5e1", "1e", "1e+", "e5", ".", "-", "+", "", "1..2", "1e5.5", "0x10", "0x1p-2", "1_0", "inf",
 		"NaN", "1e999", "-1e999", "1e-999", "00000000000000000000001", "0.100000000000000000000", "3.14159265358979",
+		// 16 to 19 digits after a point (quotient's exact division),
+		// halfway cases among them: 2⁵³ + 1 and 2⁵⁴ + 2 lie exactly
+		// between two float64s, and ties go to the even one.
+		"0.26490647141300877", "-0.39735970711951313", "9007199254740993.0", "18014398509481986.0",
+		"9007199254740993.000", "0.9999999999999999999", "0.0000000000000000001", "1844674407.3709551615",
+		"9999999999999999999.0", "0.12345678901234567890", "900719925474099.35",
+		// decimals within 2⁻¹⁰ of a float64 ulp above a halfway point: they
+		// round up only through quotient's sticky bit
+		"5.072877754634469217", "4092570198854.971924", "8.981076536562970781",
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	for range 20000 {
@@ -464,6 +473,9 @@ func TestParseFloatMatchesStrconv(t *testing.T) {
 			strconv.FormatFloat(v, 'e', rng.IntN(17), 64),
 			strconv.FormatFloat(rng.NormFloat64()*1000, 'f', rng.IntN(12), 64),
 			strconv.Itoa(rng.IntN(1<<20)-1<<19),
+			// printed float64s in [0, 10): 16 to 19 digits
+			strconv.FormatFloat(10*rng.Float64(), 'f', 16+rng.IntN(4), 64),
+			strconv.FormatFloat(rng.Float64(), 'g', -1, 64),
 		)
 	}
 	for _, s := range tokens {
@@ -476,7 +488,7 @@ func TestParseFloatMatchesStrconv(t *testing.T) {
 }
 
 func FuzzParseFloat(f *testing.F) {
-	for _, s := range []string{"1", "-0.5", "9.8E-02", "1e23", "123456789012345", ".5", "0x1p3", "nan", "1e999"} {
+	for _, s := range []string{"1", "-0.5", "9.8E-02", "1e23", "123456789012345", ".5", "0x1p3", "nan", "1e999", "0.26490647141300877", "9007199254740993.0"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -580,4 +592,41 @@ func FuzzReadLIBSVM(f *testing.F) {
 			t.Fatalf("second write differs:\n%s\nvs\n%s", again.Bytes(), out.Bytes())
 		}
 	})
+}
+
+// TestReadValuesMatchStrconv checks the values the reader parses in line
+// (Clinger's fast path, quotient's exact division for 16 to 19 digits, and
+// the fallback) against strconv, bit for bit, on printed float64s of every
+// length, halfway cases included.
+func TestReadValuesMatchStrconv(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	tokens := []string{"9007199254740993.0", "-18014398509481986.0", "0.26490647141300877", "0.9999999999999999999", "1.0000000000000000000",
+		"5.072877754634469217", "-6.674450250329487578", "1995287.113326448598"}
+	for range 3000 {
+		v := rng.Float64() * math.Pow(10, float64(rng.IntN(8)-4))
+		if rng.IntN(2) == 0 {
+			v = -v
+		}
+		tokens = append(tokens,
+			strconv.FormatFloat(v, 'f', rng.IntN(21), 64),
+			strconv.FormatFloat(v, 'g', -1, 64),
+			strconv.FormatFloat(v, 'e', rng.IntN(19), 64))
+	}
+	var b strings.Builder
+	for i, tok := range tokens {
+		fmt.Fprintf(&b, "1 %d:%s\n", i+1, tok)
+	}
+	ds, err := ReadLIBSVM(strings.NewReader(b.String()), "values", ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tok := range tokens {
+		want, err := strconv.ParseFloat(tok, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ds.X.Values[i]; math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("value %q read as %v (%#x), strconv gives %v (%#x)", tok, got, math.Float64bits(got), want, math.Float64bits(want))
+		}
+	}
 }
