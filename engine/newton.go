@@ -539,7 +539,8 @@ const newtonMaxStretch = 4.0
 //     two secant steps on d from the last two points, up to α = 4,
 //     stretch it: each costs one exponential a row, against a sweep that
 //     forms the Hessian, and they saved 1–2 of 5–14 Newton steps on a9a,
-//     w8a and ijcnn1 (bench/README.md, "Newton on narrow data"). Where
+//     w8a and ijcnn1 (bench/README.md, "Newton's line search, long
+//     decimals and waking workers"). Where
 //     it does not, a Newton step's cost is its CG steps, and the longer
 //     steps left more of them to the next steps (news20, logistic,
 //     λ = 1e-6: 52 → 70 CG steps, 0.18 → 0.23 s), so α = 1.
