@@ -282,8 +282,10 @@ func TestNewtonCertificate(t *testing.T) {
 
 // TestNewtonDenseHessian checks the Hessian that newton forms on narrow
 // data against the products with A it replaces, with one and two workers
-// (whose private triangles are summed), at a point where some squared-hinge
-// rows have φ″ = 0.
+// (whose private triangles are summed), at the points of several steps:
+// for the squared hinge some rows have φ″ = 0 there, and newton keeps the
+// matrix up to date by the change over the rows that crossed the hinge,
+// which the test requires it to have done at least once.
 func TestNewtonDenseHessian(t *testing.T) {
 	x, b := sparseData(3000, 40, 6, 5)
 	if !denseHessianPays(x) {
@@ -295,27 +297,41 @@ func TestNewtonDenseHessian(t *testing.T) {
 	}
 	for _, loss := range []Loss{Logistic{}, SquaredHinge{}} {
 		for _, threads := range []int{1, 2} {
-			prob := Problem{X: x, B: b, Loss: loss, Reg: ElasticNet{Lambda: 1e-3}}
+			prob := Problem{X: x, B: b, Loss: loss, Reg: ElasticNet{Lambda: 1e-4}}
 			s, err := newNewton(prob, Options{Solver: SolverNewton, Threads: threads})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.newtonStep(); err != nil { // a point with w ≠ 0
-				t.Fatal(err)
+			deltas := 0
+			for step := 1; step <= 6; step++ {
+				if moved, err := s.newtonStep(); err != nil || !moved { // a point with w ≠ 0
+					t.Fatalf("%s, %d threads, step %d: moved %v, %v", loss.Name(), threads, step, moved, err)
+				}
+				if s.hessDeltaNext {
+					deltas++
+				}
+				if err := s.sweepAt(); err != nil {
+					t.Fatal(err)
+				}
+				dense, sparse := make([]float64, x.Cols), make([]float64, x.Cols)
+				if err := s.hessianTimes(v, dense); err != nil {
+					t.Fatal(err)
+				}
+				h := s.hess
+				s.hess = nil
+				if err := s.hessianTimes(v, sparse); err != nil {
+					t.Fatal(err)
+				}
+				s.hess = h
+				if d := relDiff(dense, sparse); d > 1e-13 {
+					t.Errorf("%s, %d threads, step %d: dense Hv differs from Aᵀ(φ″·Av) by %.3g", loss.Name(), threads, step, d)
+				}
 			}
-			if err := s.sweepAt(); err != nil {
-				t.Fatal(err)
+			if _, hinge := loss.(SquaredHinge); hinge && deltas == 0 {
+				t.Errorf("%s, %d threads: the Hessian was formed afresh at every step, never changed", loss.Name(), threads)
 			}
-			dense, sparse := make([]float64, x.Cols), make([]float64, x.Cols)
-			if err := s.hessianTimes(v, dense); err != nil {
-				t.Fatal(err)
-			}
-			s.hess = nil
-			if err := s.hessianTimes(v, sparse); err != nil {
-				t.Fatal(err)
-			}
-			if d := relDiff(dense, sparse); d > 1e-13 {
-				t.Errorf("%s, %d threads: dense Hv differs from Aᵀ(φ″·Av) by %.3g", loss.Name(), threads, d)
+			if _, hinge := loss.(SquaredHinge); !hinge && deltas != 0 {
+				t.Errorf("%s, %d threads: the Hessian was changed %d times, where every curvature moves", loss.Name(), threads, deltas)
 			}
 			s.finish(&Result{})
 		}
