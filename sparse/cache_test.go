@@ -165,7 +165,7 @@ func TestCacheRefusesTruncatedAndExtended(t *testing.T) {
 // resealHeader recomputes the header checksum after a deliberate edit, so
 // that the test reaches the check behind it.
 func resealHeader(b []byte) {
-	binary.LittleEndian.PutUint32(b[44:], crc32.Checksum(b[:44], castagnoli))
+	binary.LittleEndian.PutUint32(b[44:], crc32.Checksum(b[:44], castagnoli()))
 }
 
 func TestCacheRefusesOtherVersionsAndFlags(t *testing.T) {
@@ -248,7 +248,7 @@ func forgeCache(d *Dataset) []byte {
 	for _, a := range [][]byte{encodeLE(d.Y), encodeLE(m.Indptr), encodeLE(m.Values), encodeLE(m.Indices)} {
 		payload = append(payload, a...)
 	}
-	h := cacheHeader{rows: uint64(m.Rows), cols: uint64(m.Cols), nnz: uint64(len(m.Indices)), payloadCRC: crc32.Checksum(payload, castagnoli)}
+	h := cacheHeader{rows: uint64(m.Rows), cols: uint64(m.Cols), nnz: uint64(len(m.Indices)), payloadCRC: crc32.Checksum(payload, castagnoli())}
 	return append(h.encode(), payload...)
 }
 
@@ -298,7 +298,7 @@ func FuzzReadCache(f *testing.F) {
 		h := cacheHeader{rows: uint64(rows), cols: uint64(cols), nnz: uint64(nnz)}
 		// Pad or cut the bytes to the announced size, then seal them.
 		payload = append(payload, make([]byte, max(0, int(h.payloadSize())-len(payload)))...)[:h.payloadSize()]
-		h.payloadCRC = crc32.Checksum(payload, castagnoli)
+		h.payloadCRC = crc32.Checksum(payload, castagnoli())
 		got, err := ReadCache(bytes.NewReader(append(h.encode(), payload...)), "fuzz")
 		if err != nil {
 			return

@@ -18,7 +18,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 )
 
-// One convergence figure per solver family (`adaspdc bench family`): each
+// One convergence figure per solver family (`adaspdc-bench family`): each
 // family's methods run on one problem that suits them, and the figure draws
 // the relative suboptimality (P(xₜ) − P*)/max(1, |P*|) of the original
 // objective against data passes. P* is the primal value of a reference
@@ -54,7 +54,7 @@ type Family struct {
 	Reference, RefInner engine.Solver
 }
 
-// Families returns the figures `adaspdc bench family` draws by default.
+// Families returns the figures `adaspdc-bench family` draws by default.
 func Families() []Family {
 	return []Family{
 		{Name: "sdca", Title: "SDCA family", Data: "a9a", Loss: "logistic", Lambda: 1e-4, Passes: 40,

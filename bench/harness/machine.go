@@ -1,4 +1,4 @@
-// Package harness runs the benchmark studies behind `adaspdc bench`:
+// Package harness runs the benchmark studies behind `adaspdc-bench`:
 // scaling sweeps over m and threads (Scale), paper reproductions (Paper)
 // and whole-process comparisons with other tools (Peers). Every file it
 // writes names the machine it ran on (Machine), so that figures from a

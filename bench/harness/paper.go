@@ -22,7 +22,7 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
-// Papers lists the reproductions `adaspdc bench paper` knows, with what
+// Papers lists the reproductions `adaspdc-bench paper` knows, with what
 // each needs (empty: it runs).
 var Papers = []struct{ Name, About, Needs string }{
 	{"zhu-storkey-fig1", "ridge on synthetic data, n = d = 1000, λ ∈ {1e-3 … 1e-6}: AdaSPDC, SPDC, SPDC non-uniform, SDCA, SAG", ""},

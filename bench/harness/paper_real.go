@@ -13,7 +13,7 @@ import (
 
 // The three real-data reproductions, each a CurvesConfig built from a data
 // folder and a few lists. Their defaults are subsets that run in minutes
-// on two shared cores; every list is a flag of `adaspdc bench paper NAME`.
+// on two shared cores; every list is a flag of `adaspdc-bench paper NAME`.
 
 // RealData names a data set for the reproductions: a file of the data
 // folder, "news20-binary" (news20, multiclass, binarised as label ≤ 10 →

@@ -39,7 +39,7 @@ type PeersConfig struct {
 	Runs       int           // timed runs per configuration, the median is kept
 	RefEpochs  int           // epochs allowed to the reference run
 	Timeout    time.Duration // per peer process; a tolerance that takes longer ends that tool's ladder
-	Self       string        // the adaspdc binary to time; empty: this executable
+	Self       string        // the adaspdc binary to time; empty: BuildAdaspdc's
 	Python     string        // a python3 that imports sklearn; empty: found on PATH or /usr/bin
 	LIBLINEAR  string        // liblinear-train; empty: found on PATH
 	Command    string
@@ -132,6 +132,20 @@ np.savetxt(out, w, fmt="%.17g")
 print("fit_seconds", time.perf_counter() - t)
 `
 
+// BuildAdaspdc builds the adaspdc command of this module into dir with the
+// go tool, run from the module's source tree, and returns the binary's
+// path: the binary users run, which a peer comparison times. (adaspdc-bench
+// is not it: it links the plotting packages, whose initialisation costs
+// every process about 4 ms.)
+func BuildAdaspdc(ctx context.Context, dir string) (string, error) {
+	bin := filepath.Join(dir, "adaspdc")
+	out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/adaspdc/adaspdc/cmd/adaspdc").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("peers: building adaspdc to time it (run from the module's directory, or pass its binary): %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
 // Peers runs the comparison.
 func Peers(ctx context.Context, cfg PeersConfig, log io.Writer) (*PeersResult, error) {
 	if len(cfg.Data) == 0 || len(cfg.Objectives) == 0 || len(cfg.Ms) == 0 || cfg.Runs < 1 {
@@ -140,11 +154,14 @@ func Peers(ctx context.Context, cfg PeersConfig, log io.Writer) (*PeersResult, e
 	res := &PeersResult{Config: cfg, Machine: ThisMachine()}
 	start := time.Now()
 	if cfg.Self == "" {
-		self, err := os.Executable()
+		dir, err := os.MkdirTemp("", "adaspdc-peers-")
 		if err != nil {
 			return nil, err
 		}
-		cfg.Self = self
+		defer os.RemoveAll(dir)
+		if cfg.Self, err = BuildAdaspdc(ctx, dir); err != nil {
+			return nil, err
+		}
 	}
 	ll := cfg.LIBLINEAR
 	if ll == "" {

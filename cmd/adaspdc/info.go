@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"flag"
 	"fmt"
+	"github.com/adaspdc/adaspdc/internal/cli"
 	"io"
 	"strconv"
 	"strings"
@@ -45,14 +46,14 @@ func loadData(path string, opt sparse.ReadOptions) (*sparse.Dataset, error) {
 }
 
 func runInfo(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("info", stderr)
+	fs := cli.NewFlagSet("adaspdc", "info", stderr)
 	path, features := dataFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: adaspdc info [-data FILE] [-features N]\n\n"+
 			"Prints one line: rows=N cols=D nnz=Z labels=value:count,...\n\n")
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	d, err := loadData(*path, sparse.ReadOptions{NumFeatures: *features})

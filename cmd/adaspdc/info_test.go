@@ -195,6 +195,25 @@ func TestUsageAndDispatch(t *testing.T) {
 	if status != 1 || !strings.Contains(errOut, "NumFeatures -3 out of range") {
 		t.Errorf("negative -features: status %d, stderr %q", status, errOut)
 	}
+	status, _, errOut = runCmd("bench", "peers")
+	if status != 2 || !strings.Contains(errOut, "go run ./cmd/adaspdc-bench") {
+		t.Errorf("bench: status %d, stderr %q", status, errOut)
+	}
+}
+
+// TestNoPlotting checks that adaspdc does not link gonum's plotting
+// packages, whose initialisation cost every process about 4 ms
+// (cmd/adaspdc-bench's package comment).
+func TestNoPlotting(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasPrefix(p, "gonum.org/v1/plot") {
+			t.Errorf("adaspdc links %s", p)
+		}
+	}
 }
 
 // peakChildEnv names the file that the child process of TestInfoPeakMemory

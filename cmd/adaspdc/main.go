@@ -16,6 +16,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/adaspdc/adaspdc/internal/cli"
 	"io"
 	"os"
 	"slices"
@@ -25,7 +26,7 @@ import (
 // command is a subcommand: a one-line summary for the usage listing and the
 // function that runs it. run receives the arguments after the command name;
 // it writes its results to stdout and its diagnostics to stderr, and returns
-// an error to make the process exit with status 1 (or 2 for a usageError).
+// an error to make the process exit with status 1 (or 2 for a cli.UsageError).
 type command struct {
 	summary string
 	run     func(args []string, stdout, stderr io.Writer) error
@@ -33,13 +34,6 @@ type command struct {
 
 // commands maps a command name to its command. Files add entries from init.
 var commands = map[string]command{}
-
-// usageError marks a mistake in the command line itself, which exits with
-// status 2 and whose message has already been printed by the flag package.
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
 
 // exitError ends a command with a status of its own, after the command has
 // said on stderr what happened (adaspdc train's status 3).
@@ -69,7 +63,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	err := cmd.run(args[1:], stdout, stderr)
-	var ue usageError
+	var ue cli.UsageError
 	var ee exitError
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
@@ -97,30 +91,4 @@ func usage(w io.Writer) {
 	}
 	b.WriteString("\nRun \"adaspdc <command> -h\" for the flags of a command.\n")
 	io.WriteString(w, b.String())
-}
-
-// newFlagSet returns a flag set for the named command that reports errors
-// instead of exiting and prints its usage to stderr.
-func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("adaspdc "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	return fs
-}
-
-// parseFlags parses args with fs, refuses positional arguments, and marks
-// errors as usage errors. A request for help comes back as flag.ErrHelp.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
-	}
-	if fs.NArg() > 0 {
-		err := fmt.Errorf("unexpected argument %q", fs.Arg(0))
-		fmt.Fprintf(fs.Output(), "%v\n", err)
-		fs.Usage()
-		return usageError{err}
-	}
-	return nil
 }

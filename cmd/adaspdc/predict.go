@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"github.com/adaspdc/adaspdc/internal/cli"
 	"io"
 	"math"
 	"os"
@@ -20,7 +21,7 @@ func init() {
 }
 
 func runPredict(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("predict", stderr)
+	fs := cli.NewFlagSet("adaspdc", "predict", stderr)
 	dataPath, features := dataFlags(fs)
 	modelPath := fs.String("model", "", "model `file` written by adaspdc train -model (required)")
 	output := fs.String("output", "", "write one prediction per line to this `file`")
@@ -29,11 +30,11 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 			"Prints accuracy=… for a classification model, rmse=… for a regression one.\n\n")
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if *modelPath == "" {
-		return usageErrorf(fs, "-model is required")
+		return cli.UsageErrorf(fs, "-model is required")
 	}
 	model, err := modelio.Load(*modelPath)
 	if err != nil {
@@ -42,7 +43,7 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	var out *bufio.Writer
 	if *output != "" {
 		if err := checkWritable(*output); err != nil {
-			return usageErrorf(fs, "-output %s: %v", *output, err)
+			return cli.UsageErrorf(fs, "-output %s: %v", *output, err)
 		}
 	}
 	ds, err := loadData(*dataPath, sparse.ReadOptions{NumFeatures: *features})

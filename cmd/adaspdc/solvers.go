@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/adaspdc/adaspdc/internal/cli"
 	"io"
 	"text/tabwriter"
 
@@ -18,11 +19,11 @@ func init() {
 // runSolvers prints one line per solver, in the order train picks them
 // when -solver is not given.
 func runSolvers(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("solvers", stderr)
+	fs := cli.NewFlagSet("adaspdc", "solvers", stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: adaspdc solvers\n\nLists every solver train runs, in the order it picks them when -solver is not given.\n")
 	}
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)

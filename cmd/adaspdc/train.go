@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/adaspdc/adaspdc/internal/cli"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -51,7 +52,7 @@ const (
 )
 
 func runTrain(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("train", stderr)
+	fs := cli.NewFlagSet("adaspdc", "train", stderr)
 	var f trainFlags
 	dataPath, features := dataFlags(fs)
 	fs.StringVar(&f.loss, "loss", "logistic", "loss: logistic, squared, smoothhinge, sqhinge, or the non-smooth hinge (sdca, adaptsmooth, pdprox-*), absolute, epsinsensitive and quantile (pdprox-*)")
@@ -99,54 +100,54 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			"     interrupt); the model is written and stderr says by how much it fell short\n\n")
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	lambdaSet := set["lambda"]
 	if lambdaSet && !(f.lambda >= 0) {
-		return usageErrorf(fs, "-lambda %v: must be ≥ 0 (0: no L2 term, for the lasso with -l1, which needs a solver that takes it; adaspdc solvers lists them)", f.lambda)
+		return cli.UsageErrorf(fs, "-lambda %v: must be ≥ 0 (0: no L2 term, for the lasso with -l1, which needs a solver that takes it; adaspdc solvers lists them)", f.lambda)
 	}
 	if !(f.l1 >= 0) || math.IsInf(f.l1, 0) {
-		return usageErrorf(fs, "-l1 %v: must be a finite value ≥ 0", f.l1)
+		return cli.UsageErrorf(fs, "-l1 %v: must be a finite value ≥ 0", f.l1)
 	}
 	if f.threads < 0 {
-		return usageErrorf(fs, "-threads %d: must be 0 (automatic) or more", f.threads)
+		return cli.UsageErrorf(fs, "-threads %d: must be 0 (automatic) or more", f.threads)
 	}
 	for _, c := range []struct {
 		name string
 		v    int
 	}{{"m", f.m}, {"block", f.block}, {"max-epochs", f.maxEpochs}} {
 		if c.v < 1 {
-			return usageErrorf(fs, "-%s %d: must be at least 1", c.name, c.v)
+			return cli.UsageErrorf(fs, "-%s %d: must be at least 1", c.name, c.v)
 		}
 	}
 	if f.stallEpochs < 0 {
-		return usageErrorf(fs, "-stall-epochs %d: must be 0 (never) or more", f.stallEpochs)
+		return cli.UsageErrorf(fs, "-stall-epochs %d: must be 0 (never) or more", f.stallEpochs)
 	}
 	if math.IsNaN(f.tol) || math.IsInf(f.tol, 0) {
-		return usageErrorf(fs, "-tol %v: must be a finite number", f.tol)
+		return cli.UsageErrorf(fs, "-tol %v: must be a finite number", f.tol)
 	}
 	gapTest := f.tol > 0
 	if math.IsNaN(f.bias) || math.IsInf(f.bias, 0) || f.bias < 0 {
-		return usageErrorf(fs, "-bias %v: must be a finite value ≥ 0", f.bias)
+		return cli.UsageErrorf(fs, "-bias %v: must be a finite value ≥ 0", f.bias)
 	}
 	if f.normalize != "none" && f.normalize != "unit" {
-		return usageErrorf(fs, "-normalize %q: want none or unit", f.normalize)
+		return cli.UsageErrorf(fs, "-normalize %q: want none or unit", f.normalize)
 	}
 	if f.timeLimit < 0 {
-		return usageErrorf(fs, "-time-limit %v: must be ≥ 0", f.timeLimit)
+		return cli.UsageErrorf(fs, "-time-limit %v: must be ≥ 0", f.timeLimit)
 	}
 	if f.groups != "" && f.l1 != 0 {
-		return usageErrorf(fs, "-groups with -l1: the sparse group lasso is not implemented; use one or the other")
+		return cli.UsageErrorf(fs, "-groups with -l1: the sparse group lasso is not implemented; use one or the other")
 	}
 	if !(f.groupWeight >= 0) || math.IsInf(f.groupWeight, 0) {
-		return usageErrorf(fs, "-group-weight %v: must be a finite value ≥ 0", f.groupWeight)
+		return cli.UsageErrorf(fs, "-group-weight %v: must be a finite value ≥ 0", f.groupWeight)
 	}
 	loss, err := engine.LossByNameParams(f.loss, engine.LossParams{Smoothing: f.smoothing, Epsilon: f.epsilon, Quantile: f.quantile})
 	if err != nil {
-		return usageErrorf(fs, "-loss: %v", err)
+		return cli.UsageErrorf(fs, "-loss: %v", err)
 	}
 	opt := engine.Options{
 		Solver:        engine.Solver(f.solver),
@@ -171,7 +172,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		opt.Tol = -1 // the engine's "no gap test": run to -max-epochs
 	}
 	if err := opt.Validate(); err != nil {
-		return usageErrorf(fs, "%v", err)
+		return cli.UsageErrorf(fs, "%v", err)
 	}
 	if f.liblinearModel != "" {
 		stub := engine.Model{Loss: loss.Name(), L1: f.l1}
@@ -179,7 +180,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			stub.Normalize = "unit"
 		}
 		if err := modelio.LIBLINEARCompatible(&stub); err != nil {
-			return usageErrorf(fs, "-liblinear-model: %v", err)
+			return cli.UsageErrorf(fs, "-liblinear-model: %v", err)
 		}
 	}
 	// Every output is checked before the data is read, so that a typo in a
@@ -189,7 +190,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			continue
 		}
 		if err := checkWritable(o.path); err != nil {
-			return usageErrorf(fs, "-%s %s: %v", o.flag, o.path, err)
+			return cli.UsageErrorf(fs, "-%s %s: %v", o.flag, o.path, err)
 		}
 	}
 	var trace *csv.Writer
@@ -396,12 +397,6 @@ func targets(ds *sparse.Dataset, loss engine.Loss) (b, labels []float64, err err
 		return nil, nil, fmt.Errorf("%s: %w", ds.Name, err)
 	}
 	return b, []float64{lm.Neg, lm.Pos}, nil
-}
-
-func usageErrorf(fs *flag.FlagSet, format string, args ...any) error {
-	err := fmt.Errorf(format, args...)
-	fmt.Fprintf(fs.Output(), "%s: %v\n", fs.Name(), err)
-	return usageError{err}
 }
 
 // normRange returns the smallest positive and the largest row norm.

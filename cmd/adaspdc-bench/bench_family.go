@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/adaspdc/adaspdc/internal/cli"
 	"io"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,7 @@ import (
 
 // runBenchFamily draws one convergence figure per solver family.
 func runBenchFamily(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bench family", stderr)
+	fs := cli.NewFlagSet("adaspdc-bench", "family", stderr)
 	var cfg harness.FamilyConfig
 	var names, out string
 	fs.StringVar(&cfg.DataDir, "data-dir", filepath.Join("..", "shared", "data"), "the `folder` holding a9a, a1a and abalone_scale (LIBSVM files)")
@@ -22,16 +23,16 @@ func runBenchFamily(args []string, stdout, stderr io.Writer) error {
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of every run")
 	fs.StringVar(&out, "out", "bench-family", "write family-NAME/{NAME.csv,NAME.png,NAME.svg,summary.md} under this `directory`")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: adaspdc bench family [flags]\n\n"+
+		fmt.Fprintf(fs.Output(), "Usage: adaspdc-bench family [flags]\n\n"+
 			"One convergence figure per solver family: relative suboptimality (P(x) − P*)/max(1, |P*|) against passes,\n"+
 			"P* from a reference solve certified to a relative duality gap of 1e-10.\n\n")
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if !(cfg.PassScale > 0) || cfg.Threads < 1 {
-		return usageErrorf(fs, "-pass-scale must be positive and -threads at least 1")
+		return cli.UsageErrorf(fs, "-pass-scale must be positive and -threads at least 1")
 	}
 	if names != "" {
 		all := harness.Families()
@@ -47,7 +48,7 @@ func runBenchFamily(args []string, stdout, stderr io.Writer) error {
 				for _, f := range all {
 					known = append(known, f.Name)
 				}
-				return usageErrorf(fs, "-families: unknown family %q (want %s)", n, strings.Join(known, ", "))
+				return cli.UsageErrorf(fs, "-families: unknown family %q (want %s)", n, strings.Join(known, ", "))
 			}
 		}
 	}
@@ -66,6 +67,6 @@ func runBenchFamily(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	fmt.Fprint(stdout, harness.FamilyTable(results))
-	fmt.Fprintf(stdout, "bench family: %v on %s\nwrote %s/family-*/\n", time.Since(start).Round(time.Second), mach.Short(), out)
+	fmt.Fprintf(stdout, "adaspdc-bench family: %v on %s\nwrote %s/family-*/\n", time.Since(start).Round(time.Second), mach.Short(), out)
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/adaspdc/adaspdc/internal/cli"
 	"io"
 	"strconv"
 	"strings"
@@ -11,7 +12,7 @@ import (
 )
 
 func runBenchPeers(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bench peers", stderr)
+	fs := cli.NewFlagSet("adaspdc-bench", "peers", stderr)
 	cfg := harness.PeersConfig{}
 	var data, objectives, ms, solvers, out string
 	fs.StringVar(&data, "data", "", "comma-separated LIBSVM `files` or synth:rcv1:ROWS / synth:url:ROWS specs")
@@ -25,47 +26,47 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.Python, "python", "", "a python3 with scikit-learn; empty: python3 on PATH, then /usr/bin/python3")
 	fs.StringVar(&out, "out", "bench-peers", "write peers.md and the figures to this `directory`")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: adaspdc bench peers -data FILES [flags]\n\n"+
+		fmt.Fprintf(fs.Output(), "Usage: adaspdc-bench peers -data FILES [flags]\n\n"+
 			"Times whole processes of adaspdc train, liblinear-train (-s 0,7 logistic; -s 1,2 squared hinge; -s 11,12\n"+
 			"squared) and scikit-learn (LogisticRegression saga, lbfgs, liblinear; LinearSVC; Ridge sag) to relative\n"+
 			"suboptimalities 1e-2, 1e-4, 1e-6 against an optimum our engine certifies, where the peers are installed\n"+
 			"(%s).\n\n", harness.InstallHint)
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	cfg.Data = parseList(data)
 	cfg.Solvers = parseList(solvers)
 	if len(cfg.Data) == 0 {
-		return usageErrorf(fs, "-data: give at least one file")
+		return cli.UsageErrorf(fs, "-data: give at least one file")
 	}
 	for _, o := range parseList(objectives) {
 		loss, lam, ok := strings.Cut(o, ":")
 		l, err := strconv.ParseFloat(lam, 64)
 		if !ok || err != nil || !(l > 0) {
-			return usageErrorf(fs, "-objectives: %q is not loss:λ with λ > 0", o)
+			return cli.UsageErrorf(fs, "-objectives: %q is not loss:λ with λ > 0", o)
 		}
 		switch loss {
 		case "logistic", "sqhinge", "squared":
 		default:
-			return usageErrorf(fs, "-objectives: %q: the loss must be logistic, sqhinge or squared", o)
+			return cli.UsageErrorf(fs, "-objectives: %q: the loss must be logistic, sqhinge or squared", o)
 		}
 		cfg.Objectives = append(cfg.Objectives, harness.Objective{Loss: loss, Lambda: l})
 	}
 	var err error
 	if cfg.Ms, err = parseInts("m", ms); err != nil {
-		return usageErrorf(fs, "%v", err)
+		return cli.UsageErrorf(fs, "%v", err)
 	}
 	if cfg.Runs < 1 || cfg.RefEpochs < 1 || cfg.Timeout <= 0 {
-		return usageErrorf(fs, "-runs and -ref-epochs must be at least 1 and -timeout positive")
+		return cli.UsageErrorf(fs, "-runs and -ref-epochs must be at least 1 and -timeout positive")
 	}
 	cfg.Command = commandLine("peers", args)
 	ctx, stop := signalContext()
 	defer stop()
 	res, err := harness.Peers(ctx, cfg, stderr)
 	if res != nil && len(res.Missing) > 0 {
-		fmt.Fprintf(stderr, "bench peers: not installed: %s\nInstall them with: %s\n", strings.Join(res.Missing, "; "), harness.InstallHint)
+		fmt.Fprintf(stderr, "adaspdc-bench peers: not installed: %s\nInstall them with: %s\n", strings.Join(res.Missing, "; "), harness.InstallHint)
 	}
 	if err != nil {
 		return err
@@ -73,6 +74,6 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) error {
 	if err := res.Write(out); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "bench peers: %d problems in %v on %s\nwrote %s/peers.md and peers_*.png\n", len(res.Problems), res.Duration.Round(time.Second), res.Machine.Short(), out)
+	fmt.Fprintf(stdout, "adaspdc-bench peers: %d problems in %v on %s\nwrote %s/peers.md and peers_*.png\n", len(res.Problems), res.Duration.Round(time.Second), res.Machine.Short(), out)
 	return nil
 }

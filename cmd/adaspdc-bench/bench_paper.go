@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/adaspdc/adaspdc/internal/cli"
 	"io"
 	"strconv"
 	"strings"
@@ -11,7 +12,7 @@ import (
 )
 
 func paperUsage(w io.Writer) {
-	fmt.Fprintf(w, "Usage: adaspdc bench paper NAME [flags]\n\nReproductions:\n")
+	fmt.Fprintf(w, "Usage: adaspdc-bench paper NAME [flags]\n\nReproductions:\n")
 	for _, p := range harness.Papers {
 		status := "runs"
 		if p.Needs != "" {
@@ -19,7 +20,7 @@ func paperUsage(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %-20s %s (%s)\n", p.Name, p.About, status)
 	}
-	fmt.Fprintf(w, "\nRun \"adaspdc bench paper NAME -h\" for its flags.\n")
+	fmt.Fprintf(w, "\nRun \"adaspdc-bench paper NAME -h\" for its flags.\n")
 }
 
 func runBenchPaper(args []string, stdout, stderr io.Writer) error {
@@ -29,23 +30,23 @@ func runBenchPaper(args []string, stdout, stderr io.Writer) error {
 			return nil
 		}
 		paperUsage(stderr)
-		return usageError{fmt.Errorf("bench paper needs a NAME")}
+		return cli.UsageError{Err: fmt.Errorf("adaspdc-bench paper needs a NAME")}
 	}
 	name := args[0]
 	for _, p := range harness.Papers {
 		if p.Name == name && p.Needs != "" {
-			return fmt.Errorf("bench paper %s needs %s, not yet available", name, p.Needs)
+			return fmt.Errorf("adaspdc-bench paper %s needs %s, not yet available", name, p.Needs)
 		}
 	}
 	if realPapers[name] {
 		return runRealPaper(name, args[1:], stdout, stderr)
 	}
 	if name != "zhu-storkey-fig1" {
-		fmt.Fprintf(stderr, "adaspdc bench paper: unknown paper %q\n\n", name)
+		fmt.Fprintf(stderr, "adaspdc-bench paper: unknown paper %q\n\n", name)
 		paperUsage(stderr)
-		return usageError{fmt.Errorf("unknown paper %q", name)}
+		return cli.UsageError{Err: fmt.Errorf("unknown paper %q", name)}
 	}
-	fs := newFlagSet("bench paper "+name, stderr)
+	fs := cli.NewFlagSet("adaspdc-bench", "paper "+name, stderr)
 	cfg := harness.DefaultFig1()
 	lambdas := "1e-3,1e-4,1e-5,1e-6"
 	out := "bench-fig1"
@@ -57,24 +58,24 @@ func runBenchPaper(args []string, stdout, stderr io.Writer) error {
 	fs.Uint64Var(&cfg.DataSeed, "data-seed", cfg.DataSeed, "seed of the data")
 	fs.StringVar(&out, "out", out, "write fig1.png, fig1.svg, fig1.csv and fig1.md to this `directory`")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: adaspdc bench paper zhu-storkey-fig1 [flags]\n\n"+
+		fmt.Fprintf(fs.Output(), "Usage: adaspdc-bench paper zhu-storkey-fig1 [flags]\n\n"+
 			"Ridge regression on Zhang & Xiao's synthetic data (Σⱼⱼ = j⁻², x⋄ = 1, N(0,1) noise): J(xᵗ) − J(x*) against\n"+
 			"passes for AdaSPDC, SPDC, SPDC with non-uniform sampling, and SDCA and SAG when registered.\n\n")
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, args[1:]); err != nil {
+	if err := cli.ParseFlags(fs, args[1:]); err != nil {
 		return err
 	}
 	cfg.Lambdas = nil
 	for _, s := range parseList(lambdas) {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil || !(v > 0) {
-			return usageErrorf(fs, "-lambdas: %q is not a positive number", s)
+			return cli.UsageErrorf(fs, "-lambdas: %q is not a positive number", s)
 		}
 		cfg.Lambdas = append(cfg.Lambdas, v)
 	}
 	if cfg.N < 1 || cfg.D < 1 || cfg.Passes < 1 || cfg.Seeds < 1 || len(cfg.Lambdas) == 0 {
-		return usageErrorf(fs, "-n, -d, -passes and -seeds must be at least 1, and -lambdas not empty")
+		return cli.UsageErrorf(fs, "-n, -d, -passes and -seeds must be at least 1, and -lambdas not empty")
 	}
 	cfg.Command = commandLine("paper", args)
 	ctx, stop := signalContext()
@@ -92,6 +93,6 @@ func runBenchPaper(args []string, stdout, stderr io.Writer) error {
 	for li, lam := range cfg.Lambdas {
 		fmt.Fprintf(stdout, "λ=%g: AdaSPDC is %.3g× better than SPDC after %d passes\n", lam, res.Factor(li, "AdaSPDC", "SPDC"), cfg.Passes)
 	}
-	fmt.Fprintf(stdout, "bench paper %s: %v on %s\nwrote %s/fig1.{png,svg,csv,md}\n", name, res.Duration.Round(time.Second), res.Machine.Short(), out)
+	fmt.Fprintf(stdout, "adaspdc-bench paper %s: %v on %s\nwrote %s/fig1.{png,svg,csv,md}\n", name, res.Duration.Round(time.Second), res.Machine.Short(), out)
 	return nil
 }

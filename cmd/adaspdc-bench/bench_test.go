@@ -15,7 +15,7 @@ import (
 func TestBenchScaleCommand(t *testing.T) {
 	dir := t.TempDir()
 	var out, errOut bytes.Buffer
-	status := run([]string{"bench", "scale", "-data", "synth:rcv1:200", "-solvers", "adaspdc", "-m", "1,4",
+	status := run([]string{"scale", "-data", "synth:rcv1:200", "-solvers", "adaspdc", "-m", "1,4",
 		"-threads", "1,2", "-repeats", "1", "-tol", "1e-4", "-out", dir}, &out, &errOut)
 	if status != 0 {
 		t.Fatalf("status %d\n%s%s", status, out.String(), errOut.String())
@@ -33,7 +33,7 @@ func TestBenchScaleCommand(t *testing.T) {
 		}
 	}
 	sum, _ := os.ReadFile(filepath.Join(dir, "summary.md"))
-	if !strings.Contains(string(sum), "adaspdc bench scale -data synth:rcv1:200") {
+	if !strings.Contains(string(sum), "adaspdc-bench scale -data synth:rcv1:200") {
 		t.Errorf("summary.md does not record the command")
 	}
 }
@@ -46,18 +46,18 @@ func TestBenchMistakes(t *testing.T) {
 		status int
 		say    string
 	}{
-		{[]string{"bench"}, 2, "Usage: adaspdc bench"},
-		{[]string{"bench", "nope"}, 2, "unknown subcommand"},
-		{[]string{"bench", "scale", "-data", "synth:rcv1:10", "-solvers", "nope"}, 2, "unknown solver"},
-		{[]string{"bench", "scale", "-data", "synth:rcv1:10", "-m", "0"}, 2, "not a positive integer"},
-		{[]string{"bench", "scale", "-data", "synth:nope:10", "-threads", "1", "-repeats", "1"}, 1, "unknown generator"},
-		{[]string{"bench", "paper"}, 2, "zhu-storkey-fig1"},
-		{[]string{"bench", "paper", "nope"}, 2, "unknown paper"},
-		{[]string{"bench", "paper", "wang-xiao-fig2-3", "-scales", "0"}, 2, "not a positive number"},
-		{[]string{"bench", "paper", "allen-zhu-hazan", "-passes", "0"}, 2, "at least 1"},
-		{[]string{"bench", "paper", "zhu-storkey-fig2-3", "-data-dir", "/nonexistent", "-out", "/nonexistent/x"}, 1, "nonexistent"},
-		{[]string{"bench", "peers"}, 2, "-data"},
-		{[]string{"bench", "peers", "-data", "x", "-objectives", "hinge:1e-5"}, 2, "must be logistic"},
+		{[]string{}, 2, "Usage: adaspdc-bench"},
+		{[]string{"nope"}, 2, "unknown subcommand"},
+		{[]string{"scale", "-data", "synth:rcv1:10", "-solvers", "nope"}, 2, "unknown solver"},
+		{[]string{"scale", "-data", "synth:rcv1:10", "-m", "0"}, 2, "not a positive integer"},
+		{[]string{"scale", "-data", "synth:nope:10", "-threads", "1", "-repeats", "1"}, 1, "unknown generator"},
+		{[]string{"paper"}, 2, "zhu-storkey-fig1"},
+		{[]string{"paper", "nope"}, 2, "unknown paper"},
+		{[]string{"paper", "wang-xiao-fig2-3", "-scales", "0"}, 2, "not a positive number"},
+		{[]string{"paper", "allen-zhu-hazan", "-passes", "0"}, 2, "at least 1"},
+		{[]string{"paper", "zhu-storkey-fig2-3", "-data-dir", "/nonexistent", "-out", "/nonexistent/x"}, 1, "nonexistent"},
+		{[]string{"peers"}, 2, "-data"},
+		{[]string{"peers", "-data", "x", "-objectives", "hinge:1e-5"}, 2, "must be logistic"},
 	} {
 		var out, errOut bytes.Buffer
 		status := run(c.args, &out, &errOut)
@@ -66,7 +66,7 @@ func TestBenchMistakes(t *testing.T) {
 		}
 	}
 	var out, errOut bytes.Buffer
-	if status := run([]string{"bench", "-h"}, &out, &errOut); status != 0 || !strings.Contains(out.String(), "scale") {
-		t.Errorf("bench -h: status %d: %s", status, out.String())
+	if status := run([]string{"-h"}, &out, &errOut); status != 0 || !strings.Contains(out.String(), "scale") {
+		t.Errorf("-h: status %d: %s", status, out.String())
 	}
 }

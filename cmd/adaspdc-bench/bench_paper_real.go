@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/adaspdc/adaspdc/internal/cli"
 	"io"
 	"path/filepath"
 	"strconv"
@@ -21,12 +22,12 @@ func floatList(fs *flag.FlagSet, name, s string) ([]float64, error) {
 	for _, f := range parseList(s) {
 		v, err := strconv.ParseFloat(f, 64)
 		if err != nil || !(v > 0) {
-			return nil, usageErrorf(fs, "-%s: %q is not a positive number", name, f)
+			return nil, cli.UsageErrorf(fs, "-%s: %q is not a positive number", name, f)
 		}
 		out = append(out, v)
 	}
 	if len(out) == 0 {
-		return nil, usageErrorf(fs, "-%s: the list is empty", name)
+		return nil, cli.UsageErrorf(fs, "-%s: the list is empty", name)
 	}
 	return out, nil
 }
@@ -55,7 +56,7 @@ func joinNames(v []string) string {
 
 // runRealPaper runs one of realPapers.
 func runRealPaper(name string, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bench paper "+name, stderr)
+	fs := cli.NewFlagSet("adaspdc-bench", "paper "+name, stderr)
 	var build func() (harness.CurvesConfig, error)
 	var dataDir, out string
 	var passes, seeds int
@@ -128,14 +129,14 @@ func runRealPaper(name string, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&seeds, "seeds", seeds, "solver seeds 1…N averaged")
 	fs.StringVar(&out, "out", out, "write curves.csv, reference.csv, the figures and summary.md to this `directory` (its reference.csv is reused)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: adaspdc bench paper %s [flags]\n\n%s\nThe defaults are a subset; the paper's grid is\n  adaspdc bench paper %s %s\n\n", name, about, name, full)
+		fmt.Fprintf(fs.Output(), "Usage: adaspdc-bench paper %s [flags]\n\n%s\nThe defaults are a subset; the paper's grid is\n  adaspdc-bench paper %s %s\n\n", name, about, name, full)
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if passes < 1 || seeds < 1 {
-		return usageErrorf(fs, "-passes and -seeds must be at least 1")
+		return cli.UsageErrorf(fs, "-passes and -seeds must be at least 1")
 	}
 	cfg, err := build()
 	if err != nil {
@@ -156,6 +157,6 @@ func runRealPaper(name string, args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "%s: %s ends %.3g× lower than %s after %d passes\n", p.Title, cfg.Contender, res.Factor(pi), cfg.Baseline, passes)
 		}
 	}
-	fmt.Fprintf(stdout, "bench paper %s: %v on %s\nwrote %s\n", name, res.Duration.Round(time.Second), res.Machine.Short(), filepath.Join(out, "summary.md"))
+	fmt.Fprintf(stdout, "adaspdc-bench paper %s: %v on %s\nwrote %s\n", name, res.Duration.Round(time.Second), res.Machine.Short(), filepath.Join(out, "summary.md"))
 	return nil
 }

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"github.com/adaspdc/adaspdc/internal/cli"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/adaspdc/adaspdc/bench/harness"
+)
+
+// benchCommands are the subcommands of adaspdc-bench.
+var benchCommands = map[string]struct {
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) error
+}{
+	"scale":  {"passes and seconds to each gap over solvers × m × threads; runs.csv, figures, summary.md", runBenchScale},
+	"peers":  {"whole-process time to a suboptimality against liblinear-train and scikit-learn, where installed", runBenchPeers},
+	"paper":  {"reproduce a paper's figure (zhu-storkey-fig1)", runBenchPaper},
+	"family": {"one convergence figure per solver family (suboptimality against passes), CSV, summary.md", runBenchFamily},
+}
+
+func benchUsage(w io.Writer) {
+	fmt.Fprintf(w, "Usage: adaspdc-bench <scale|peers|paper|family> [flags]\n\n")
+	for _, name := range []string{"scale", "peers", "paper", "family"} {
+		fmt.Fprintf(w, "  %-6s %s\n", name, benchCommands[name].summary)
+	}
+	fmt.Fprintf(w, "\nRun \"adaspdc-bench <subcommand> -h\" for its flags. Every output names the machine it ran on.\n")
+}
+
+func runBench(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		benchUsage(stderr)
+		return cli.UsageError{Err: fmt.Errorf("adaspdc-bench needs a subcommand")}
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		benchUsage(stdout)
+		return nil
+	}
+	sub, ok := benchCommands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "adaspdc-bench: unknown subcommand %q\n\n", args[0])
+		benchUsage(stderr)
+		return cli.UsageError{Err: fmt.Errorf("unknown subcommand %q", args[0])}
+	}
+	return sub.run(args[1:], stdout, stderr)
+}
+
+// isTerminal reports whether w is a character device, where progress can
+// be rewritten in place.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// parseInts parses a comma-separated list of positive integers.
+func parseInts(flagName, s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		v, err := strconv.Atoi(f)
+		if err != nil || v < 1 {
+			return nil, fmt.Errorf("-%s: %q is not a positive integer", flagName, f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// parseList splits a comma-separated list, dropping empty items.
+func parseList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// commandLine reconstructs the command for the summaries.
+func commandLine(sub string, args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		if strings.ContainsAny(a, " \t'\"$*?") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		q[i] = a
+	}
+	return strings.TrimSpace("adaspdc-bench " + sub + " " + strings.Join(q, " "))
+}
+
+// signalContext is cancelled by an interrupt, so that a long sweep can
+// be stopped with Ctrl-C.
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt)
+}
+
+func runBenchScale(args []string, stdout, stderr io.Writer) error {
+	fs := cli.NewFlagSet("adaspdc-bench", "scale", stderr)
+	var cfg harness.ScaleConfig
+	var solvers, ms, threads, out string
+	var repeats int
+	fs.StringVar(&cfg.Data, "data", "", "a LIBSVM `file`, or a generator: synth:rcv1:ROWS[:SEED] or synth:url:ROWS[:SEED]")
+	fs.StringVar(&cfg.Loss, "loss", "logistic", "loss: logistic, squared, smoothhinge or sqhinge")
+	fs.Float64Var(&cfg.Lambda, "lambda", 0, "L2 strength λ in (λ/2)‖x‖²; 0: 1/n")
+	fs.StringVar(&solvers, "solvers", "adaspdc,spdc", "comma-separated solver `names` (adaspdc solvers lists them)")
+	fs.StringVar(&ms, "m", "1,4,16,64,256", "comma-separated blocks per iteration")
+	fs.StringVar(&threads, "threads", "", "comma-separated thread counts; empty: powers of two up to the cores")
+	fs.IntVar(&repeats, "repeats", 3, "runs per configuration, with seeds -seed, -seed+1, …")
+	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the first repeat")
+	fs.Float64Var(&cfg.Tol, "tol", 1e-8, "stop each run at this relative duality gap")
+	fs.IntVar(&cfg.MaxEpochs, "max-epochs", 1000, "stop each run after this many epochs")
+	fs.DurationVar(&cfg.TimeLimit, "time-limit", 0, "stop each run after this long (e.g. 30s); 0: no limit")
+	fs.StringVar(&out, "out", "bench-scale", "write runs.csv, the figures and summary.md to this `directory`")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: adaspdc-bench scale -data FILE|synth:rcv1:ROWS [flags]\n\n"+
+			"Runs every solver × m × threads combination -repeats times, certifying every epoch, and records passes\n"+
+			"and seconds to relative gaps 1e-2, 1e-4, 1e-6, 1e-8, seconds per pass and the speed-up against the\n"+
+			"smallest thread count. Writes runs.csv, suboptimality_vs_passes, suboptimality_vs_seconds,\n"+
+			"speedup_vs_threads and passes_to_eps_vs_m (.png and .svg) and summary.md to -out.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := cli.ParseFlags(fs, args); err != nil {
+		return err
+	}
+	var err error
+	if cfg.Ms, err = parseInts("m", ms); err != nil {
+		return cli.UsageErrorf(fs, "%v", err)
+	}
+	if threads != "" {
+		if cfg.Threads, err = parseInts("threads", threads); err != nil {
+			return cli.UsageErrorf(fs, "%v", err)
+		}
+	}
+	cfg.Solvers = parseList(solvers)
+	cfg.Repeats = repeats
+	cfg.Command = commandLine("scale", args)
+	if err := cfg.Validate(); err != nil {
+		return cli.UsageErrorf(fs, "%v", err)
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	res, err := harness.Scale(ctx, cfg, stderr, isTerminal(stderr))
+	if err != nil {
+		return err
+	}
+	if err := res.Write(out); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "adaspdc-bench scale: %d runs in %v on %s\nwrote %s\n", len(res.Runs), res.TotalDuration.Round(time.Second),
+		res.Machine.Short(), filepath.Join(out, "{runs.csv,summary.md,*.png,*.svg}"))
+	return nil
+}
