@@ -3,7 +3,10 @@ package sparse
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sort"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -100,17 +103,60 @@ func (m *CSR) validateRows(from, to int) error {
 }
 
 // RowSquaredNorms returns ‖a_i‖², the squared Euclidean norm of every row.
+// Large matrices are swept by several goroutines (eachRowRange); each norm
+// is summed in the row's order whatever their number.
 func (m *CSR) RowSquaredNorms() []float64 {
 	norms := make([]float64, m.Rows)
-	for i := range norms {
-		val, _ := m.Row(i)
-		var s float64
-		for _, v := range val {
-			s += v * v
+	m.eachRowRange(func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			val, _ := m.Row(i)
+			var s float64
+			for _, v := range val {
+				s += v * v
+			}
+			norms[i] = s
 		}
-		norms[i] = s
-	}
+	})
 	return norms
+}
+
+// parallelMinNNZ is the nonzeros from which eachRowRange uses several
+// goroutines: a goroutine costs about a microsecond to start, a nonzero
+// about a nanosecond to read.
+const parallelMinNNZ = 1 << 18
+
+// eachRowRange calls fn over ranges of rows that cover them all, with
+// about the same number of nonzeros each: one range per GOMAXPROCS on
+// matrices of at least parallelMinNNZ nonzeros, run concurrently, one
+// range otherwise. On url-shaped data (200k rows, 23M nonzeros) a serial
+// sweep of the values took tens of milliseconds, which -threads 1 and 2
+// both paid in full.
+func (m *CSR) eachRowRange(fn func(lo, hi int)) {
+	t := runtime.GOMAXPROCS(0)
+	nnz := m.NNZ()
+	if t == 1 || nnz < parallelMinNNZ || m.Rows < 2 {
+		fn(0, m.Rows)
+		return
+	}
+	t = min(t, m.Rows)
+	var wg sync.WaitGroup
+	lo := 0
+	for w := 1; w <= t; w++ {
+		hi := m.Rows
+		if w < t {
+			target := nnz * int64(w) / int64(t)
+			hi = sort.Search(m.Rows, func(k int) bool { return m.Indptr[k+1] > target })
+		}
+		if hi > lo {
+			wg.Add(1)
+			go func(lo, hi int) {
+				defer wg.Done()
+				fn(lo, hi)
+			}(lo, hi)
+		}
+		lo = hi
+	}
+	wg.Wait()
 }
 
 // ScaleRows multiplies row i by s[i] in place. It panics if len(s) != m.Rows.
@@ -147,18 +193,25 @@ func (m *CSR) NormalizeRowsByMax() float64 {
 }
 
 // NormalizeRowsUnit scales every row with a nonzero norm to unit Euclidean
-// norm in place. Rows whose norm is 0 are left unchanged.
+// norm in place. Rows whose norm is 0 are left unchanged. Large matrices
+// are swept by several goroutines, with the same result.
 func (m *CSR) NormalizeRowsUnit() {
-	for i, sq := range m.RowSquaredNorms() {
-		if sq == 0 {
-			continue
+	m.eachRowRange(func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			val, _ := m.Row(i)
+			var sq float64
+			for _, v := range val {
+				sq += v * v
+			}
+			if sq == 0 {
+				continue
+			}
+			inv := 1 / math.Sqrt(sq)
+			for k := range val {
+				val[k] *= inv
+			}
 		}
-		inv := 1 / math.Sqrt(sq)
-		val, _ := m.Row(i)
-		for k := range val {
-			val[k] *= inv
-		}
-	}
+	})
 }
 
 // WithBias returns a new matrix with one more column, index m.Cols, that holds

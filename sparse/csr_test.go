@@ -3,6 +3,8 @@ package sparse
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
@@ -190,6 +192,31 @@ func TestCSRValidateCatchesBrokenMatrices(t *testing.T) {
 		spoil(m)
 		if m.Validate() == nil {
 			t.Errorf("%s: Validate accepted it", name)
+		}
+	}
+}
+
+// TestCSRRowSweepsParallel checks that the row norms and the unit
+// normalisation of a matrix large enough to be swept by several goroutines
+// equal, bit for bit, those of one goroutine.
+func TestCSRRowSweepsParallel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	m := randomCSR(rng, 3001, 400, 0.25) // about 300k nonzeros
+	if m.NNZ() < parallelMinNNZ {
+		t.Fatalf("%d nonzeros: below parallelMinNNZ, the test would not sweep in parallel", m.NNZ())
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	one, unit := m.RowSquaredNorms(), m.Clone()
+	unit.NormalizeRowsUnit()
+	for _, p := range []int{2, 3, 7} {
+		runtime.GOMAXPROCS(p)
+		if got := m.RowSquaredNorms(); !slices.Equal(got, one) {
+			t.Errorf("GOMAXPROCS %d: row norms differ from one goroutine's", p)
+		}
+		u := m.Clone()
+		u.NormalizeRowsUnit()
+		if !slices.Equal(u.Values, unit.Values) {
+			t.Errorf("GOMAXPROCS %d: unit rows differ from one goroutine's", p)
 		}
 	}
 }

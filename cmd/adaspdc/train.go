@@ -1,12 +1,12 @@
 package main
 
 import (
-	"github.com/adaspdc/adaspdc/internal/cli"
 	"context"
 	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/adaspdc/adaspdc/internal/cli"
 	"io"
 	"math"
 	"os"
@@ -253,11 +253,15 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	if lo, hi := normRange(x); f.normalize != "unit" && hi > 10*lo && !f.quiet && opt.Solver != engine.SolverNewton {
+	if f.normalize != "unit" && !f.quiet && opt.Solver != engine.SolverNewton {
 		// AdaSPDC's primal step follows 1/R of the sampled rows; with m = 1
 		// on data whose row norms spread widely (raw counts) it can stall
-		// at a gap of 1e-4..1e-3 (bench/README.md, news20).
-		fmt.Fprintf(stderr, "adaspdc train: row norms range from %.3g to %.3g; if the gap stalls, try -normalize unit or -partition norm with -block > 1\n", lo, hi)
+		// at a gap of 1e-4..1e-3 (bench/README.md, news20). The norms cost
+		// a pass over the data, so only a run that may print the hint
+		// computes them.
+		if lo, hi := normRange(x); hi > 10*lo {
+			fmt.Fprintf(stderr, "adaspdc train: row norms range from %.3g to %.3g; if the gap stalls, try -normalize unit or -partition norm with -block > 1\n", lo, hi)
+		}
 	}
 	opt.Callback = func(tp engine.TracePoint) error {
 		if !f.quiet {
