@@ -99,7 +99,7 @@ func startCoCoA(ctx context.Context, prob Problem, opt Options) (method, error) 
 	var omega []uint8
 	var colNNZ []int64
 	if k > 1 {
-		colNNZ = columnCounts(prob.X)
+		colNNZ = prob.X.ColumnCounts()
 		beta = hugepage.Make[float64](prob.X.Cols)
 		omega = hugepage.Make[uint8](prob.X.Cols)
 		for j, c := range colNNZ {

@@ -29,7 +29,7 @@ const (
 // that stores an entry in column j.
 func blockColumnCounts(x *sparse.CSR, part *blocks.Partition) []int64 {
 	if part.NumBlocks() == x.Rows {
-		return columnCounts(x)
+		return x.ColumnCounts()
 	}
 	counts := make([]int64, x.Cols)
 	last := make([]int32, x.Cols) // 1 + the last block that counted column j
@@ -98,7 +98,7 @@ func MeanESO(x *sparse.CSR, m int) (float64, error) {
 	if m < 1 || m > x.Rows {
 		return 0, fmt.Errorf("engine: m = %d: must lie in [1, %d]", m, x.Rows)
 	}
-	beta := miniBatchBeta(columnCounts(x), x.Rows, m)
+	beta := miniBatchBeta(x.ColumnCounts(), x.Rows, m)
 	var sum float64
 	var rows int
 	for k := 0; k < x.Rows; k++ {

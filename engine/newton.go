@@ -851,12 +851,9 @@ func columnScaleRange(x *sparse.CSR) (lo, hi float64) {
 	// (unit rows of binary features, scaled data) they answer the only
 	// question asked, at the cost of a stream over the values instead of a
 	// scattered pass over a d-vector (0.3 s on url-shaped data).
-	lo = math.Inf(1)
-	for _, v := range x.Values {
-		if a := math.Abs(v); a > 0 {
-			lo, hi = math.Min(lo, a), math.Max(hi, a)
-		}
-	}
+	// The stream runs on every core (sparse's AbsRange): on one, with
+	// math.Min and math.Max per value, it took 0.2 s of a url-shaped run.
+	lo, hi = x.AbsRange()
 	if hi <= 1e3*lo || hi == 0 {
 		return lo, hi
 	}

@@ -114,7 +114,7 @@ const exactEvery = 8
 // for a warm start x₀, and yₖ = 0 otherwise (feasible for every loss here,
 // and x = ∇g*(0) is 0 or the centre). beta, when non-nil, scales the
 // curvature of coordinate j in the steps (the mini-batch factor βⱼ).
-// colNNZ, when non-nil, holds the column counts (columnCounts), which the
+// colNNZ, when non-nil, holds the column counts (CSR.ColumnCounts), which the
 // certificate's workers need: a caller that has them saves a pass.
 func newSDCACore(prob Problem, opt Options, beta []float64, colNNZ []int64) (*sdcaCore, error) {
 	x := prob.X
@@ -165,7 +165,7 @@ func newSDCACore(prob Problem, opt Options, beta []float64, colNNZ []int64) (*sd
 	if threads = min(threads, int(x.NNZ()/newtonMinNNZ)); threads > 1 {
 		c.cert = newRowSweep(x, threads)
 		if colNNZ == nil {
-			colNNZ = columnCounts(x)
+			colNNZ = x.ColumnCounts()
 		}
 		c.colOwners = sched.NewOwners(colNNZ, threads)
 		c.rowP, c.rowD = hugepage.Make[float64](c.n), hugepage.Make[float64](c.n)
@@ -540,7 +540,7 @@ func startSDCA(ctx context.Context, prob Problem, opt Options) (method, error) {
 	var beta []float64
 	var colNNZ []int64
 	if opt.M > 1 {
-		colNNZ = columnCounts(prob.X)
+		colNNZ = prob.X.ColumnCounts()
 		beta = miniBatchBeta(colNNZ, n, opt.M)
 	}
 	core, err := newSDCACore(prob, opt, beta, colNNZ)
@@ -569,15 +569,6 @@ func startSDCA(ctx context.Context, prob Problem, opt Options) (method, error) {
 		s.owners = sched.NewOwners(colNNZ, workers)
 	}
 	return s, nil
-}
-
-// columnCounts returns the number of nonzeros of every column.
-func columnCounts(x *sparse.CSR) []int64 {
-	c := hugepage.Make[int64](x.Cols)
-	for _, j := range x.Indices {
-		c[j]++
-	}
-	return c
 }
 
 // miniBatchBeta returns βⱼ = 1 + (m−1)(ωⱼ−1)/(n−1) for columns with ωⱼ

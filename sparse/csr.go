@@ -8,6 +8,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/adaspdc/adaspdc/internal/hugepage"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -190,6 +191,78 @@ func (m *CSR) NormalizeRowsByMax() float64 {
 		m.Values[k] *= inv
 	}
 	return r
+}
+
+// ColumnCounts returns, for every column j, the number of rows with an
+// entry in column j (ωⱼ in the ESO bounds and CoCoA's damping). Large
+// matrices are counted by several goroutines, each over all the entries
+// but counting only its own range of columns, so that no two write the
+// same counter and no goroutine needs a private copy: on url-shaped data
+// (3.2M columns, 23M entries) one goroutine took about 0.15 s, which
+// -threads 2 paid in full.
+func (m *CSR) ColumnCounts() []int64 {
+	counts := hugepage.Make[int64](m.Cols)
+	t := runtime.GOMAXPROCS(0)
+	if t == 1 || m.NNZ() < parallelMinNNZ || m.Cols < 2 {
+		for _, j := range m.Indices {
+			counts[j]++
+		}
+		return counts
+	}
+	t = min(t, m.Cols)
+	var wg sync.WaitGroup
+	for w := range t {
+		lo, hi := int32(m.Cols*w/t), int32(m.Cols*(w+1)/t)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, j := range m.Indices {
+				if j >= lo && j < hi {
+					counts[j]++
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return counts
+}
+
+// AbsRange returns the smallest nonzero and the largest magnitude of the
+// stored values, (+Inf, 0) if there is none. Large matrices are scanned by
+// several goroutines; the result does not depend on their number.
+func (m *CSR) AbsRange() (lo, hi float64) {
+	scan := func(v []float64) (lo, hi float64) {
+		lo = math.Inf(1)
+		for _, x := range v {
+			a := math.Abs(x)
+			if a > 0 && a < lo {
+				lo = a
+			}
+			if a > hi {
+				hi = a
+			}
+		}
+		return lo, hi
+	}
+	t := runtime.GOMAXPROCS(0)
+	if t == 1 || len(m.Values) < parallelMinNNZ {
+		return scan(m.Values)
+	}
+	los, his := make([]float64, t), make([]float64, t)
+	var wg sync.WaitGroup
+	for w := range t {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			los[w], his[w] = scan(m.Values[len(m.Values)*w/t : len(m.Values)*(w+1)/t])
+		}()
+	}
+	wg.Wait()
+	lo, hi = math.Inf(1), 0
+	for w := range t {
+		lo, hi = min(lo, los[w]), max(hi, his[w])
+	}
+	return lo, hi
 }
 
 // NormalizeRowsUnit scales every row with a nonzero norm to unit Euclidean

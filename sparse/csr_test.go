@@ -220,3 +220,33 @@ func TestCSRRowSweepsParallel(t *testing.T) {
 		}
 	}
 }
+
+// TestCSRColumnCountsAndAbsRange checks the column counts and the range of
+// magnitudes against a direct count, with one goroutine and several, on a
+// matrix large enough to be split.
+func TestCSRColumnCountsAndAbsRange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	m := randomCSR(rng, 3001, 400, 0.25)
+	m.Values[7] = -1e-9 // the smallest magnitude, negative
+	m.Values[m.NNZ()-1] = 1e6
+	want := make([]int64, m.Cols)
+	for i := range m.Rows {
+		_, idx := m.Row(i)
+		for _, j := range idx {
+			want[j]++
+		}
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	for _, p := range []int{1, 2, 3} {
+		runtime.GOMAXPROCS(p)
+		if got := m.ColumnCounts(); !slices.Equal(got, want) {
+			t.Errorf("GOMAXPROCS %d: column counts differ from a direct count", p)
+		}
+		if lo, hi := m.AbsRange(); lo != 1e-9 || hi != 1e6 {
+			t.Errorf("GOMAXPROCS %d: AbsRange = %g, %g; want 1e-9, 1e6", p, lo, hi)
+		}
+	}
+	if lo, hi := (&CSR{Rows: 1, Cols: 1, Indptr: []int64{0, 0}}).AbsRange(); !math.IsInf(lo, 1) || hi != 0 {
+		t.Errorf("empty matrix: AbsRange = %g, %g", lo, hi)
+	}
+}
