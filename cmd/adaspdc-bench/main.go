@@ -11,7 +11,8 @@
 // does not link the plotting packages: their initialisation (parsing the
 // fonts above all) cost every adaspdc process about 4 ms, 12 ms against
 // 8 ms for `adaspdc info` on heart_scale, which is 5% of a whole training
-// run on w8a (bench/README.md, "Start-up").
+// run on w8a (bench/README.md, "Start-up, a Hessian kept between steps, and
+// set-up on every core").
 package main
 
 import (
