@@ -111,14 +111,19 @@ func (m *CSR) RowSquaredNorms() []float64 {
 	m.eachRowRange(func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			val, _ := m.Row(i)
-			var s float64
-			for _, v := range val {
-				s += v * v
-			}
-			norms[i] = s
+			norms[i] = sumSquares(val)
 		}
 	})
 	return norms
+}
+
+// sumSquares returns Σ v², summed in order (small enough to be inlined).
+func sumSquares(val []float64) float64 {
+	var s float64
+	for _, v := range val {
+		s += v * v
+	}
+	return s
 }
 
 // parallelMinNNZ is the nonzeros from which eachRowRange uses several
@@ -272,10 +277,7 @@ func (m *CSR) NormalizeRowsUnit() {
 	m.eachRowRange(func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			val, _ := m.Row(i)
-			var sq float64
-			for _, v := range val {
-				sq += v * v
-			}
+			sq := sumSquares(val)
 			if sq == 0 {
 				continue
 			}
