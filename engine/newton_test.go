@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -314,17 +315,28 @@ func TestNewtonDenseHessian(t *testing.T) {
 					t.Fatal(err)
 				}
 				dense, sparse := make([]float64, x.Cols), make([]float64, x.Cols)
-				if err := s.hessianTimes(v, dense); err != nil {
+				vhvDense, err := s.hessianTimes(v, dense)
+				if err != nil {
 					t.Fatal(err)
 				}
 				h := s.hess
 				s.hess = nil
-				if err := s.hessianTimes(v, sparse); err != nil {
+				vhvSparse, err := s.hessianTimes(v, sparse)
+				if err != nil {
 					t.Fatal(err)
 				}
 				s.hess = h
 				if d := relDiff(dense, sparse); d > 1e-13 {
 					t.Errorf("%s, %d threads, step %d: dense Hv differs from Aᵀ(φ″·Av) by %.3g", loss.Name(), threads, step, d)
+				}
+				// vᵀHv as returned, against the dot product of what was set.
+				for _, c := range []struct {
+					name      string
+					got, want float64
+				}{{"dense", vhvDense, kernels.Dot(v, dense)}, {"sparse", vhvSparse, kernels.Dot(v, sparse)}} {
+					if math.Abs(c.got-c.want) > 1e-12*math.Abs(c.want) {
+						t.Errorf("%s, %d threads, step %d: %s vᵀHv %.17g, vᵀ(Hv) %.17g", loss.Name(), threads, step, c.name, c.got, c.want)
+					}
 				}
 			}
 			if _, hinge := loss.(SquaredHinge); hinge && deltas == 0 {
