@@ -146,10 +146,13 @@ func newNewton(prob Problem, opt Options) (*newton, error) {
 	// back with huge pages where separate ones of d < 2¹⁹ would not be:
 	// on news20 (d = 62k) their first touches were ~1100 page faults of
 	// the run's ~3400. w is the model's, so it stays apart.
-	slab := hugepage.Make[float64](9*d + 4*n)
+	// Each starts on a 64-byte line (the allocation does, being large, and
+	// the lengths are rounded up to 8), so that coordRange's ranges share
+	// no line.
+	slab := hugepage.Make[float64](9*pad8(d) + 4*pad8(n))
 	cut := func(k int) []float64 {
 		v := slab[:k:k]
-		slab = slab[k:]
+		slab = slab[pad8(k):]
 		return v
 	}
 	s.lam, s.shift = cut(d), cut(d)
@@ -595,6 +598,9 @@ func (s *newton) coords(fn func(lo, hi int) float64) (float64, error) {
 // long as a vector update of 10⁴ coordinates.
 const newtonCoordsMin = 1 << 15
 
+// pad8 rounds n up to a multiple of 8.
+func pad8(n int) int { return (n + 7) &^ 7 }
+
 // coordRange returns worker w's share lo:hi of n coordinates cut into t
 // ranges, with inner bounds on multiples of 8 (64 bytes of float64), so
 // that no two workers write the same cache line.
@@ -845,10 +851,10 @@ func (s *rowSweep) runThen(fn func(w, lo, hi int, acc [][]float64), post func(w,
 			total += size(i)
 		}
 		if short {
-			slab := hugepage.Make[float64](total)
+			slab := hugepage.Make[float64](total + 8*len(s.bufs[w]))
 			for i := range s.bufs[w] {
 				k := size(i)
-				s.bufs[w][i], slab = slab[:k:k], slab[k:]
+				s.bufs[w][i], slab = slab[:k:k], slab[pad8(k):]
 			}
 		}
 		s.accs[w] = s.accs[w][:0]
