@@ -7,6 +7,7 @@ import (
 	"math"
 	"runtime"
 	"sort"
+	"sync/atomic"
 
 	"github.com/adaspdc/adaspdc/internal/hugepage"
 	"github.com/adaspdc/adaspdc/kernels"
@@ -107,8 +108,8 @@ type newton struct {
 	hess, hessDelta []float64
 	curvHess        []float64
 	hessDeltaNext   bool
-	// hessFresh and hessChange are, per worker, the multiply-adds of
-	// forming the Hessian afresh and of its change, in the last sweep.
+	// hessFresh and hessChange are, per chunk of rows, the multiply-adds
+	// of forming the Hessian afresh and of its change, in the last sweep.
 	hessFresh, hessChange []int64
 
 	sweep   *rowSweep
@@ -124,12 +125,12 @@ type newton struct {
 	// step share one pass over the data (fresh says it is current).
 	fresh   bool
 	cert    TracePoint
-	lossSum []float64 // per worker: Σφ(zₖ) over its rows
-	conjSum []float64 // per worker: Σφ*(yₖ) with yₖ = φ′(zₖ)
-	clipped []bool    // per worker: some φ′(zₖ) lay outside dom φ*
+	lossSum []float64 // per chunk of rows (rowSweep): Σφ(zₖ) over its rows
+	conjSum []float64 // per chunk: Σφ*(yₖ) with yₖ = φ′(zₖ)
+	clipped []bool    // per chunk: some φ′(zₖ) lay outside dom φ*
 	// lossMean is (1/n) Σₖ φ(zₖ) at w, the loss part of P that the line
 	// search starts from. The line search reuses lossSum and conjSum for
-	// its per-worker sums.
+	// its per-chunk sums.
 	lossMean float64
 }
 
@@ -168,13 +169,14 @@ func newNewton(prob Problem, opt Options) (*newton, error) {
 		threads = runtime.GOMAXPROCS(0)
 	}
 	threads = max(1, min(threads, int(x.NNZ()/newtonMinNNZ)))
-	s.sweep = newRowSweep(x, threads)
+	s.sweep = newRowSweep(x, threads, !opt.Deterministic)
+	chunks := s.sweep.chunks()
 	if denseHessianPays(x) {
 		s.hess, s.curvHess = hugepage.Make[float64](d*d), cut(n)
-		s.hessFresh, s.hessChange = make([]int64, threads), make([]int64, threads)
+		s.hessFresh, s.hessChange = make([]int64, chunks), make([]int64, chunks)
 	}
-	s.lossSum, s.conjSum, s.part = make([]float64, threads), make([]float64, threads), make([]float64, threads)
-	s.clipped = make([]bool, threads)
+	s.lossSum, s.conjSum, s.part = make([]float64, chunks), make([]float64, chunks), make([]float64, threads)
+	s.clipped = make([]bool, chunks)
 	// CG solves a d-dimensional system: d steps suffice in exact
 	// arithmetic; the cap bounds the cost of one Newton step on wide data.
 	s.maxCG = min(d+10, 500)
@@ -397,7 +399,7 @@ func (s *newton) sweepAt() error {
 		}
 	}
 	d := s.d
-	err := s.sweep.runWorkers(func(t, lo, hi int, acc [][]float64) {
+	err := s.sweep.runChunks(func(c, lo, hi int, acc [][]float64) {
 		g, h := acc[0], acc[1]
 		var ls, cs neumaier
 		clipped := false
@@ -453,9 +455,9 @@ func (s *newton) sweepAt() error {
 				}
 			}
 		}
-		s.lossSum[t], s.conjSum[t], s.clipped[t] = ls.sum(), cs.sum(), clipped
+		s.lossSum[c], s.conjSum[c], s.clipped[c] = ls.sum(), cs.sum(), clipped
 		if s.hess != nil {
-			s.hessFresh[t], s.hessChange[t] = fresh, change
+			s.hessFresh[c], s.hessChange[c] = fresh, change
 		}
 	}, outs...)
 	if err != nil {
@@ -471,9 +473,9 @@ func (s *newton) sweepAt() error {
 	}
 	if h := s.hess; h != nil {
 		var fresh, change int64
-		for t := range s.hessFresh {
-			fresh += s.hessFresh[t]
-			change += s.hessChange[t]
+		for c := range s.hessFresh {
+			fresh += s.hessFresh[c]
+			change += s.hessChange[c]
 		}
 		if delta {
 			s.visits += float64(change)
@@ -496,10 +498,10 @@ func (s *newton) sweepAt() error {
 	}
 	var lsum, csum neumaier
 	clipped := false
-	for t := range s.lossSum {
-		lsum.add(s.lossSum[t])
-		csum.add(s.conjSum[t])
-		clipped = clipped || s.clipped[t]
+	for c := range s.lossSum {
+		lsum.add(s.lossSum[c])
+		csum.add(s.conjSum[c])
+		clipped = clipped || s.clipped[c]
 	}
 	// s.grad holds v = (1/n) Aᵀy before the regularizer's part is added.
 	s.lossMean = lsum.sum() * s.invN
@@ -618,12 +620,12 @@ func coordRange(n, w, t int) (lo, hi int) {
 //
 // and, when withLoss is set, the loss part of P there, (1/n) Σₖ φ(zₖ +
 // α·dzₖ), from one pass over z and dz (no row of A) on the sweep's
-// workers. The loss part is summed as sweepAt sums it (per worker, then
-// over the workers in order), so at α = 0 it equals s.lossMean to the
+// workers. The loss part is summed as sweepAt sums it (per chunk of rows,
+// then over the chunks in order), so at α = 0 it equals s.lossMean to the
 // last bit, and Armijo's test compares like with like. Without it a row
 // costs one exponential instead of an exponential and a logarithm.
 func (s *newton) along(alpha float64, withLoss bool) (slope, loss float64, err error) {
-	err = s.sweep.runWorkers(func(t, lo, hi int, _ [][]float64) {
+	err = s.sweep.runChunks(func(c, lo, hi int, _ [][]float64) {
 		var ls neumaier
 		var sl float64
 		b, z, dz := s.prob.B, s.z[lo:hi], s.dz[lo:hi]
@@ -640,15 +642,15 @@ func (s *newton) along(alpha float64, withLoss bool) (slope, loss float64, err e
 				}
 			}
 		}
-		s.lossSum[t], s.conjSum[t] = ls.sum(), sl
+		s.lossSum[c], s.conjSum[c] = ls.sum(), sl
 	})
 	if err != nil {
 		return 0, 0, err
 	}
 	var lsum neumaier
-	for t := range s.lossSum {
-		lsum.add(s.lossSum[t])
-		slope += s.conjSum[t]
+	for c := range s.lossSum {
+		lsum.add(s.lossSum[c])
+		slope += s.conjSum[c]
 	}
 	slope *= s.invN
 	for j, sj := range s.step {
@@ -770,61 +772,89 @@ func (s *newton) lineSearch() (float64, error) {
 }
 
 // rowSweep runs a function over the rows of a CSR matrix on a pool of
-// workers, each on a contiguous range of rows holding about the same number
-// of nonzeros, and sums what the workers scatter into their own copies of
-// the output vectors: the first worker's copy is the output itself, the
+// workers and sums what the workers scatter into their own copies of the
+// output vectors: the first worker's copy is the output itself, the
 // others' are private. The sums are made by coordinate ranges, one per
-// worker, in a second phase, so no two workers write the same memory and
-// the result does not depend on the scheduling.
+// worker, in a second phase, so no two workers write the same memory.
+//
+// The rows are cut into chunks of about equal nonzeros. With one worker
+// there is one chunk. Otherwise each worker takes the next chunk not yet
+// taken until none is left (rowChunksPerWorker per worker), so a worker
+// slowed by the host, or rows that the function skips (a Hessian product
+// reads only the rows with φ″ ≠ 0), no longer hold the others at the
+// phase's end: on news20 on two threads the static split, one range per
+// worker, left the faster worker waiting 6–10 ms of a 55 ms solve. A
+// function's per-row outputs and its per-chunk scalars do not depend on
+// which worker took a chunk; the vector sums do, in their rounding, since
+// a chunk's rows land in its taker's copy. Where the run must be the same
+// bit for bit from run to run (Options.Deterministic), the sweep is
+// static: chunk w is worker w's.
 type rowSweep struct {
-	pool *sched.Pool
-	rows []int         // worker w sweeps rows[w]:rows[w+1], and sums the w-th of t equal ranges of each out
-	bufs [][][]float64 // bufs[w][i] is worker w's i-th accumulator, for w ≥ 1; zero between sweeps
-	accs [][][]float64 // accs[w] is what worker w's fn receives: bufs[w] cut to the outs' lengths
+	pool    *sched.Pool
+	bounds  []int         // chunk c is rows bounds[c]:bounds[c+1]
+	dynamic bool          // workers take chunks as they go, not chunk w alone
+	next    atomic.Int64  // the next chunk to take, in a dynamic phase
+	bufs    [][][]float64 // bufs[w][i] is worker w's i-th accumulator, for w ≥ 1; zero between sweeps
+	accs    [][][]float64 // accs[w] is what worker w's fn receives: bufs[w] cut to the outs' lengths
 }
 
-func newRowSweep(x *sparse.CSR, threads int) *rowSweep {
+// rowChunksPerWorker is how many chunks a dynamic sweep cuts per worker:
+// the wait at a phase's end is then about half a chunk, 3% of the phase,
+// while taking a chunk costs one atomic add.
+const rowChunksPerWorker = 16
+
+// rowChunkMinNNZ bounds the chunks of a dynamic sweep from below, so that
+// taking one stays cheap against sweeping it.
+const rowChunkMinNNZ = 1 << 12
+
+func newRowSweep(x *sparse.CSR, threads int, dynamic bool) *rowSweep {
 	s := &rowSweep{pool: sched.NewPool(threads)}
 	nnz := x.NNZ()
-	s.rows = make([]int, threads+1)
-	for w := 1; w <= threads; w++ {
-		target := nnz * int64(w) / int64(threads)
-		s.rows[w] = sort.Search(x.Rows, func(k int) bool { return x.Indptr[k+1] > target })
+	chunks := threads
+	if threads > 1 && dynamic {
+		chunks = max(threads, min(threads*rowChunksPerWorker, int(nnz/rowChunkMinNNZ)))
+		s.dynamic = chunks > threads
 	}
-	s.rows[threads] = x.Rows
+	s.bounds = make([]int, chunks+1)
+	for c := 1; c < chunks; c++ {
+		target := nnz * int64(c) / int64(chunks)
+		s.bounds[c] = sort.Search(x.Rows, func(k int) bool { return x.Indptr[k+1] > target })
+	}
+	s.bounds[chunks] = x.Rows
 	s.bufs, s.accs = make([][][]float64, threads), make([][][]float64, threads)
 	return s
 }
 
 func (s *rowSweep) threads() int { return s.pool.Threads() }
+func (s *rowSweep) chunks() int  { return len(s.bounds) - 1 }
 func (s *rowSweep) close() error { return s.pool.Close() }
 
-// run calls fn(lo, hi, acc) for each worker's rows lo:hi, with acc zeroed
-// accumulators, one per out, then sets each out to the sum of its
-// accumulators over the workers. The first worker's accumulators are the
-// outs.
+// run calls fn(lo, hi, acc) for each chunk of rows lo:hi, with acc the
+// zeroed accumulators of the worker that took the chunk, one per out, then
+// sets each out to the sum of its accumulators over the workers. The
+// first worker's accumulators are the outs.
 func (s *rowSweep) run(fn func(lo, hi int, acc [][]float64), outs ...[]float64) error {
-	return s.runWorkers(func(_, lo, hi int, acc [][]float64) { fn(lo, hi, acc) }, outs...)
+	return s.runChunks(func(_, lo, hi int, acc [][]float64) { fn(lo, hi, acc) }, outs...)
 }
 
-// runWorkers is run with the worker's index w passed to fn, for results
-// kept per worker.
-func (s *rowSweep) runWorkers(fn func(w, lo, hi int, acc [][]float64), outs ...[]float64) error {
+// runChunks is run with the chunk's index c passed to fn, for results
+// kept per chunk.
+func (s *rowSweep) runChunks(fn func(c, lo, hi int, acc [][]float64), outs ...[]float64) error {
 	return s.runThen(fn, nil, outs...)
 }
 
-// runThen is runWorkers followed, where post is not nil, by post(w, lo,
-// hi) on each worker, once the coordinates lo:hi of the outs are summed
+// runThen is runChunks followed, where post is not nil, by post(w, lo,
+// hi) on each worker w, once the coordinates lo:hi of the outs are summed
 // (the worker's range in the summing phase: coordRange of the first out's
 // length), so that work on the sums touches the cache lines the worker
 // has just written.
-func (s *rowSweep) runThen(fn func(w, lo, hi int, acc [][]float64), post func(w, lo, hi int), outs ...[]float64) error {
+func (s *rowSweep) runThen(fn func(c, lo, hi int, acc [][]float64), post func(w, lo, hi int), outs ...[]float64) error {
 	t := s.threads()
 	if t == 1 {
 		for _, o := range outs {
 			clear(o)
 		}
-		fn(0, s.rows[0], s.rows[1], outs)
+		fn(0, s.bounds[0], s.bounds[1], outs)
 		if post != nil {
 			post(0, 0, len(outs[0]))
 		}
@@ -862,15 +892,22 @@ func (s *rowSweep) runThen(fn func(w, lo, hi int, acc [][]float64), post func(w,
 			s.accs[w] = append(s.accs[w], s.bufs[w][i][:len(o)])
 		}
 	}
+	s.next.Store(0)
 	err := s.pool.Run(func(w int) {
+		acc := s.accs[w]
 		if w == 0 {
 			for _, o := range outs {
 				clear(o)
 			}
-			fn(0, s.rows[0], s.rows[1], outs)
+			acc = outs
+		}
+		if !s.dynamic {
+			fn(w, s.bounds[w], s.bounds[w+1], acc)
 			return
 		}
-		fn(w, s.rows[w], s.rows[w+1], s.accs[w])
+		for c := int(s.next.Add(1) - 1); c < s.chunks(); c = int(s.next.Add(1) - 1) {
+			fn(c, s.bounds[c], s.bounds[c+1], acc)
+		}
 	})
 	if err != nil || len(outs) == 0 {
 		return err

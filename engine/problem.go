@@ -145,6 +145,11 @@ type Options struct {
 	// runs without it fuse the reduction into the read phase, each worker
 	// scattering its own rows into a private buffer, which scales better
 	// with threads but sums in an order that depends on who took which block.
+	// Newton's sweeps sum per worker, so its model depends on the thread
+	// count whatever this says; with it, each worker sweeps a fixed range
+	// of rows, and the model is the same bit for bit from run to run at a
+	// given thread count; without it, workers take chunks of rows as they
+	// go, which keeps a slowed worker from holding the others.
 	Deterministic bool
 
 	// Tol stops the run once a certificate's relative gap

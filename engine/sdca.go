@@ -163,7 +163,7 @@ func newSDCACore(prob Problem, opt Options, beta []float64, colNNZ []int64) (*sd
 	}
 	// Last, so that no error return leaves the workers running.
 	if threads = min(threads, int(x.NNZ()/newtonMinNNZ)); threads > 1 {
-		c.cert = newRowSweep(x, threads)
+		c.cert = newRowSweep(x, threads, false)
 		if colNNZ == nil {
 			colNNZ = x.ColumnCounts()
 		}
@@ -459,7 +459,7 @@ func (c *sdcaCore) evaluate() TracePoint {
 			c.en.PrimalFromDual(c.w, c.v)
 		}
 		run(func(w int) {
-			for k := c.cert.rows[w]; k < c.cert.rows[w+1]; k++ {
+			for k := c.cert.bounds[w]; k < c.cert.bounds[w+1]; k++ {
 				val, idx := c.x.Row(k)
 				c.rowP[k] = loss.Value(kernels.SparseDot(val, idx, c.w), b[k])
 				c.rowD[k] = loss.Conj(c.y[k], b[k])

@@ -3,4 +3,4 @@
 package hugepage
 
 // advise does nothing: madvise(MADV_HUGEPAGE) is Linux's.
-func advise(b []byte) {}
+func advise(addr, n uintptr) {}
