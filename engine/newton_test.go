@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"gonum.org/v1/gonum/floats"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/adaspdc/adaspdc/kernels"
@@ -474,5 +476,59 @@ func TestCurvedTerms(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestNewtonChunkedSweep runs newton on data large enough for two workers
+// and for coordinate ranges (nnz ≥ 2·newtonMinNNZ, d ≥ newtonCoordsMin),
+// with rows taken in chunks as the workers go and, with Deterministic, one
+// fixed range per worker. Both must reach one worker's optimum: P is
+// λ-strongly convex, so a model with duality gap G lies within √(2G/λ) of
+// it. The static sweep must give the same model bit for bit from run to run.
+func TestNewtonChunkedSweep(t *testing.T) {
+	x, b := sparseData(4000, 1<<15+100, 20, 13)
+	const lambda = 1e-4
+	for _, loss := range []Loss{Logistic{}, SquaredHinge{}} {
+		prob := Problem{X: x, B: b, Loss: loss, Reg: ElasticNet{Lambda: lambda}}
+		type run struct {
+			w      []float64
+			radius float64 // √(2G/λ): the distance to the optimum is at most this
+		}
+		train := func(threads int, det bool) run {
+			t.Helper()
+			m, res, err := Train(context.Background(), prob, Options{Solver: SolverNewton, Threads: threads, Deterministic: det, Tol: 1e-10, MaxEpochs: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Converged || res.Threads != threads {
+				t.Fatalf("%s, %d threads (deterministic %v): relative gap %.3g after %d steps on %d workers", loss.Name(), threads, det, res.Final.RelGap, res.Final.Epoch, res.Threads)
+			}
+			return run{m.Weights, math.Sqrt(2 * math.Max(res.Final.Gap, 0) / lambda)}
+		}
+		ref := train(1, false)
+		for _, det := range []bool{false, true} {
+			r := train(2, det)
+			if d, bound := floats.Distance(r.w, ref.w, 2), r.radius+ref.radius; d > bound {
+				t.Errorf("%s, two workers (deterministic %v): ‖w − w₁‖ = %.3g, more than the gaps allow (%.3g)", loss.Name(), det, d, bound)
+			}
+			if det {
+				if again := train(2, true); !slices.Equal(again.w, r.w) {
+					t.Errorf("%s: fixed ranges: two runs differ by %.3g", loss.Name(), floats.Distance(again.w, r.w, 2))
+				}
+			}
+		}
+	}
+	s := newRowSweep(x, 2, true)
+	defer s.close()
+	if !s.dynamic || s.chunks() <= 2 {
+		t.Errorf("newRowSweep on %d nonzeros, two workers: %d chunks, dynamic %v; want more chunks than workers", x.NNZ(), s.chunks(), s.dynamic)
+	}
+	for c := range s.chunks() {
+		if s.bounds[c] > s.bounds[c+1] {
+			t.Fatalf("chunk %d: rows %d:%d", c, s.bounds[c], s.bounds[c+1])
+		}
+	}
+	if s.bounds[0] != 0 || s.bounds[s.chunks()] != x.Rows {
+		t.Errorf("chunks cover rows %d:%d, want 0:%d", s.bounds[0], s.bounds[s.chunks()], x.Rows)
 	}
 }
