@@ -7,6 +7,7 @@ import (
 	"math"
 	"runtime"
 	"sort"
+	"sync"
 	"sync/atomic"
 
 	"github.com/adaspdc/adaspdc/internal/hugepage"
@@ -934,25 +935,36 @@ func (s *rowSweep) runThen(fn func(c, lo, hi int, acc [][]float64), post func(w,
 //
 // The Newton method is picked where it takes the problem (a loss with a
 // second derivative, L2 with λ > 0, no L1, and no m or block size asked
-// for) and the data are not much wider than tall (d ≤ 4n), or their
-// columns' scales spread over more than three decades. Its steps do not
-// depend on how the features are scaled, its sweeps over rows use every
-// core, and on such data it reached a 1e-6 gap in fewer seconds than
-// AdaSPDC (bench/README.md, "Steps that do not depend on feature scale").
-// On wide sparse data (url-shaped, d = 16n) its conjugate gradients need
+// for) and the data are not wider than tall (d ≤ n), or their columns'
+// scales spread over more than three decades. Its steps do not depend on
+// how the features are scaled, its sweeps over rows use every core, and on
+// such data it reached a 1e-6 gap in fewer seconds than AdaSPDC
+// (bench/README.md, "Steps that do not depend on feature scale"). Between
+// d = n and d = 4n it is picked too, unless SDCA's passes promise to be
+// few: κ/n = mean ‖aₖ‖²/(λγn) ≤ 0.5 (see sdcaKappaPerSample). There, as on
+// url-shaped data with 1M rows (d = 3.2n, κ/n = 0.025), SDCA's passes stay
+// near 1 + κ/n per factor e while Newton's conjugate gradients, bound by
+// the Hessian's condition and not by n, took 29.5 passes against cocoa's 5;
+// news20 (d = 3.9n, κ/n = 1.25 at λ = 1e-5) stays with Newton, whose sweeps
+// gain from a second core where cocoa's damping eats the gain. On wider
+// data (url-shaped with 200k rows, d = 16n) its conjugate gradients need
 // many steps of O(d) each, and the coordinate methods are faster. There,
 // and wherever Newton does not take the problem (an L1 term, the hinge),
 // SDCA is picked if it takes it: it needed fewer passes than AdaSPDC, and
 // cheaper ones; with two or more threads, cocoa (SDCA on each thread's own
-// samples) where coCoAGain predicts it at least 1.5× faster. An explicit m > 1 or block size asks for a mini-batch
-// coordinate method, and gets the first registered solver that takes the
-// problem, as Train does.
+// samples) where coCoAGain predicts it at least 1.5× faster. An explicit
+// m > 1 or block size asks for a mini-batch coordinate method, and gets
+// the first registered solver that takes the problem, as Train does.
 func AutoSolver(prob Problem, opt Options) (Solver, string) {
+	kappa := sync.OnceValue(func() float64 { return sdcaKappaPerSample(prob) })
 	opt.Solver = SolverNewton
 	if acceptsNewton(prob, opt) == nil {
 		n, d := prob.X.Rows, prob.X.Cols
-		if d <= 4*n {
-			return SolverNewton, fmt.Sprintf("a smooth loss with an L2 term on data with d = %d ≤ 4n = %d: Newton's steps do not depend on feature scale and its sweeps use every core (-solver adaspdc or -m M for the coordinate method)", d, 4*n)
+		if d <= n {
+			return SolverNewton, fmt.Sprintf("a smooth loss with an L2 term on data with d = %d ≤ n = %d: Newton's steps do not depend on feature scale and its sweeps use every core (-solver adaspdc or -m M for the coordinate method)", d, n)
+		}
+		if kn := kappa(); d <= 4*n && kn > sdcaFewPasses {
+			return SolverNewton, fmt.Sprintf("a smooth loss with an L2 term on data with d = %d ≤ 4n = %d and κ/n = %.3g > %g (SDCA would need many passes): Newton's steps do not depend on feature scale and its sweeps use every core (-solver sdca, -solver adaspdc or -m M for a coordinate method)", d, 4*n, kn, sdcaFewPasses)
 		}
 		if lo, hi := columnScaleRange(prob.X); hi > 1e3*lo {
 			return SolverNewton, fmt.Sprintf("a smooth loss with an L2 term on features whose scales range from %.3g to %.3g: Newton's steps do not depend on feature scale (-solver adaspdc or -m M for the coordinate method)", lo, hi)
@@ -963,7 +975,7 @@ func AutoSolver(prob Problem, opt Options) (Solver, string) {
 			o := opt
 			o.Solver = SolverSDCA
 			if e.accepts(prob, o) == nil {
-				if k, gain := coCoAGain(prob, opt); gain >= 1.5 {
+				if k, gain := coCoAGain(prob, opt, kappa()); gain >= 1.5 {
 					return SolverCoCoA, fmt.Sprintf("SDCA on %d threads, each on its own share of the samples against a private copy of the model, merged every epoch: at most %.2g× SDCA's passes here, so predicted %.2g× faster than SDCA on one thread (bench/README.md, \"Cores buy time\"); -solver sdca for one thread, -solver adaspdc for AdaSPDC", k, float64(k)/gain, gain)
 				}
 				return SolverSDCA, "one sample at a time with exact dual steps: SDCA took 3–10× less time than AdaSPDC to a 1e-6 gap on wide data (url-shaped: 5 passes against 15) and with an L1 term (bench/README.md, \"Cores buy time\"); -solver adaspdc for AdaSPDC, -m M for mini-batches"
@@ -979,7 +991,8 @@ func AutoSolver(prob Problem, opt Options) (Solver, string) {
 }
 
 // coCoAGain returns the workers K that cocoa would run on and the speed-up
-// over one-thread SDCA that its rate predicts: K workers step K times the
+// over one-thread SDCA that its rate predicts, for kappa = κ/n
+// (sdcaKappaPerSample): K workers step K times the
 // samples per second, but each step is damped by ωⱼ ≤ K (see cocoa), and
 // SDCA's passes to a given gap grow like 1 + κ/n with κ = mean qₖ/γ
 // (Shalev-Shwartz & Zhang: n + R²/(λγ) steps per factor e, γ the strong
@@ -988,22 +1001,36 @@ func AutoSolver(prob Problem, opt Options) (Solver, string) {
 // gain is K/ρ; without smoothness (γ = 0: the hinge) ρ = K, and the gain 1.
 // On url-shaped data (κ/n = 0.125 at λ = 1e-5) K = 2 gives 1.8; on a9a
 // (κ/n = 11) 1.04.
-func coCoAGain(prob Problem, opt Options) (int, float64) {
-	x := prob.X
-	k := coCoAWorkers(x, opt.Threads)
-	en, ok := prob.Reg.(ElasticNet)
-	gamma := prob.Loss.Gamma()
-	if k < 2 || !ok || !(gamma > 0) {
+func coCoAGain(prob Problem, opt Options, kappa float64) (int, float64) {
+	k := coCoAWorkers(prob.X, opt.Threads)
+	if k < 2 || math.IsInf(kappa, 1) {
 		return k, 1
 	}
-	lam := en.StrongConvexity()
-	var sq float64
-	for _, v := range x.Values {
-		sq += v * v
-	}
-	kappa := sq / float64(x.Rows) / (lam * gamma) / float64(x.Rows) // κ/n
 	rho := (1 + float64(k)*kappa) / (1 + kappa)
 	return k, float64(k) / rho
+}
+
+// sdcaFewPasses is the κ/n up to which AutoSolver prefers SDCA (or cocoa)
+// to Newton on data wider than tall: SDCA's passes per factor e of the
+// gap grow like 1 + κ/n, so at 0.5 or less a 1e-6 gap takes a handful of
+// passes (url-shaped data with 1M rows: κ/n = 0.025, 5 passes), fewer than
+// Newton's conjugate gradients take on such data (29.5).
+const sdcaFewPasses = 0.5
+
+// sdcaKappaPerSample returns κ/n = mean ‖aₖ‖²/(λγn), the term by which
+// SDCA's passes per factor e of the gap exceed one (Shalev-Shwartz &
+// Zhang: n + R²/(λγ) steps per factor e, with the mean qₖ for R²; γ the
+// strong convexity of φ*), or +Inf where the loss is not smooth (γ = 0)
+// or the regularizer has no L2 term.
+func sdcaKappaPerSample(prob Problem) float64 {
+	x := prob.X
+	en, ok := prob.Reg.(ElasticNet)
+	gamma := prob.Loss.Gamma()
+	if !ok || !(gamma > 0) || !(en.StrongConvexity() > 0) || x.Rows == 0 {
+		return math.Inf(1)
+	}
+	n := float64(x.Rows)
+	return kernels.Dot(x.Values, x.Values) / n / (en.StrongConvexity() * gamma) / n
 }
 
 // columnScaleRange returns the smallest and the largest, over the columns

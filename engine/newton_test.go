@@ -381,6 +381,20 @@ func TestAutoSolver(t *testing.T) {
 	}
 	l2 := ElasticNet{Lambda: 1e-3}
 	big, bb := sparseData(4000, 200, 20, 1) // 80k nonzeros: two workers for cocoa
+	// Between d = n and d = 4n the choice turns on κ/n: 0.28 at λ = 1e-2
+	// (SDCA's passes are few), 28 at λ = 1e-4 (Newton).
+	between, bbe := sparseData(200, 500, 5, 1)
+	betweenBig, bbb := sparseData(4000, 10000, 20, 1) // κ/n = 0.055 at λ = 1e-2
+	for _, c := range []struct {
+		x      *sparse.CSR
+		b      []float64
+		lam    float64
+		lo, hi float64
+	}{{between, bbe, 1e-2, 0.1, 0.5}, {between, bbe, 1e-4, 10, 50}, {betweenBig, bbb, 1e-2, 0.01, 0.1}} {
+		if kn := sdcaKappaPerSample(Problem{X: c.x, B: c.b, Loss: Logistic{}, Reg: ElasticNet{Lambda: c.lam}}); kn < c.lo || kn > c.hi {
+			t.Fatalf("%d×%d, λ = %g: κ/n = %g, the cases below assume [%g, %g]", c.x.Rows, c.x.Cols, c.lam, kn, c.lo, c.hi)
+		}
+	}
 	for _, c := range []struct {
 		name string
 		prob Problem
@@ -403,6 +417,10 @@ func TestAutoSolver(t *testing.T) {
 		{"L1, one thread", Problem{X: big, B: bb, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2, L1: 1e-4}}, Options{Threads: 1}, SolverSDCA},
 		{"L1, two threads, ill-conditioned", Problem{X: big, B: bb, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-4, L1: 1e-4}}, Options{Threads: 2}, SolverSDCA},
 		{"hinge, two threads", Problem{X: big, B: bb, Loss: Hinge{}, Reg: ElasticNet{Lambda: 1e-2}}, Options{Threads: 2}, SolverSDCA},
+		{"d = 2.5n, κ/n = 0.28", Problem{X: between, B: bbe, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2}}, Options{Threads: 1}, SolverSDCA},
+		{"d = 2.5n, κ/n = 28", Problem{X: between, B: bbe, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-4}}, Options{Threads: 1}, SolverNewton},
+		{"d = 2.5n, κ/n = 0.055, two threads", Problem{X: betweenBig, B: bbb, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2}}, Options{Threads: 2}, SolverCoCoA},
+		{"d = 2.5n, κ/n = 0.055, one thread", Problem{X: betweenBig, B: bbb, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2}}, Options{Threads: 1}, SolverSDCA},
 	} {
 		got, why := AutoSolver(c.prob, c.opt)
 		if got != c.want {
