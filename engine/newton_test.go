@@ -169,8 +169,24 @@ func TestNewtonRawData(t *testing.T) {
 // step, up to rounding; the paper's steps of AdaSPDC do not have this.
 func TestNewtonScaleInvariant(t *testing.T) {
 	x, b := sharedData(t, "australian")
+	checkNewtonScaleInvariant(t, x, b, []float64{1, 1e-2, 1, 1, 1e3, 1, 1, 1, 1, 1, 1, 1, 1e-3, 1e-5}, false)
+	// Wider than tall: the Hessian is not formed and M mixes diag(H) with
+	// Λ (precondMix), which must keep the invariance.
+	wide, bw := sparseData(200, 600, 5, 3)
+	scale := make([]float64, wide.Cols)
+	for j := range scale {
+		scale[j] = math.Pow(10, float64(j%7-3)) // 1e-3 … 1e3
+	}
+	checkNewtonScaleInvariant(t, wide, bw, scale, true)
+}
+
+// checkNewtonScaleInvariant runs newton's first four steps on x and on x
+// with column j multiplied by scale[j] and its L2 weight by scale[j]², the
+// same problem in other units, and compares the iterates; mix says which
+// preconditioner newton must use on x.
+func checkNewtonScaleInvariant(t *testing.T, x *sparse.CSR, b, scale []float64, mix bool) {
+	t.Helper()
 	xs := &sparse.CSR{Rows: x.Rows, Cols: x.Cols, Indptr: x.Indptr, Indices: x.Indices, Values: append([]float64(nil), x.Values...)}
-	scale := []float64{1, 1e-2, 1, 1, 1e3, 1, 1, 1, 1, 1, 1, 1, 1e-3, 1e-5}
 	weights := make([]float64, x.Cols)
 	for p, j := range xs.Indices {
 		xs.Values[p] *= scale[j]
@@ -181,8 +197,14 @@ func TestNewtonScaleInvariant(t *testing.T) {
 	for _, loss := range []Loss{Logistic{}, SquaredHinge{}} {
 		a := Problem{X: x, B: b, Loss: loss, Reg: ElasticNet{Lambda: 1e-3}}
 		c := Problem{X: xs, B: b, Loss: loss, Reg: ElasticNet{Lambda: 1e-3, Weights: weights}}
+		opt := Options{Solver: SolverNewton, Threads: 1, Tol: -1, StallEpochs: -1}
+		if s, err := newNewton(a, opt); err != nil {
+			t.Fatal(err)
+		} else if s.mix != mix {
+			t.Fatalf("%d×%d: newton's mixed preconditioner is %v, want %v", x.Rows, x.Cols, s.mix, mix)
+		}
 		for steps := 1; steps <= 4; steps++ {
-			opt := Options{Solver: SolverNewton, Threads: 1, Tol: -1, MaxEpochs: steps, StallEpochs: -1}
+			opt.MaxEpochs = steps
 			ma, ra, err := Train(context.Background(), a, opt)
 			if err != nil {
 				t.Fatal(err)
@@ -194,11 +216,11 @@ func TestNewtonScaleInvariant(t *testing.T) {
 			for j := range x.Cols {
 				got, want := mc.Weights[j]*scale[j], ma.Weights[j]
 				if math.Abs(got-want) > 1e-7*math.Max(1e-3, math.Abs(want)) {
-					t.Fatalf("%s, step %d: wⱼ = %.12g in the original units, %.12g in the rescaled ones (feature %d, scale %g); %s / %s", loss.Name(), steps, want, got, j+1, scale[j], ra.Note, rc.Note)
+					t.Fatalf("%d×%d, %s, step %d: wⱼ = %.12g in the original units, %.12g in the rescaled ones (feature %d, scale %g); %s / %s", x.Rows, x.Cols, loss.Name(), steps, want, got, j+1, scale[j], ra.Note, rc.Note)
 				}
 			}
 			if math.Abs(ra.Final.Primal-rc.Final.Primal) > 1e-9*math.Abs(ra.Final.Primal) {
-				t.Fatalf("%s, step %d: P = %.15g and %.15g", loss.Name(), steps, ra.Final.Primal, rc.Final.Primal)
+				t.Fatalf("%d×%d, %s, step %d: P = %.15g and %.15g", x.Rows, x.Cols, loss.Name(), steps, ra.Final.Primal, rc.Final.Primal)
 			}
 		}
 	}
