@@ -201,7 +201,10 @@ func newNewton(prob Problem, opt Options) (*newton, error) {
 // squared hinge 58.9 → 43.3 and 161 → 116; url-shaped (d = 16n) 55.5 →
 // 44.5 and 194 → 154; news20 without row scaling 1180 → 678. On taller
 // data it costs passes (rcv1-shaped, d = 0.24n: 25.5 → 53.5), so there M
-// stays diag(H).
+// stays diag(H). Which Newton step first crosses a target can move either
+// way: on url-shaped data with 1M rows (d = 3.2n) the mix took 46.5
+// passes against 64.5 to a 1e-7 gap, but 46.5 against 29.5 to a 1e-6
+// relative suboptimality (AutoSolver gives those data to cocoa).
 const precondMix = 0.01
 
 // newtonDenseMaxD bounds the width at which newton forms the Hessian: it
@@ -970,8 +973,8 @@ func (s *rowSweep) runThen(fn func(c, lo, hi int, acc [][]float64), post func(w,
 // few: κ/n = mean ‖aₖ‖²/(λγn) ≤ 0.5 (see sdcaKappaPerSample). There, as on
 // url-shaped data with 1M rows (d = 3.2n, κ/n = 0.025), SDCA's passes stay
 // near 1 + κ/n per factor e while Newton's conjugate gradients, bound by
-// the Hessian's condition and not by n, took 29.5 passes against cocoa's 5;
-// news20 (d = 3.9n, κ/n = 1.25 at λ = 1e-5) stays with Newton, whose sweeps
+// the Hessian's condition and not by n, took 29.5–46.5 passes to cocoa's 5;
+// news20 (d = 3.9n, κ/n = 1.6 at λ = 1e-5) stays with Newton, whose sweeps
 // gain from a second core where cocoa's damping eats the gain. On wider
 // data (url-shaped with 200k rows, d = 16n) its conjugate gradients need
 // many steps of O(d) each, and the coordinate methods are faster. There,
