@@ -19,8 +19,9 @@ import (
 // SolverNewton is a truncated Newton method on the primal: conjugate
 // gradients preconditioned by the Hessian's diagonal (on the formed Hessian
 // where d is small, denseHessianPays; mixed with the regularizer's on data
-// wider than tall, precondMix), and a line search on the derivative. Its iterates do not depend on how the features are scaled,
-// which is what raw data need (issue 9, §1).
+// wider than tall, precondMix), and a line search on the derivative. Its
+// iterates do not depend on how the features are scaled, which is what raw
+// data need (issue 9, §1).
 const SolverNewton Solver = "newton"
 
 func init() {
