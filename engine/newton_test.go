@@ -572,3 +572,38 @@ func TestNewtonChunkedSweep(t *testing.T) {
 		t.Errorf("chunks cover rows %d:%d, want 0:%d", s.bounds[0], s.bounds[s.chunks()], x.Rows)
 	}
 }
+
+// TestNewtonLastStep checks that CG's last solve stops at what the
+// tolerance needs: the same wide problem, run to a relative gap of 1e-6
+// with and without the rule (newton.tol), converges both ways, and with
+// it in fewer CG steps.
+func TestNewtonLastStep(t *testing.T) {
+	x, b := sparseData(500, 2000, 10, 1)
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-7}}
+	opt := Options{Solver: SolverNewton, Threads: 1, Tol: 1e-6, MaxEpochs: 100}.withDefaults()
+	var steps, newton [2]int
+	for i, rule := range []bool{true, false} {
+		s, err := newNewton(prob, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.hess != nil {
+			t.Fatal("the Hessian is formed: the rule applies only where it is not")
+		}
+		if !rule {
+			s.tol = 0
+		}
+		res, err := drive(context.Background(), s, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(res.Final.RelGap <= opt.Tol) {
+			t.Fatalf("rule %v: relative gap %.3g, want ≤ %g", rule, res.Final.RelGap, opt.Tol)
+		}
+		steps[i], newton[i] = s.cgSteps, res.Final.Epoch
+		t.Logf("rule %v: %d Newton steps, %d CG steps, relative gap %.3g", rule, res.Final.Epoch, s.cgSteps, res.Final.RelGap)
+	}
+	if steps[0] >= steps[1] || newton[0] > newton[1] {
+		t.Errorf("%d Newton and %d CG steps with the last-step rule, %d and %d without; want fewer CG steps and no more Newton steps with it", newton[0], steps[0], newton[1], steps[1])
+	}
+}
