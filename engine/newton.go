@@ -555,14 +555,15 @@ func (s *newton) sweepAt() error {
 	if clipped {
 		s.cert.Gap = math.NaN() // certify asks Certify
 	}
+	// M = Λ + a·diag(data part of H): a = 1 gives diag(H), a = precondMix
+	// the mix.
+	a := 1.0
+	if s.mix {
+		a = precondMix
+	}
 	for j := range s.grad {
 		s.grad[j] += s.lam[j]*w[j] - s.shift[j]
-		s.diag[j] += s.lam[j]
-	}
-	if s.mix {
-		for j, lj := range s.lam {
-			s.diag[j] = lj + precondMix*(s.diag[j]-lj)
-		}
+		s.diag[j] = s.lam[j] + a*s.diag[j]
 	}
 	s.fresh = true
 	return nil
@@ -1011,8 +1012,8 @@ func AutoSolver(prob Problem, opt Options) (Solver, string) {
 		if d <= n {
 			return SolverNewton, fmt.Sprintf("a smooth loss with an L2 term on data with d = %d ≤ n = %d: Newton's steps do not depend on feature scale and its sweeps use every core (-solver adaspdc or -m M for the coordinate method)", d, n)
 		}
-		if kn := kappa(); d <= 4*n && kn > sdcaFewPasses {
-			return SolverNewton, fmt.Sprintf("a smooth loss with an L2 term on data with d = %d ≤ 4n = %d and κ/n = %.3g > %g (SDCA would need many passes): Newton's steps do not depend on feature scale and its sweeps use every core (-solver sdca, -solver adaspdc or -m M for a coordinate method)", d, 4*n, kn, sdcaFewPasses)
+		if d <= 4*n && kappa() > sdcaFewPasses {
+			return SolverNewton, fmt.Sprintf("a smooth loss with an L2 term on data with d = %d ≤ 4n = %d and κ/n = %.3g > %g (SDCA would need many passes): Newton's steps do not depend on feature scale and its sweeps use every core (-solver sdca, -solver adaspdc or -m M for a coordinate method)", d, 4*n, kappa(), sdcaFewPasses)
 		}
 		if lo, hi := columnScaleRange(prob.X); hi > 1e3*lo {
 			return SolverNewton, fmt.Sprintf("a smooth loss with an L2 term on features whose scales range from %.3g to %.3g: Newton's steps do not depend on feature scale (-solver adaspdc or -m M for the coordinate method)", lo, hi)
@@ -1040,8 +1041,8 @@ func AutoSolver(prob Problem, opt Options) (Solver, string) {
 
 // coCoAGain returns the workers K that cocoa would run on and the speed-up
 // over one-thread SDCA that its rate predicts, for kappa = κ/n
-// (sdcaKappaPerSample): K workers step K times the
-// samples per second, but each step is damped by ωⱼ ≤ K (see cocoa), and
+// (sdcaKappaPerSample): K workers step K times the samples per second,
+// but each step is damped by ωⱼ ≤ K (see cocoa), and
 // SDCA's passes to a given gap grow like 1 + κ/n with κ = mean qₖ/γ
 // (Shalev-Shwartz & Zhang: n + R²/(λγ) steps per factor e, γ the strong
 // convexity of φ*). With every ωⱼ taken as K, an upper bound that needs no
@@ -1062,7 +1063,7 @@ func coCoAGain(prob Problem, opt Options, kappa float64) (int, float64) {
 // to Newton on data wider than tall: SDCA's passes per factor e of the
 // gap grow like 1 + κ/n, so at 0.5 or less a 1e-6 gap takes a handful of
 // passes (url-shaped data with 1M rows: κ/n = 0.025, 5 passes), fewer than
-// Newton's conjugate gradients take on such data (29.5).
+// Newton's conjugate gradients take on such data (29.5–46.5).
 const sdcaFewPasses = 0.5
 
 // sdcaKappaPerSample returns κ/n = mean ‖aₖ‖²/(λγn), the term by which

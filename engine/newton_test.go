@@ -2,13 +2,13 @@ package engine
 
 import (
 	"context"
-	"gonum.org/v1/gonum/floats"
 	"math"
 	"slices"
 	"testing"
 
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sparse"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
