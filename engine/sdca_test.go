@@ -24,6 +24,7 @@ func sdcaVariants() []sdcaVariant {
 		{name: "wild-t2", opt: Options{Solver: SolverSDCAWild, Threads: 2}},
 		{name: "dfsdca", opt: Options{Solver: SolverDFSDCA}, l2: true},
 		{name: "dfsdca-importance", opt: Options{Solver: SolverDFSDCA, Sampling: SamplingImportance}, l2: true},
+		{name: "spdc-async-t2", opt: Options{Solver: SolverSPDCAsync, Threads: 2}, l2: true},
 	}
 }
 

@@ -1,0 +1,151 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestSPDCAsyncClosedForm checks the closed form of spdcAsync against the
+// serial SPDC iteration written out on dense vectors: after every step, x
+// and r read from the stored ξ and r equal the dense xₜ₊₁ and rₜ₊₁; every
+// read of x̄ equals the dense (1+θ)xₜ − θxₜ₋₁ up to exactly the term the
+// asynchronous read leaves out, −θτΔyₚ(1 − 1/n)⟨aₖ, aₚ⟩ for the previous
+// step's sample p; and a rebase in the middle changes nothing. λ is large,
+// so that a = 1/(1+τλ) is far from 1 and the scaling is exercised.
+func TestSPDCAsyncClosedForm(t *testing.T) {
+	x, b := sparseData(200, 30, 5, 9)
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 0.5}}
+	opt := Options{Solver: SolverSPDCAsync, Threads: 1, Seed: 1}.withDefaults()
+	m, err := startSPDCAsync(prob, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.(*spdcAsync)
+	defer s.finish(&Result{})
+	if s.a > 0.999 {
+		t.Fatalf("a = %v: the test wants a contraction far from 1", s.a)
+	}
+	n, d := s.n, s.d
+	lam, tau, theta, a := s.lam, s.tau, s.theta, s.a
+	xd, xPrev, r := make([]float64, d), make([]float64, d), make([]float64, d)
+	lazyX := func(t int64, j int) (float64, float64) {
+		p := s.scale(t)
+		c := s.cs[j]
+		return p*c.xi + c.r*(p-1)/lam, c.r
+	}
+	prevK, prevDy := -1, 0.0
+	var clock int64
+	for step := 0; step < 3*n; step++ {
+		if step == n+17 {
+			s.clock = clock
+			s.rebase()
+			clock = 0
+			prevK = -1 // the segment's first read is x, not x̄
+		}
+		k := int(s.rng.IntN(n))
+		val, idx := x.Row(k)
+		// The dense read: x̄ = (1+θ)xₜ − θxₜ₋₁, at t = 0 of a segment x.
+		var want float64
+		for q, j := range idx {
+			xb := xd[j]
+			if clock > 0 {
+				xb = (1+theta)*xd[j] - theta*xPrev[j]
+			}
+			want += val[q] * xb
+		}
+		if prevK >= 0 {
+			pv, pi := x.Row(prevK)
+			var dot float64
+			for q, j := range idx {
+				for q2, j2 := range pi {
+					if j == j2 {
+						dot += val[q] * pv[q2]
+					}
+				}
+			}
+			want -= -theta * tau * prevDy * (1 - 1/float64(n)) * dot
+		}
+		th := theta
+		ca, cb := 1.0, 0.0
+		if clock > 0 {
+			p, pp := s.scale(clock), s.scale(clock-1)
+			ca, cb = (1+th)*p-th*pp, ((1+th)*(p-1)-th*(pp-1))/lam
+		}
+		if got := s.readBar(val, idx, ca, cb); math.Abs(got-want) > 1e-12*(1+math.Abs(want)) {
+			t.Fatalf("step %d: read aₖᵀx̄ = %.17g, dense %.17g", step, got, want)
+		}
+		y0 := s.y[k]
+		s.step(k, clock, s.scale(clock), s.scale(clock-1), s.scale(clock+1))
+		dy := s.y[k] - y0
+		// The dense serial step.
+		copy(xPrev, xd)
+		for j := range xd {
+			xd[j] = a * (xd[j] - tau*r[j])
+		}
+		for q, j := range idx {
+			xd[j] -= a * tau * dy * val[q]
+			r[j] += dy * val[q] / float64(n)
+		}
+		clock++
+		prevK, prevDy = k, dy
+		for j := range xd {
+			gx, gr := lazyX(clock, j)
+			if math.Abs(gx-xd[j]) > 1e-12*(1+math.Abs(xd[j])) || math.Abs(gr-r[j]) > 1e-14 {
+				t.Fatalf("step %d, coordinate %d: closed form x = %.17g, r = %.17g; dense %.17g, %.17g", step, j, gx, gr, xd[j], r[j])
+			}
+		}
+	}
+}
+
+// TestSPDCAsyncSegments runs spdc-async with segments of 37 iterations, so
+// that every epoch of 300 samples rebases the closed form several times
+// inside the epoch, on two workers: it must still reach a relative gap of
+// 1e-10 at the optimum AdaSPDC certifies.
+func TestSPDCAsyncSegments(t *testing.T) {
+	defer func(v int64) { spdcAsyncMaxSegment = v }(spdcAsyncMaxSegment)
+	spdcAsyncMaxSegment = 37
+	x, b := sparseData(300, 40, 6, 5)
+	prob := Problem{X: x, B: b, Loss: SquaredHinge{}, Reg: ElasticNet{Lambda: 1e-2}}
+	ref, refRes, err := Train(context.Background(), prob, Options{Solver: SolverAdaSPDC, Tol: 1e-11, MaxEpochs: 5000, Seed: 1})
+	if err != nil || !refRes.Converged {
+		t.Fatalf("reference: %v", err)
+	}
+	model, res, err := Train(context.Background(), prob, Options{Solver: SolverSPDCAsync, Threads: 2, Tol: 1e-10, MaxEpochs: 5000, Seed: 2})
+	if err != nil || !res.Converged {
+		t.Fatalf("spdc-async: %v, relative gap %.3g after %d epochs", err, res.Final.RelGap, res.Final.Epoch)
+	}
+	bound := math.Sqrt(2*res.Final.Gap/1e-2) + math.Sqrt(2*refRes.Final.Gap/1e-2)
+	if dist := distance(model.Weights, ref.Weights); dist > bound+1e-12 {
+		t.Errorf("‖x − x*‖ = %.3g beyond the certificates' bound %.3g", dist, bound)
+	}
+	if res.Final.Threads != 2 {
+		t.Errorf("ran %d threads, asked for 2", res.Final.Threads)
+	}
+}
+
+// TestSPDCAsyncRefuses: what the closed form cannot take is refused with a
+// message that says why.
+func TestSPDCAsyncRefuses(t *testing.T) {
+	x, b := sparseData(100, 20, 4, 1)
+	cases := []struct {
+		prob Problem
+		opt  Options
+		want string
+	}{
+		{Problem{Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3, L1: 1e-4}}, Options{}, "no L1 term"},
+		{Problem{Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3, Center: make([]float64, 20)}}, Options{}, "centre"},
+		{Problem{Loss: Hinge{}, Reg: ElasticNet{Lambda: 1e-3}}, Options{}, "smooth loss"},
+		{Problem{Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}, Options{M: 4}, "m = 4"},
+		{Problem{Loss: Logistic{}, Reg: ElasticNet{L1: 1e-3}}, Options{}, "λ > 0"},
+	}
+	for _, c := range cases {
+		c.prob.X, c.prob.B = x, b
+		c.opt.Solver = SolverSPDCAsync
+		_, _, err := Train(context.Background(), c.prob, c.opt)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s/%s %+v: error %v, want one mentioning %q", c.prob.Loss.Name(), c.prob.Reg.Name(), c.opt, err, c.want)
+		}
+	}
+}
