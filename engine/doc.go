@@ -218,6 +218,10 @@
 //	                asynchronous SDCA; cocoa.go SDCA on thread-private
 //	                replicas merged per epoch (CoCoA+, SySCD); dfsdca.go
 //	                dual-free SDCA
+//	spdc_async.go   asynchronous SPDC: one sample per step on each worker,
+//	                the L2 prox in closed form (xⱼ = Pₜξⱼ + rⱼ(Pₜ − 1)/λ,
+//	                Pₜ = aᵗ), so that a step's change to ξⱼ and rⱼ depends
+//	                on t and Δy alone and lands with an atomic add
 //	wx_*.go         Wang & Xiao: BPD, Ada-BPD, Ada-SPDC, DF-SPDC, ADF-SPDC
 //	                and the robust adaptation rule
 //	pdprox.go       Pdprox for the losses with a bilinear dual
