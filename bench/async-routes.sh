@@ -16,12 +16,7 @@
 set -eu
 out=${1:-/tmp/routes}
 runs=${2:-3}
-mkdir -p "$out"
-go build -o "$out/adaspdc" ./cmd/adaspdc
-go build -o "$out/synthgen" ./bench/synth/cmd/synthgen
-[ -f "$out/news20.binary" ] || awk '{ $1 = ($1 <= 10 ? -1 : 1); print }' ../shared/data/news20 > "$out/news20.binary"
-[ -f "$out/rcv1-200k.svm" ] || "$out/synthgen" -shape rcv1 -rows 200000 -seed 1 -o "$out/rcv1-200k.svm"
-[ -f "$out/url-200k.svm" ] || "$out/synthgen" -shape url -rows 200000 -seed 1 -o "$out/url-200k.svm"
+. bench/prepare.sh
 echo "data,solver,threads,run,wall,seconds,passes" | tee "$out/routes.csv"
 for data in news20.binary rcv1-200k.svm url-200k.svm; do
 	for r in $(seq "$runs"); do

@@ -13,12 +13,7 @@
 set -eu
 out=${1:-/tmp/cores}
 runs=${2:-5}
-mkdir -p "$out"
-go build -o "$out/adaspdc" ./cmd/adaspdc
-go build -o "$out/synthgen" ./bench/synth/cmd/synthgen
-[ -f "$out/news20.binary" ] || awk '{ $1 = ($1 <= 10 ? -1 : 1); print }' ../shared/data/news20 > "$out/news20.binary"
-[ -f "$out/rcv1-200k.svm" ] || "$out/synthgen" -shape rcv1 -rows 200000 -seed 1 -o "$out/rcv1-200k.svm"
-[ -f "$out/url-200k.svm" ] || "$out/synthgen" -shape url -rows 200000 -seed 1 -o "$out/url-200k.svm"
+. bench/prepare.sh
 echo "data,threads,run,seconds,passes,solver" | tee "$out/cores.csv"
 for spec in "../shared/data/a9a none" "../shared/data/w8a none" "$out/news20.binary unit" "$out/rcv1-200k.svm unit" "$out/url-200k.svm unit"; do
 	set -- $spec
