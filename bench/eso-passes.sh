@@ -27,11 +27,11 @@ go build -o "$out/synthgen" ./bench/synth/cmd/synthgen
 go build -o "$out/esomean" ./bench/esomean
 [ -f "$out/news20.binary" ] || awk '{ $1 = ($1 <= 10 ? -1 : 1); print }' ../shared/data/news20 > "$out/news20.binary"
 [ -f "$out/rcv1-200k.svm" ] || "$out/synthgen" -shape rcv1 -rows 200000 -seed 1 -o "$out/rcv1-200k.svm"
-[ -f "$out/url-100k.svm" ] || "$out/synthgen" -shape url -rows 100000 -seed 1 -o "$out/url-100k.svm"
+[ -f "$out/url-200k.svm" ] || "$out/synthgen" -shape url -rows 200000 -seed 1 -o "$out/url-200k.svm"
 
 jobs=$out/jobs.txt
 : > "$jobs"
-for d in "news20.binary 1000" "rcv1-200k.svm 600" "url-100k.svm 500"; do
+for d in "news20.binary 1000" "rcv1-200k.svm 600" "url-200k.svm 600"; do
 	for m in 1 16 256 1024 8192; do
 		for s in paper eso; do
 			echo "$out $d $m $s" >> "$jobs"
@@ -40,6 +40,6 @@ for d in "news20.binary 1000" "rcv1-200k.svm 600" "url-100k.svm 500"; do
 done
 echo "data,m,steps,cap,epochs,passes,rel_gap" > "$out/passes.csv"
 xargs -P 2 -L 1 "$0" -run < "$jobs" >> "$out/passes.csv"
-for d in news20.binary rcv1-200k.svm url-100k.svm; do
+for d in news20.binary rcv1-200k.svm url-200k.svm; do
 	"$out/esomean" -data "$out/$d" | tail -n +2 | sed "s/^/$d,/"
 done > "$out/eso-mean.csv"
