@@ -226,13 +226,13 @@ func innerEntry(opt Options) (*solverEntry, error) {
 }
 
 // stageWarmStarts lists the inner solvers whose stages start where the last
-// one ended: AdaSPDC, SPDC and the SDCA solvers take the last stage's duals
+// one ended: AdaSPDC, SPDC, spdc-async and the SDCA solvers take the last stage's duals
 // (warmDuals), and the primal methods need only the point. A dual method given only a point
 // starts from the duals φ'(aₖᵀx), whose primal image ∇g*(−v) is far from
 // x when the stage's σ is small.
 var stageWarmStarts = map[Solver]bool{
 	SolverAdaSPDC: true, SolverSPDC: true, SolverSAGA: true, SolverSVRG: true, SolverSAG: true,
-	SolverSDCA: true, SolverSDCAAsync: true, SolverSDCAWild: true,
+	SolverSDCA: true, SolverSDCAAsync: true, SolverSDCAWild: true, SolverSPDCAsync: true,
 }
 
 // innerOptions returns the options the inner solver runs a stage with: the

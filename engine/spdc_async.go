@@ -248,6 +248,27 @@ func (s *spdcAsync) certify() (TracePoint, error) {
 	return tp, err
 }
 
+// warmDuals sets the duals to y (projected into dom φ*) between epochs, as
+// the reductions do at a new stage, and restarts the closed form from the
+// current x with r = (1/n)Σₖ yₖaₖ for those duals. (The method sdcaCore's
+// would leave the records behind.)
+func (s *spdcAsync) warmDuals(y []float64) error {
+	p := s.scale(s.clock)
+	q := (p - 1) / s.lam
+	for j := range s.cs {
+		c := &s.cs[j]
+		s.xt[j] = p*c.xi + c.r*q
+	}
+	if err := s.sdcaCore.warmDuals(y); err != nil {
+		return err
+	}
+	for j := range s.cs {
+		s.cs[j] = spdcAsyncCoord{xi: s.xt[j], r: s.v[j]}
+	}
+	s.clock = 0
+	return nil
+}
+
 // point returns ∇g*(−r) = −r/λ for the r at hand.
 func (s *spdcAsync) point() []float64 {
 	if !s.wFresh {

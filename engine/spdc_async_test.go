@@ -149,3 +149,62 @@ func TestSPDCAsyncRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestSPDCAsyncWarmDuals: new duals between epochs (a reduction's next
+// stage) restart the closed form with r = (1/n)Σₖ yₖaₖ for them and x where
+// the iteration left it; and AdaptSmooth, whose stages hand their duals on
+// that way, solves the hinge SVM over spdc-async at sdca's optimum.
+func TestSPDCAsyncWarmDuals(t *testing.T) {
+	x, b := sparseData(300, 40, 6, 3)
+	prob := Problem{X: x, B: b, Loss: SquaredHinge{}, Reg: ElasticNet{Lambda: 1e-2}}
+	_, ref, err := Train(context.Background(), prob, Options{Solver: SolverSDCA, Tol: 1e-12, MaxEpochs: 20000})
+	if err != nil || !ref.Converged {
+		t.Fatalf("reference: %v", err)
+	}
+	m, err := startSPDCAsync(prob, Options{Solver: SolverSPDCAsync, Threads: 2, Seed: 1}.withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.(*spdcAsync)
+	defer s.finish(&Result{})
+	if _, err := s.runEpochs(context.Background(), 3); err != nil {
+		t.Fatal(err)
+	}
+	p := s.scale(s.clock)
+	before := make([]float64, s.d)
+	for j, c := range s.cs {
+		before[j] = p*c.xi + c.r*(p-1)/s.lam
+	}
+	if err := s.warmDuals(ref.Duals); err != nil {
+		t.Fatal(err)
+	}
+	want := make([]float64, s.d)
+	for k := range s.n {
+		val, idx := x.Row(k)
+		for q, j := range idx {
+			want[j] += ref.Duals[k] * val[q] / float64(s.n)
+		}
+	}
+	for j, c := range s.cs {
+		if math.Abs(c.r-want[j]) > 1e-14 || math.Abs(c.xi-before[j]) > 1e-14*(1+math.Abs(before[j])) || s.clock != 0 {
+			t.Fatalf("coordinate %d after warm duals: ξ = %v, r = %v; want x = %v, r = %v at clock 0 (clock %d)", j, c.xi, c.r, before[j], want[j], s.clock)
+		}
+	}
+	tp, err := s.certify()
+	if err != nil || tp.RelGap > 1e-10 {
+		t.Fatalf("certificate at the optimal duals: gap %.3g, %v", tp.RelGap, err)
+	}
+
+	hinge := Problem{X: x, B: b, Loss: Hinge{}, Reg: ElasticNet{Lambda: 1e-2}}
+	_, href, err := Train(context.Background(), hinge, Options{Solver: SolverSDCA, Tol: 1e-10, MaxEpochs: 20000})
+	if err != nil || !href.Converged {
+		t.Fatalf("hinge reference: %v", err)
+	}
+	_, res, err := Train(context.Background(), hinge, Options{Solver: SolverAdaptSmooth, Inner: SolverSPDCAsync, Threads: 2, Tol: 1e-6, MaxEpochs: 5000})
+	if err != nil || !res.Converged {
+		t.Fatalf("adaptsmooth over spdc-async: %v", err)
+	}
+	if d := res.Final.Primal - href.Final.Primal; d < -1e-9 || d > res.Final.Gap+1e-9 {
+		t.Errorf("adaptsmooth over spdc-async: P = %.12g, sdca's optimum %.12g, gap %.3g", res.Final.Primal, href.Final.Primal, res.Final.Gap)
+	}
+}
