@@ -47,7 +47,7 @@ func acceptsSPDCAsync(prob Problem, opt Options) error {
 		return err
 	}
 	if en := prob.Reg.(ElasticNet); en.L1 != 0 || !en.plain() {
-		return fmt.Errorf("engine: %s keeps the primal in the closed form of the (λ/2)‖x‖² prox: it takes no L1 term, centre or weights (spdc and sdca-async do)", opt.Solver)
+		return fmt.Errorf("engine: %s keeps the primal in the closed form of the (λ/2)‖x‖² prox: it takes no L1 term, centre or weights (sdca-async takes all three, spdc the L1 term and a centre)", opt.Solver)
 	}
 	if opt.M > 1 {
 		return fmt.Errorf("engine: %s steps one sample at a time on each worker; m = %d mini-batches are spdc's and adaspdc's", opt.Solver, opt.M)
