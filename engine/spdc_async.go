@@ -232,19 +232,13 @@ func (s *spdcAsync) scale(t int64) float64 { return math.Pow(s.a, float64(t)) }
 // ξ = xₜ at scale 1, with the r the certificate used (exact when it was
 // recomputed from the duals).
 func (s *spdcAsync) certify() (TracePoint, error) {
-	p := s.scale(s.clock)
-	q := (p - 1) / s.lam
+	s.primalNow()
 	for j := range s.cs {
-		c := &s.cs[j]
-		s.xt[j] = p*c.xi + c.r*q
-		s.v[j] = c.r
+		s.v[j] = s.cs[j].r
 	}
 	s.wFresh = false
 	tp, err := s.certificate()
-	for j := range s.cs {
-		s.cs[j] = spdcAsyncCoord{xi: s.xt[j], r: s.v[j]}
-	}
-	s.clock = 0
+	s.restart()
 	return tp, err
 }
 
@@ -253,19 +247,11 @@ func (s *spdcAsync) certify() (TracePoint, error) {
 // current x with r = (1/n)Σₖ yₖaₖ for those duals. (The method sdcaCore's
 // would leave the records behind.)
 func (s *spdcAsync) warmDuals(y []float64) error {
-	p := s.scale(s.clock)
-	q := (p - 1) / s.lam
-	for j := range s.cs {
-		c := &s.cs[j]
-		s.xt[j] = p*c.xi + c.r*q
-	}
+	s.primalNow()
 	if err := s.sdcaCore.warmDuals(y); err != nil {
 		return err
 	}
-	for j := range s.cs {
-		s.cs[j] = spdcAsyncCoord{xi: s.xt[j], r: s.v[j]}
-	}
-	s.clock = 0
+	s.restart()
 	return nil
 }
 
@@ -279,13 +265,28 @@ func (s *spdcAsync) point() []float64 {
 	return s.sdcaCore.point()
 }
 
-// rebase rewrites every ξ at scale 1 and restarts the clock.
-func (s *spdcAsync) rebase() {
+// primalNow sets xt to x at the current clock: xⱼ = Pξⱼ + rⱼ(P − 1)/λ.
+func (s *spdcAsync) primalNow() {
 	p := s.scale(s.clock)
 	q := (p - 1) / s.lam
+	for j, c := range s.cs {
+		s.xt[j] = p*c.xi + c.r*q
+	}
+}
+
+// restart starts a segment at scale 1 from x = xt and r = v.
+func (s *spdcAsync) restart() {
 	for j := range s.cs {
-		c := &s.cs[j]
-		c.xi = p*c.xi + c.r*q
+		s.cs[j] = spdcAsyncCoord{xi: s.xt[j], r: s.v[j]}
+	}
+	s.clock = 0
+}
+
+// rebase rewrites every ξ at scale 1 (ξ = x) and restarts the clock.
+func (s *spdcAsync) rebase() {
+	s.primalNow()
+	for j := range s.cs {
+		s.cs[j].xi = s.xt[j]
 	}
 	s.clock = 0
 }
