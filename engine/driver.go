@@ -53,6 +53,11 @@ func drive(ctx context.Context, m method, opt Options) (*Result, error) {
 			res.Stop = "panic"
 			return res, err
 		}
+		if tp.Gap < 0 {
+			// P and D each carry their rounding; at the optimum D can come
+			// out a few ulps above P. The gap is P − D's best estimate, 0.
+			tp.Gap, tp.RelGap = 0, 0
+		}
 		tp.Epoch = epoch
 		tp.Passes = m.passes()
 		tp.Seconds = time.Since(start).Seconds()
@@ -66,7 +71,7 @@ func drive(ctx context.Context, m method, opt Options) (*Result, error) {
 			res.Stop = "diverged"
 			return res, err
 		}
-		if len(res.Trace) == 1 || tp.Gap < res.Best.Gap {
+		if len(res.Trace) == 1 || tp.Gap < res.Best.Gap || tp.Gap == res.Best.Gap && tp.Primal < res.Best.Primal {
 			res.Best = tp
 			res.bestX = append(res.bestX[:0], m.point()...)
 		}
@@ -103,7 +108,7 @@ func drive(ctx context.Context, m method, opt Options) (*Result, error) {
 			res.Stop = "stalled"
 			w := opt.StallEpochs
 			res.StallNote = fmt.Sprintf("the duality gap has stopped falling: over epochs %d to %d it was %.4g (geometric mean), over the %d epochs before %.4g, less than %g%% lower; the best was %.4g at epoch %d: %s",
-				epoch-w+1, epoch, recent, w, before, 100*stallGain, res.Best.Gap, res.Best.Epoch, m.divergenceHint())
+				epoch-w+1, epoch, recent, w, before, 100*stallGain, res.Best.Gap, res.Best.Epoch, opt.stallHint)
 			return res, nil
 		}
 		next := epoch + checkInterval(opt, tp, epoch-lastCheck, lastGap)
@@ -115,13 +120,40 @@ func drive(ctx context.Context, m method, opt Options) (*Result, error) {
 		if k := min(next, opt.MaxEpochs) - epoch; k > 0 && ctx.Err() == nil {
 			done, err := m.runEpochs(ctx, k)
 			epoch += done
+			if errors.Is(err, errCannotMove) && atRounding(res.Best) {
+				// The method sits at the optimum to the precision of
+				// float64: no epoch can change the point any more, so
+				// the run has converged whatever Tol asked for.
+				res.Converged, res.Stop = true, "optimal"
+				return res, nil
+			}
 			if err != nil {
 				res.Stop = "panic"
+				if errors.Is(err, errCannotMove) {
+					res.Stop = "stuck"
+				}
 				return res, err
 			}
 		}
 		iterTime += time.Since(t0)
 	}
+}
+
+// errCannotMove is returned, wrapped, by a method's runEpochs when its next
+// step cannot change the point in float64 arithmetic (a Newton direction
+// whose slope rounds to zero). At a gap within the rounding of P
+// (atRounding) that is convergence, and the driver ends the run as
+// converged (Result.Stop "optimal"); above it, the run fails with the
+// method's error, since more epochs would only repeat the same step.
+var errCannotMove = errors.New("the point cannot move in double precision")
+
+// atRounding reports whether a certificate's gap is within the rounding of
+// its primal: stallFloor·noiseFloor·max(1, |P|), a relative gap of 1e-10.
+// Sums of n losses and d squares each carry relative errors of order
+// n·2⁻⁵³ in P and D, so no tolerance below that floor can be certified
+// reliably.
+func atRounding(tp TracePoint) bool {
+	return tp.Gap <= stallFloor*noiseFloor*math.Max(1, math.Abs(tp.Primal))
 }
 
 // checkInterval decides how many epochs to run before the next certificate,

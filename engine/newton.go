@@ -274,7 +274,7 @@ func (s *newton) runEpochs(ctx context.Context, k int) (int, error) {
 // errNewtonFloor ends a run whose Newton step no longer changes the point:
 // the gradient or the slope along the step is zero in double precision, so
 // more steps would repeat the same one. The driver keeps the best model.
-var errNewtonFloor = errors.New("engine: newton: the objective cannot decrease further in double precision (the gradient or the slope along the step rounds to zero); ask for a looser -tol")
+var errNewtonFloor = fmt.Errorf("engine: newton: the objective cannot decrease further in double precision (the gradient or the slope along the step rounds to zero) while the gap is still above the rounding of the objective; the data may hold values too large for float64 sums (%w)", errCannotMove)
 
 // newtonStep takes one step of truncated Newton on
 //

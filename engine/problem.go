@@ -165,11 +165,15 @@ type Options struct {
 	// sets 1000.
 	MaxEpochs int
 
-	// StallEpochs ends a run whose best duality gap fell by less than 1%
-	// over the last StallEpochs epochs (zero: 200, or 2000 for a
-	// non-smooth loss such as the hinge), with Result.Stop "stalled": its
-	// steps do not fit the data, and more epochs would not help. A
-	// negative value switches the rule off.
+	// StallEpochs ends a run whose gap has stopped falling, with
+	// Result.Stop "stalled": one whose duality gaps over the last
+	// StallEpochs epochs have a geometric mean less than 1% below that of
+	// the StallEpochs epochs before, each window holding at least five
+	// certificates. A run whose best gap is within the rounding of P
+	// (a relative 1e-10) is never stalled. Zero selects the default: 200
+	// epochs, or 2000 for a loss that is not smooth (γ = 0, such as the
+	// hinge), whose gaps rest on plateaus for hundreds of epochs before
+	// falling again. A negative value switches the rule off.
 	StallEpochs int
 
 	// TimeLimit bounds the whole run, set-up included; 0: none. A run that
@@ -212,6 +216,10 @@ type Options struct {
 	// regularization σ₀ and smoothing λ₀ (reduction.go says how they are
 	// chosen); zero: 1.
 	ReductionScale float64
+
+	// stallHint is what the stall note advises; Train sets it from the
+	// loss, since a plateau has other causes than a divergence.
+	stallHint string
 }
 
 // DefaultOptions returns the options Train is meant to start from: AdaSPDC
@@ -277,7 +285,11 @@ func (o Options) Validate() error {
 	case SamplingUniform:
 	case SamplingImportance:
 		if (o.Solver != SolverSPDC && o.Solver != "dfsdca") || o.M != 1 {
-			return fmt.Errorf("engine: importance sampling is SPDC's and dual-free SDCA's non-uniform variant: it needs -solver spdc or dfsdca, and -m 1 (got %s, m = %d)", o.Solver, o.M)
+			got := "no solver named"
+			if o.Solver != "" {
+				got = "solver " + string(o.Solver)
+			}
+			return fmt.Errorf("engine: importance sampling is SPDC's and dual-free SDCA's non-uniform variant: it needs -solver spdc or dfsdca, and -m 1 (got %s, m = %d)", got, o.M)
 		}
 	default:
 		return fmt.Errorf("engine: unknown sampling %q (want uniform or importance)", o.Sampling)
@@ -349,7 +361,7 @@ type TracePoint struct {
 	Passes  float64 `json:"passes"` // data passes by the solver (sampled rows / n)
 	Primal  float64 `json:"primal"`
 	Dual    float64 `json:"dual"`
-	Gap     float64 `json:"gap"`     // Primal − Dual ≥ 0
+	Gap     float64 `json:"gap"`     // max(Primal − Dual, 0): rounding can put D a few ulps above P at the optimum
 	RelGap  float64 `json:"rel_gap"` // Gap / max(1, |Primal|)
 	Seconds float64 `json:"seconds"`
 	// IterSeconds is the part of Seconds spent in iterations, without
@@ -363,13 +375,27 @@ type TracePoint struct {
 // Result reports how a run went.
 type Result struct {
 	Trace []TracePoint
-	// Final is the last certificate. When Train returns an error after at
-	// least one certificate, the model it returns beside the error is the
-	// one of Best, the certificate with the smallest gap.
-	Final     TracePoint
-	Best      TracePoint
-	Converged bool   // the relative gap reached Tol
-	Stop      string // why the run ended: "tol", "target", "max-epochs", "time", "callback", "rule", "stalled", "context", "diverged", "panic"
+	// Final is the last certificate.
+	Final TracePoint
+	// Best is the certificate with the smallest gap (of two with the same
+	// gap, the one with the lower primal). Every certified point x has
+	// P(x) − P* ≤ its gap, so Best's point has the strongest guarantee.
+	Best TracePoint
+	// Model is the certificate of the point Train returns as the model:
+	// Final when the run met its goal (Stop "tol" or "target"), Best
+	// otherwise, the error paths included, so that a run
+	// cut short by a time limit, an interrupt or a stall never hands back
+	// a point worse than one it had certified.
+	Model TracePoint
+	// Converged reports that the relative gap reached Tol, or that the
+	// point sits at the optimum to rounding (Stop "optimal").
+	Converged bool
+	// Stop says why the run ended: "tol", "target", "optimal" (the method
+	// can no longer move the point and the gap is within the rounding of
+	// P, a relative 1e-10), "max-epochs", "time", "callback", "rule",
+	// "stalled", "context", "diverged", "stuck" (the method cannot move
+	// but the gap is above rounding: an error) or "panic".
+	Stop string
 	// StallNote says, when Stop is "stalled", how little the gap moved
 	// and what the user can change.
 	StallNote string

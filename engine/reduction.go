@@ -270,7 +270,14 @@ func acceptsReduction(kind reductionKind, prob Problem, opt Options) error {
 	case kind.reg && en.Weights != nil:
 		return fmt.Errorf("engine: %s does not take per-coordinate regularizer weights: the added (σ/2)‖x − x₀‖² has no weights, and the sum is no weighted elastic net", opt.Solver)
 	}
-	stage := reductionStage(kind, prob, en, nil, 1, 1)
+	// Every stage after the first is centred at the last stage's point,
+	// so the inner solver must take a centre: check with one, or a solver
+	// that refuses centres would be refused only at the second stage.
+	var x0 []float64
+	if kind.reg {
+		x0 = make([]float64, prob.X.Cols)
+	}
+	stage := reductionStage(kind, prob, en, x0, 1, 1)
 	if err := e.accepts(stage, innerOptions(opt, e, nil)); err != nil {
 		hint := ""
 		switch {

@@ -164,7 +164,9 @@ func chooseSolver(prob Problem, opt Options) (*solverEntry, error) {
 // the model of the best certificate so far (Result.Best) when the run
 // diverges, a worker panics or the callback fails. A context cancelled
 // after the first certificate ends the run like a time limit: the model
-// and Result.Stop "context", no error.
+// and Result.Stop "context", no error. A run that meets its goal (Tol or
+// TargetPrimal) returns its last point; any other returns the point of its
+// best certificate, and Result.Model says which certificate that is.
 func Train(ctx context.Context, prob Problem, opt Options) (*Model, *Result, error) {
 	if ctx.Err() != nil {
 		return nil, nil, fmt.Errorf("engine: not started: %w", context.Cause(ctx))
@@ -179,11 +181,15 @@ func Train(ctx context.Context, prob Problem, opt Options) (*Model, *Result, err
 	if err != nil {
 		return nil, nil, err
 	}
-	if opt.StallEpochs == 0 && prob.Loss.Gamma() == 0 {
-		// Methods on a non-smooth loss converge sublinearly, and their
-		// gaps sit on plateaus for hundreds of epochs before falling
-		// again (SDCA on a9a's SVM: 1e-6 to 1e-10).
-		opt.StallEpochs = nonSmoothStallEpochs
+	opt.stallHint = "the steps may not fit the data (one feature on a much larger scale than the others sets every coordinate's step): scale the features or the rows (-normalize unit), try -solver newton for a smooth loss with an L2 term, or allow a longer plateau with -stall-epochs"
+	if prob.Loss.Gamma() == 0 {
+		opt.stallHint = "a loss that is not smooth converges sublinearly, and its gap rests on plateaus before falling again: allow a longer plateau with -stall-epochs (0: never stall), or use a smooth loss (sqhinge, smoothhinge)"
+		if opt.StallEpochs == 0 {
+			// Methods on a non-smooth loss converge sublinearly, and their
+			// gaps sit on plateaus for hundreds of epochs before falling
+			// again (SDCA on a9a's SVM: 1e-6 to 1e-10).
+			opt.StallEpochs = nonSmoothStallEpochs
+		}
 	}
 	opt = opt.withDefaults()
 	opt.Solver = e.Name
@@ -210,11 +216,15 @@ func Train(ctx context.Context, prob Problem, opt Options) (*Model, *Result, err
 		}
 	}
 	w := m.point()
-	if err != nil {
+	res.Model = res.Final
+	if err != nil || (res.Stop != "tol" && res.Stop != "target") {
+		// A run that did not meet its goal returns its best certified
+		// point, which can be far better than the last iterate of a run
+		// cut short (an interrupt in a gap's bad phase, a stall).
 		if res.bestX == nil {
 			return nil, res, err
 		}
-		w = res.bestX
+		w, res.Model = res.bestX, res.Best
 	}
 	model := &Model{
 		Loss:    prob.Loss.Name(),

@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"github.com/adaspdc/adaspdc/internal/cli"
 	"io"
-	"text/tabwriter"
+	"strings"
 
 	"github.com/adaspdc/adaspdc/engine"
+	"github.com/adaspdc/adaspdc/internal/cli"
 )
 
 func init() {
@@ -16,26 +16,79 @@ func init() {
 	}
 }
 
-// runSolvers prints one line per solver, in the order train picks them
-// when -solver is not given.
+// listingWidth is the width the solver listing fits: a terminal of 100
+// columns shows it without wrapping.
+const listingWidth = 100
+
+// runSolvers prints one paragraph per solver: its name, then the method,
+// the losses and regularizers it takes, and how it runs, wrapped to
+// listingWidth columns. The order is the registry's, which is not how
+// train chooses: train's choice depends on the data (engine.AutoSolver).
 func runSolvers(args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("adaspdc", "solvers", stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: adaspdc solvers\n\nLists every solver train runs, in the order it picks them when -solver is not given.\n")
+		fmt.Fprintf(fs.Output(), "Usage: adaspdc solvers\n\nLists every solver train runs with -solver NAME. Without -solver, train picks one\nfrom the data's shape, the loss and the regularizer, and says which and why.\n")
 	}
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SOLVER\tLOSSES\tREGULARIZERS\tPARALLEL\tASYNC\tCERTIFIED\tMETHOD")
-	yes := func(b bool) string {
-		if b {
-			return "yes"
+	const indent = 18
+	var b strings.Builder
+	for i, s := range engine.Solvers() {
+		if i > 0 {
+			b.WriteByte('\n')
 		}
-		return "no"
+		var traits []string
+		for _, t := range []struct {
+			on   bool
+			name string
+		}{{s.Parallel, "parallel"}, {s.Async, "asynchronous"}, {s.Certified, "certified by a duality gap"}} {
+			if t.on {
+				traits = append(traits, t.name)
+			}
+		}
+		if len(traits) == 0 {
+			traits = append(traits, "one thread")
+		}
+		name := string(s.Name)
+		b.WriteString(name + strings.Repeat(" ", max(1, indent-len(name))))
+		lines := []string{
+			s.Summary,
+			"losses: " + s.Losses,
+			"regularizers: " + s.Regularizers,
+			strings.Join(traits, ", "),
+		}
+		for k, l := range lines {
+			for j, w := range wrap(l, listingWidth-indent) {
+				if k > 0 || j > 0 {
+					b.WriteString(strings.Repeat(" ", indent))
+				}
+				b.WriteString(w + "\n")
+			}
+		}
 	}
-	for _, s := range engine.Solvers() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, s.Losses, s.Regularizers, yes(s.Parallel), yes(s.Async), yes(s.Certified), s.Summary)
+	_, err := io.WriteString(stdout, b.String())
+	return err
+}
+
+// wrap breaks text at spaces into lines of at most width runes (a longer
+// word stands alone on its line).
+func wrap(text string, width int) []string {
+	var lines []string
+	var cur []rune
+	for _, word := range strings.Fields(text) {
+		w := []rune(word)
+		if len(cur) > 0 && len(cur)+1+len(w) > width {
+			lines = append(lines, string(cur))
+			cur = cur[:0]
+		}
+		if len(cur) > 0 {
+			cur = append(cur, ' ')
+		}
+		cur = append(cur, w...)
 	}
-	return tw.Flush()
+	if len(cur) > 0 {
+		lines = append(lines, string(cur))
+	}
+	return lines
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/adaspdc/adaspdc/internal/cli"
 	"io"
 	"math"
 	"os"
@@ -14,16 +13,19 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/adaspdc/adaspdc/engine"
 	"github.com/adaspdc/adaspdc/engine/modelio"
+	"github.com/adaspdc/adaspdc/internal/cli"
 	"github.com/adaspdc/adaspdc/sparse"
 )
 
 func init() {
 	commands["train"] = command{
-		summary: "fit a linear model with AdaSPDC and print its duality gap",
+		summary: "fit a linear model and print its duality gap",
 		run:     runTrain,
 	}
 }
@@ -79,7 +81,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&f.tol, "tol", 1e-6, "stop at this relative duality gap (P−D)/max(1,|P|); ≤ 0: run exactly -max-epochs epochs")
 	fs.Float64Var(&f.targetPrimal, "target-primal", 0, "also stop once the primal objective is at or below this `value` (for benchmarks)")
 	fs.IntVar(&f.maxEpochs, "max-epochs", 1000, "stop after this many epochs")
-	fs.IntVar(&f.stallEpochs, "stall-epochs", 200, "stop a run whose duality gap fell by less than 1% over this many epochs (geometric mean against the window before); 0: never")
+	fs.IntVar(&f.stallEpochs, "stall-epochs", 0, "stop a run whose duality gaps over this many epochs have a geometric mean less than 1% below the window's before; 0: never (default: 200 epochs, 2000 for the non-smooth losses, whose gaps rest on plateaus)")
 	fs.DurationVar(&f.timeLimit, "time-limit", 0, "stop after this long, set-up included (e.g. 30s); 0: no limit")
 	fs.StringVar(&f.model, "model", "", "write the model as JSON to this `file`")
 	fs.StringVar(&f.liblinearModel, "liblinear-model", "", "write the model in LIBLINEAR's format to this `file`")
@@ -96,8 +98,10 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			"  1  an error; a run that fails after its first certificate still writes the\n"+
 			"     model of its best certificate to -model, and says so\n"+
 			"  2  a mistake in the command line, found before any data is read\n"+
-			"  3  stopped short of -tol or -target-primal (at -max-epochs, -time-limit or an\n"+
-			"     interrupt); the model is written and stderr says by how much it fell short\n\n")
+			"  3  stopped short of -tol or -target-primal (at -max-epochs, -time-limit, an\n"+
+			"     interrupt (SIGINT or SIGTERM), or a stall: -stall-epochs); with -tol 0, any\n"+
+			"     stop before -max-epochs but the optimum itself; the model of the best\n"+
+			"     certificate is written and stderr says by how much the run fell short\n\n")
 		fs.PrintDefaults()
 	}
 	if err := cli.ParseFlags(fs, args); err != nil {
@@ -106,11 +110,14 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	lambdaSet := set["lambda"]
-	if lambdaSet && !(f.lambda >= 0) {
-		return cli.UsageErrorf(fs, "-lambda %v: must be ≥ 0 (0: no L2 term, for the lasso with -l1, which needs a solver that takes it; adaspdc solvers lists them)", f.lambda)
+	if lambdaSet && (!(f.lambda >= 0) || math.IsInf(f.lambda, 0)) {
+		return cli.UsageErrorf(fs, "-lambda %v: must be a finite value ≥ 0 (0: no L2 term, for the lasso with -l1, which needs a solver that takes it; adaspdc solvers lists them)", f.lambda)
 	}
 	if !(f.l1 >= 0) || math.IsInf(f.l1, 0) {
 		return cli.UsageErrorf(fs, "-l1 %v: must be a finite value ≥ 0", f.l1)
+	}
+	if *features < 0 {
+		return cli.UsageErrorf(fs, "-features %d: must be 0 (the largest index in the data) or more", *features)
 	}
 	if f.threads < 0 {
 		return cli.UsageErrorf(fs, "-threads %d: must be 0 (automatic) or more", f.threads)
@@ -164,12 +171,34 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		Steps:         engine.Steps(f.steps),
 		Tol:           f.tol,
 		MaxEpochs:     f.maxEpochs,
-		StallEpochs:   stallOption(f.stallEpochs),
+		StallEpochs:   stallOption(f.stallEpochs, set["stall-epochs"]),
 		TimeLimit:     f.timeLimit,
 		TargetPrimal:  f.targetPrimal,
 	}
 	if !gapTest {
 		opt.Tol = -1 // the engine's "no gap test": run to -max-epochs
+	}
+	// The flags that only the coordinate methods read are a request for
+	// one, like -m: the automatic choice would otherwise drop them in
+	// silence when it picks Newton.
+	var coordFlags []string
+	for _, name := range coordinateFlags {
+		if set[name] {
+			coordFlags = append(coordFlags, "-"+name)
+		}
+	}
+	if f.solver == "" && f.sampling == string(engine.SamplingImportance) {
+		// Importance sampling is SPDC's variant (and dual-free SDCA's).
+		opt.Solver = engine.SolverSPDC
+	}
+	if len(coordFlags) > 0 && noCoordinateFlags[engine.Solver(f.solver)] {
+		return cli.UsageErrorf(fs, "%s: solver %s takes no coordinate-method settings; drop them, or name a coordinate method (adaspdc, spdc)", strings.Join(coordFlags, ", "), f.solver)
+	}
+	if set["inner"] && f.solver != "" && !isReduction(engine.Solver(f.solver)) {
+		return cli.UsageErrorf(fs, "-inner %s: only the reductions (adaptreg, adaptsmooth, jointadapt) run an inner solver, not %s", f.inner, f.solver)
+	}
+	if f.l1 > 0 && noL1[engine.Solver(f.solver)] {
+		return cli.UsageErrorf(fs, "-l1 %g: solver %s takes no L1 term (sdca and adaspdc take the elastic net)", f.l1, f.solver)
 	}
 	if err := opt.Validate(); err != nil {
 		return cli.UsageErrorf(fs, "%v", err)
@@ -185,13 +214,17 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	// Every output is checked before the data is read, so that a typo in a
 	// path costs neither the load nor the training.
-	for _, o := range []struct{ flag, path string }{{"model", f.model}, {"liblinear-model", f.liblinearModel}, {"trace", f.trace}} {
+	outputs := []namedPath{{"model", f.model}, {"liblinear-model", f.liblinearModel}, {"trace", f.trace}}
+	for _, o := range outputs {
 		if o.path == "" {
 			continue
 		}
 		if err := checkWritable(o.path); err != nil {
 			return cli.UsageErrorf(fs, "-%s %s: %v", o.flag, o.path, err)
 		}
+	}
+	if err := checkCollisions([]namedPath{{"data", *dataPath}, {"groups", f.groups}}, outputs); err != nil {
+		return cli.UsageErrorf(fs, "%v", err)
 	}
 	var trace *csv.Writer
 	if f.trace != "" {
@@ -243,15 +276,18 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err := prob.Reg.Validate(x.Cols); err != nil {
 		return err
 	}
-	if f.solver == "" && !set["m"] && !set["block"] {
-		// The automatic choice (issue 9, §4); -solver, -m and -block are
-		// obeyed as given.
+	if opt.Solver == "" && len(coordFlags) == 0 {
+		// The automatic choice; -solver, and the coordinate methods'
+		// flags, are obeyed as given.
 		if s, why := engine.AutoSolver(prob, opt); s != "" {
 			opt.Solver = s
 			if !f.quiet {
 				fmt.Fprintf(stderr, "adaspdc train: picked %s: %s\n", s, why)
 			}
 		}
+	}
+	if set["inner"] && opt.Solver != "" && !isReduction(opt.Solver) {
+		return cli.UsageErrorf(fs, "-inner %s: only the reductions (adaptreg, adaptsmooth, jointadapt) run an inner solver, and train picked %s for this problem; name a reduction with -solver", f.inner, opt.Solver)
 	}
 	if f.normalize != "unit" && !f.quiet && opt.Solver != engine.SolverNewton {
 		// AdaSPDC's primal step follows 1/R of the sampled rows; with m = 1
@@ -275,13 +311,20 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGTERM is how timeout, systemd, Slurm, Kubernetes and docker stop
+	// ask a process to end: like an interrupt, it ends the run with the
+	// model of its best certificate written.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	model, res, err := engine.Train(ctx, prob, opt)
+	// A trace that could not be written is reported, but it does not
+	// make the run a failure: the summary and the model still come.
+	var traceErr error
 	if trace != nil {
 		trace.Flush()
-		if terr := trace.Error(); terr != nil && err == nil {
-			err = fmt.Errorf("writing %s: %w", f.trace, terr)
+		if terr := trace.Error(); terr != nil {
+			traceErr = fmt.Errorf("writing the trace to %s: %w", f.trace, terr)
+			fmt.Fprintf(stderr, "adaspdc train: %v; the run itself went on\n", traceErr)
 		}
 	}
 	if model != nil {
@@ -303,26 +346,29 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
-	fp := res.Final
+	fp, mp := res.Final, res.Model
 	if res.Note != "" && !f.quiet {
 		fmt.Fprintf(stderr, "adaspdc train: %s: %s\n", res.Solver, res.Note)
 	}
+	// The numbers printed are those of the model written: after a run cut
+	// short, its best certificate, not the last.
 	fmt.Fprintf(stdout, "epochs=%d passes=%.1f primal=%.12g dual=%.12g gap=%.3e rel_gap=%.3e seconds=%.3f threads=%d solver=%s\n",
-		fp.Epoch, fp.Passes, fp.Primal, fp.Dual, fp.Gap, fp.RelGap, fp.Seconds, res.Threads, res.Solver)
-	short := ""
-	switch {
-	case res.Converged, res.Stop == "target":
-	case f.targetPrimal > 0:
-		short = fmt.Sprintf("the primal %.12g is %.3g above -target-primal %g", fp.Primal, fp.Primal-f.targetPrimal, f.targetPrimal)
-	case gapTest:
-		short = fmt.Sprintf("the relative gap %.3g is %.3g times -tol %g", fp.RelGap, fp.RelGap/f.tol, f.tol)
+		fp.Epoch, fp.Passes, mp.Primal, mp.Dual, mp.Gap, mp.RelGap, fp.Seconds, res.Threads, res.Solver)
+	if mp.Gap < fp.Gap {
+		fmt.Fprintf(stderr, "adaspdc train: the model is that of the best certificate (epoch %d, relative gap %.3g), not the last (epoch %d, relative gap %.3g)\n",
+			mp.Epoch, mp.RelGap, fp.Epoch, fp.RelGap)
 	}
-	if short != "" {
+	short := shortfall(res, f, gapTest)
+	switch {
+	case short != "":
 		fmt.Fprintf(stderr, "adaspdc train: warning: stopped (%s) after %d epochs short of the goal: %s\n", stopReason(res.Stop, f), fp.Epoch, short)
 		if res.Stop == "stalled" {
 			fmt.Fprintf(stderr, "adaspdc train: %s\n", res.StallNote)
 		}
-	} else if !gapTest && !f.quiet {
+	case f.quiet:
+	case res.Stop == "optimal":
+		fmt.Fprintf(stderr, "adaspdc train: stopped at epoch %d at the optimum to rounding (relative gap %.3g): no further step can change the model in double precision\n", fp.Epoch, mp.RelGap)
+	case !gapTest:
 		fmt.Fprintf(stderr, "adaspdc train: ran the %d epochs asked for (-tol %g: no gap test)\n", fp.Epoch, f.tol)
 	}
 	if f.model != "" {
@@ -335,16 +381,49 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("writing the LIBLINEAR model to %s: %w", f.liblinearModel, err)
 		}
 	}
+	if traceErr != nil {
+		return exitError{1} // said above, with the summary and the model kept
+	}
 	if short != "" {
 		return exitError{exitShort}
 	}
 	return nil
 }
 
-// stallOption maps -stall-epochs to Options.StallEpochs, where 0 selects
-// the default and a negative value switches the rule off.
-func stallOption(epochs int) int {
-	if epochs == 0 {
+// shortfall says how a run that ended without error fell short of its
+// goal, or returns "" when it met it. The goal is -tol's relative gap and
+// -target-primal's objective; with neither (-tol ≤ 0), it is to run the
+// -max-epochs asked for, so a time limit, an interrupt or a stall falls
+// short of it too. A run at the optimum to rounding (Stop "optimal") met
+// any -tol, since no tolerance can ask for more; a -target-primal below
+// its dual bound is out of reach of every model.
+func shortfall(res *engine.Result, f trainFlags, gapTest bool) string {
+	mp := res.Model
+	switch {
+	case res.Converged && !(f.targetPrimal > 0 && res.Stop == "optimal" && mp.Primal > f.targetPrimal):
+		return ""
+	case res.Stop == "target":
+		return ""
+	case f.targetPrimal > 0 && res.Stop == "optimal":
+		return fmt.Sprintf("the primal %.12g is at the optimum to rounding, and -target-primal %g is below the dual bound %.12g ≤ P*: no model reaches it", mp.Primal, f.targetPrimal, mp.Dual)
+	case f.targetPrimal > 0:
+		return fmt.Sprintf("the primal %.12g is %.3g above -target-primal %g", mp.Primal, mp.Primal-f.targetPrimal, f.targetPrimal)
+	case gapTest:
+		return fmt.Sprintf("the relative gap %.3g is %.3g times -tol %g", mp.RelGap, mp.RelGap/f.tol, f.tol)
+	case res.Stop != "max-epochs":
+		return fmt.Sprintf("-tol %g asked for %d epochs and the run ran %d (relative gap %.3g)", f.tol, f.maxEpochs, res.Final.Epoch, mp.RelGap)
+	}
+	return ""
+}
+
+// stallOption maps -stall-epochs to Options.StallEpochs: unset, the
+// engine's default (which depends on the loss); 0, never (a negative
+// window); otherwise the window given.
+func stallOption(epochs int, set bool) int {
+	switch {
+	case !set:
+		return 0
+	case epochs == 0:
 		return -1
 	}
 	return epochs
@@ -358,8 +437,15 @@ func stopReason(stop string, f trainFlags) string {
 	case "time":
 		return fmt.Sprintf("-time-limit %v", f.timeLimit)
 	case "context":
-		return "interrupted"
+		return "interrupted by a signal"
+	case "optimal":
+		return "at the optimum to rounding"
+	case "callback", "rule":
+		return "by the caller"
 	case "stalled":
+		if f.stallEpochs == 0 {
+			return "stalled"
+		}
 		return fmt.Sprintf("stalled: -stall-epochs %d", f.stallEpochs)
 	}
 	return stop
@@ -413,4 +499,86 @@ func normRange(x *sparse.CSR) (lo, hi float64) {
 		}
 	}
 	return math.Sqrt(lo), math.Sqrt(hi)
+}
+
+// coordinateFlags are the flags that only the coordinate methods read
+// (AdaSPDC and SPDC, and some of them SDCA, the variance-reduced methods
+// and dual-free SDCA). Setting one without -solver asks for a coordinate
+// method, as -m does.
+var coordinateFlags = []string{"m", "block", "partition", "lazy", "steps", "step-scale", "sampling"}
+
+// noCoordinateFlags lists the solvers that read none of coordinateFlags:
+// naming one of them with such a flag is a mistake in the command line.
+var noCoordinateFlags = map[engine.Solver]bool{engine.SolverNewton: true}
+
+// noL1 lists the solvers that take no L1 term whatever the data, so that
+// -l1 with one of them is refused before the data is read; their accepts
+// functions in engine give the same refusal (TestTrainRefusesL1Early).
+var noL1 = map[engine.Solver]bool{engine.SolverNewton: true, engine.SolverSPDCAsync: true, "dfsdca": true}
+
+// isReduction reports whether name is one of the reductions, the solvers
+// that run another on each stage (-inner).
+func isReduction(name engine.Solver) bool {
+	return name == engine.SolverAdaptReg || name == engine.SolverAdaptSmooth || name == engine.SolverJointAdapt
+}
+
+// namedPath is a path given to a flag.
+type namedPath struct{ flag, path string }
+
+// checkCollisions refuses outputs that would overwrite an input or each
+// other: -model naming the training data, or -model and -trace naming one
+// file, would lose one of the two. Paths are compared after resolving
+// symbolic links, and files that exist by identity (os.SameFile), so that
+// two spellings of one file collide too. A default -data (the bundled
+// set) has no path and collides with nothing.
+func checkCollisions(inputs, outputs []namedPath) error {
+	type resolved struct {
+		namedPath
+		key string
+		fi  os.FileInfo
+	}
+	resolve := func(p namedPath) resolved {
+		r := resolved{namedPath: p, key: p.path}
+		if abs, err := filepath.Abs(p.path); err == nil {
+			r.key = abs
+		}
+		if real, err := filepath.EvalSymlinks(p.path); err == nil {
+			if abs, err := filepath.Abs(real); err == nil {
+				r.key = abs
+			}
+		}
+		r.fi, _ = os.Stat(p.path)
+		return r
+	}
+	same := func(a, b resolved) bool {
+		if a.fi != nil && b.fi != nil {
+			return os.SameFile(a.fi, b.fi)
+		}
+		return a.key == b.key
+	}
+	var outs []resolved
+	for _, o := range outputs {
+		if o.path == "" {
+			continue
+		}
+		r := resolve(o)
+		for _, prev := range outs {
+			if same(prev, r) {
+				return fmt.Errorf("-%s and -%s name the same file %s: one would overwrite the other", prev.flag, o.flag, o.path)
+			}
+		}
+		outs = append(outs, r)
+	}
+	for _, in := range inputs {
+		if in.path == "" {
+			continue
+		}
+		r := resolve(in)
+		for _, o := range outs {
+			if same(r, o) {
+				return fmt.Errorf("-%s %s would overwrite the input -%s %s", o.flag, o.path, in.flag, in.path)
+			}
+		}
+	}
+	return nil
 }
