@@ -139,6 +139,27 @@ func drive(ctx context.Context, m method, opt Options) (*Result, error) {
 	}
 }
 
+// modelPoint returns the point a run hands back as its model, given the
+// method's last point and the run's error, and sets res.Model to its
+// certificate: the last point when the run met its goal or ran the epochs
+// asked for (Stop "tol", "target" or "max-epochs", so that a run of
+// exactly k epochs returns its k-th iterate); otherwise, the error paths
+// included, the point of the best certificate, which can be far better
+// than the last iterate of a run cut short (an interrupt in a bad phase of
+// the gap, a stall). It returns nil when the run failed before its first
+// certificate.
+func (res *Result) modelPoint(last []float64, err error) []float64 {
+	if err == nil && (res.Stop == "tol" || res.Stop == "target" || res.Stop == "max-epochs") {
+		res.Model = res.Final
+		return last
+	}
+	if res.bestX == nil {
+		return nil
+	}
+	res.Model = res.Best
+	return res.bestX
+}
+
 // errCannotMove is returned, wrapped, by a method's runEpochs when its next
 // step cannot change the point in float64 arithmetic (a Newton direction
 // whose slope rounds to zero). At a gap within the rounding of P

@@ -215,11 +215,17 @@ func checkNewtonScaleInvariant(t *testing.T, x *sparse.CSR, b, scale []float64, 
 			}
 			for j := range x.Cols {
 				got, want := mc.Weights[j]*scale[j], ma.Weights[j]
-				if math.Abs(got-want) > 1e-7*math.Max(1e-3, math.Abs(want)) {
+				// 1e-6 (and 1e-8 on P below): CG on australian's raw
+				// features amplifies the different rounding of the
+				// rescaled products, from 7e-14 after the first step to
+				// 1.7e-7 after the squared hinge's second (nine CG steps,
+				// the same α) on one host, under 1e-7 on another, with
+				// the same code. A scale-dependent step misses by O(1).
+				if math.Abs(got-want) > 1e-6*math.Max(1e-3, math.Abs(want)) {
 					t.Fatalf("%d×%d, %s, step %d: wⱼ = %.12g in the original units, %.12g in the rescaled ones (feature %d, scale %g); %s / %s", x.Rows, x.Cols, loss.Name(), steps, want, got, j+1, scale[j], ra.Note, rc.Note)
 				}
 			}
-			if math.Abs(ra.Final.Primal-rc.Final.Primal) > 1e-9*math.Abs(ra.Final.Primal) {
+			if math.Abs(ra.Final.Primal-rc.Final.Primal) > 1e-8*math.Abs(ra.Final.Primal) {
 				t.Fatalf("%d×%d, %s, step %d: P = %.15g and %.15g", x.Rows, x.Cols, loss.Name(), steps, ra.Final.Primal, rc.Final.Primal)
 			}
 		}

@@ -382,8 +382,9 @@ type Result struct {
 	// P(x) − P* ≤ its gap, so Best's point has the strongest guarantee.
 	Best TracePoint
 	// Model is the certificate of the point Train returns as the model:
-	// Final when the run met its goal (Stop "tol" or "target"), Best
-	// otherwise, the error paths included, so that a run
+	// Final when the run met its goal or ran its epochs (Stop "tol",
+	// "target" or "max-epochs"), Best otherwise, the error paths
+	// included, so that a run
 	// cut short by a time limit, an interrupt or a stall never hands back
 	// a point worse than one it had certified.
 	Model TracePoint

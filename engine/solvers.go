@@ -165,8 +165,10 @@ func chooseSolver(prob Problem, opt Options) (*solverEntry, error) {
 // diverges, a worker panics or the callback fails. A context cancelled
 // after the first certificate ends the run like a time limit: the model
 // and Result.Stop "context", no error. A run that meets its goal (Tol or
-// TargetPrimal) returns its last point; any other returns the point of its
-// best certificate, and Result.Model says which certificate that is.
+// TargetPrimal) or runs its MaxEpochs returns its last point; any other
+// (a time limit, a cancelled context, a stall, the callback's ErrStop, an
+// error) returns the point of its best certificate. Result.Model is the
+// certificate of the point returned.
 func Train(ctx context.Context, prob Problem, opt Options) (*Model, *Result, error) {
 	if ctx.Err() != nil {
 		return nil, nil, fmt.Errorf("engine: not started: %w", context.Cause(ctx))
@@ -215,16 +217,9 @@ func Train(ctx context.Context, prob Problem, opt Options) (*Model, *Result, err
 			err = ferr
 		}
 	}
-	w := m.point()
-	res.Model = res.Final
-	if err != nil || (res.Stop != "tol" && res.Stop != "target") {
-		// A run that did not meet its goal returns its best certified
-		// point, which can be far better than the last iterate of a run
-		// cut short (an interrupt in a gap's bad phase, a stall).
-		if res.bestX == nil {
-			return nil, res, err
-		}
-		w, res.Model = res.bestX, res.Best
+	w := res.modelPoint(m.point(), err)
+	if w == nil {
+		return nil, res, err
 	}
 	model := &Model{
 		Loss:    prob.Loss.Name(),
