@@ -168,11 +168,7 @@ func newNewton(prob Problem, opt Options) (*newton, error) {
 	for _, v := range []*[]float64{&s.grad, &s.diag, &s.step, &s.r, &s.p, &s.q, &s.mr} {
 		*v = cut(d)
 	}
-	threads := opt.Threads
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	threads = max(1, min(threads, int(x.NNZ()/newtonMinNNZ)))
+	threads := newtonWorkers(x, opt.Threads)
 	s.sweep = newRowSweep(x, threads, !opt.Deterministic)
 	chunks := s.sweep.chunks()
 	if denseHessianPays(x) {
@@ -986,37 +982,43 @@ func (s *rowSweep) runThen(fn func(c, lo, hi int, acc [][]float64), post func(w,
 // second derivative, L2 with λ > 0, no L1, and no m or block size asked
 // for) and the data are not wider than tall (d ≤ n), or their columns'
 // scales spread over more than three decades. Its steps do not depend on
-// how the features are scaled, its sweeps over rows use every core, and on
-// such data it reached a 1e-6 gap in fewer seconds than AdaSPDC
-// (bench/README.md, "Steps that do not depend on feature scale"). Between
-// d = n and d = 4n it is picked too, unless SDCA's passes promise to be
-// few: κ/n = mean ‖aₖ‖²/(λγn) ≤ 0.5 (see sdcaKappaPerSample). There, as on
-// url-shaped data with 1M rows (d = 3.2n, κ/n = 0.025), SDCA's passes stay
-// near 1 + κ/n per factor e while Newton's conjugate gradients, bound by
-// the Hessian's condition and not by n, took 29.5–46.5 passes to cocoa's 5;
-// news20 (d = 3.9n, κ/n = 1.6 at λ = 1e-5) stays with Newton, whose sweeps
-// gain from a second core where cocoa's damping eats the gain. On wider
-// data (url-shaped with 200k rows, d = 16n) its conjugate gradients need
-// many steps of O(d) each, and the coordinate methods are faster. There,
-// and wherever Newton does not take the problem (an L1 term, the hinge),
-// SDCA is picked if it takes it: it needed fewer passes than AdaSPDC, and
-// cheaper ones; with two or more threads, cocoa (SDCA on each thread's own
-// samples) where coCoAGain predicts it at least 1.5× faster. An explicit
-// m > 1 or block size asks for a mini-batch coordinate method, and gets
-// the first registered solver that takes the problem, as Train does.
+// how the features are scaled, and on such data it reached a 1e-6 gap in
+// fewer seconds than the coordinate methods (bench/RESULTS.md).
+//
+// On wider data the choice between Newton and SDCA (or cocoa) is made by
+// their predicted costs (predictedCosts), at every width: SDCA's passes
+// grow like 1 + κ/n with κ/n = mean ‖aₖ‖²/(λγn) (sdcaKappaPerSample), so it
+// wins where κ/n is small (url-shaped data: κ/n = 0.025 to 0.125, five
+// passes to a 1e-6 gap, against Newton's 30 to 55), and Newton, whose
+// passes grow far more slowly, wins where κ/n is large (news20 at
+// λ = 1e-6, or rows of unscaled counts, where κ/n reaches 10² to 10⁴ and
+// SDCA stops at its epoch limit).
+//
+// Wherever Newton does not take the problem (an L1 term, the hinge), SDCA
+// is picked if it takes it, and with two or more threads cocoa (SDCA on
+// each thread's own samples) where coCoAGain predicts it at least 1.5×
+// faster. An explicit m > 1 or block size asks for a mini-batch
+// coordinate method, and gets the first registered solver that takes the
+// problem, as Train does.
 func AutoSolver(prob Problem, opt Options) (Solver, string) {
 	kappa := sync.OnceValue(func() float64 { return sdcaKappaPerSample(prob) })
 	opt.Solver = SolverNewton
-	if acceptsNewton(prob, opt) == nil {
+	newtonOK := acceptsNewton(prob, opt) == nil
+	newtonWhy := func(what string) string {
+		t := newtonWorkers(prob.X, opt.Threads)
+		sweeps := "and its sweeps run on one thread (too few nonzeros to share)"
+		if t > 1 {
+			sweeps = fmt.Sprintf("and its sweeps over rows run on %d threads", t)
+		}
+		return fmt.Sprintf("%s: Newton's steps do not depend on feature scale, %s (-solver sdca or -solver adaspdc, or -m M, for a coordinate method)", what, sweeps)
+	}
+	if newtonOK {
 		n, d := prob.X.Rows, prob.X.Cols
 		if d <= n {
-			return SolverNewton, fmt.Sprintf("a smooth loss with an L2 term on data with d = %d ≤ n = %d: Newton's steps do not depend on feature scale and its sweeps use every core (-solver adaspdc or -m M for the coordinate method)", d, n)
-		}
-		if d <= 4*n && kappa() > sdcaFewPasses {
-			return SolverNewton, fmt.Sprintf("a smooth loss with an L2 term on data with d = %d ≤ 4n = %d and κ/n = %.3g > %g (SDCA would need many passes): Newton's steps do not depend on feature scale and its sweeps use every core (-solver sdca, -solver adaspdc or -m M for a coordinate method)", d, 4*n, kappa(), sdcaFewPasses)
+			return SolverNewton, newtonWhy(fmt.Sprintf("a smooth loss with an L2 term on data with d = %d ≤ n = %d", d, n))
 		}
 		if lo, hi := columnScaleRange(prob.X); hi > 1e3*lo {
-			return SolverNewton, fmt.Sprintf("a smooth loss with an L2 term on features whose scales range from %.3g to %.3g: Newton's steps do not depend on feature scale (-solver adaspdc or -m M for the coordinate method)", lo, hi)
+			return SolverNewton, newtonWhy(fmt.Sprintf("a smooth loss with an L2 term on features whose scales range from %.3g to %.3g", lo, hi))
 		}
 	}
 	if opt.M <= 1 && opt.BlockSize <= 1 {
@@ -1024,10 +1026,17 @@ func AutoSolver(prob Problem, opt Options) (Solver, string) {
 			o := opt
 			o.Solver = SolverSDCA
 			if e.accepts(prob, o) == nil {
-				if k, gain := coCoAGain(prob, opt, kappa()); gain >= 1.5 {
-					return SolverCoCoA, fmt.Sprintf("SDCA on %d threads, each on its own share of the samples against a private copy of the model, merged every epoch: at most %.2g× SDCA's passes here, so predicted %.2g× faster than SDCA on one thread (bench/README.md, \"Cores buy time\"); -solver sdca for one thread, -solver adaspdc for AdaSPDC", k, float64(k)/gain, gain)
+				k, gain := coCoAGain(prob, opt, kappa())
+				if newtonOK {
+					sdcaCost, newtonCost := predictedCosts(prob, opt, kappa(), max(1, gain))
+					if newtonCost < sdcaCost {
+						return SolverNewton, newtonWhy(fmt.Sprintf("a smooth loss with an L2 term, κ/n = %.3g: predicted %.3g sweeps' time for Newton against %.3g for SDCA", kappa(), newtonCost, sdcaCost))
+					}
 				}
-				return SolverSDCA, "one sample at a time with exact dual steps: SDCA took 3–10× less time than AdaSPDC to a 1e-6 gap on wide data (url-shaped: 5 passes against 15) and with an L1 term (bench/README.md, \"Cores buy time\"); -solver adaspdc for AdaSPDC, -m M for mini-batches"
+				if gain >= 1.5 {
+					return SolverCoCoA, fmt.Sprintf("SDCA on %d threads, each on its own share of the samples against a private copy of the model, merged every epoch: at most %.2g× SDCA's passes here, so predicted %.2g× faster than SDCA on one thread; -solver sdca for one thread, -solver newton or adaspdc for another method", k, float64(k)/gain, gain)
+				}
+				return SolverSDCA, fmt.Sprintf("one sample at a time with exact dual steps, κ/n = %.3g: predicted to need few passes on these data (-solver newton or adaspdc for another method, -m M for mini-batches)", kappa())
 			}
 		}
 	}
@@ -1037,6 +1046,46 @@ func AutoSolver(prob Problem, opt Options) (Solver, string) {
 		return "", err.Error()
 	}
 	return e.Name, "the first solver (by preference) that takes this loss and regularizer"
+}
+
+// The cost model AutoSolver weighs Newton against SDCA with, in units of
+// one SDCA pass over the data on one thread. Calibrated on news20
+// (binarised, unit rows and raw counts), url-shaped and rcv1-shaped data,
+// logistic loss, to a 1e-6 gap (bench/RESULTS.md):
+//
+//   - SDCA takes sdcaPassesPerKappa·(1 + κ/n) passes: 7 and 41 passes on
+//     news20 at κ/n = 1.57 and 15.7 (λ = 1e-5, 1e-6);
+//   - Newton takes newtonPasses·max(1, κ/n)^¼ passes: 40, 64 and 290
+//     passes at κ/n = 1.57, 15.7 and 123 (500 at 2·10⁴); its passes grow
+//     with the Hessian's condition through CG, far more slowly than SDCA's;
+//   - one of Newton's passes costs newtonPassCost of SDCA's (streamed rows
+//     and no per-sample dual step: 0.35 on unit rows, 0.5 on raw counts),
+//     and its sweeps run on all its workers at newtonThreadEfficiency each.
+const (
+	sdcaPassesPerKappa     = 2.5
+	newtonPasses           = 40
+	newtonPassCost         = 0.4
+	newtonThreadEfficiency = 0.9
+)
+
+// predictedCosts returns SDCA's (divided by gain, cocoa's predicted
+// speed-up over it) and Newton's predicted times to a 1e-6 gap, in units
+// of one SDCA pass on one thread, from kappa = κ/n.
+func predictedCosts(prob Problem, opt Options, kappa, gain float64) (sdca, newton float64) {
+	sdca = sdcaPassesPerKappa * (1 + kappa) / gain
+	t := float64(newtonWorkers(prob.X, opt.Threads))
+	speedup := 1 + newtonThreadEfficiency*(t-1)
+	newton = newtonPasses * math.Pow(math.Max(1, kappa), 0.25) * newtonPassCost / speedup
+	return sdca, newton
+}
+
+// newtonWorkers is the number of workers newton's sweeps run on for x,
+// given Options.Threads: one per newtonMinNNZ nonzeros, up to the threads.
+func newtonWorkers(x *sparse.CSR, threads int) int {
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	return max(1, min(threads, int(x.NNZ()/newtonMinNNZ)))
 }
 
 // coCoAGain returns the workers K that cocoa would run on and the speed-up
@@ -1058,13 +1107,6 @@ func coCoAGain(prob Problem, opt Options, kappa float64) (int, float64) {
 	rho := (1 + float64(k)*kappa) / (1 + kappa)
 	return k, float64(k) / rho
 }
-
-// sdcaFewPasses is the κ/n up to which AutoSolver prefers SDCA (or cocoa)
-// to Newton on data wider than tall: SDCA's passes per factor e of the
-// gap grow like 1 + κ/n, so at 0.5 or less a 1e-6 gap takes a handful of
-// passes (url-shaped data with 1M rows: κ/n = 0.025, 5 passes), fewer than
-// Newton's conjugate gradients take on such data (29.5–46.5).
-const sdcaFewPasses = 0.5
 
 // sdcaKappaPerSample returns κ/n = mean ‖aₖ‖²/(λγn), the term by which
 // SDCA's passes per factor e of the gap exceed one (Shalev-Shwartz &
