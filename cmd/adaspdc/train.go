@@ -484,7 +484,7 @@ func targets(ds *sparse.Dataset, loss engine.Loss) (b, labels []float64, err err
 	}
 	b, lm, err := sparse.BinaryLabels(ds.Y)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", ds.Name, err)
+		return nil, nil, fmt.Errorf("%s: %w%s", ds.Name, err, labelHint(ds.Y, loss))
 	}
 	return b, []float64{lm.Neg, lm.Pos}, nil
 }
@@ -581,4 +581,25 @@ func checkCollisions(inputs, outputs []namedPath) error {
 		}
 	}
 	return nil
+}
+
+// labelHint says what to do with labels that a binary loss refuses: real
+// targets (fractions, or more distinct values than classes usually come
+// in) ask for the squared loss, and a few integer classes for one-vs-rest.
+func labelHint(y []float64, loss engine.Loss) string {
+	distinct := map[float64]bool{}
+	integers := true
+	for _, v := range y {
+		distinct[v] = true
+		if v != math.Trunc(v) {
+			integers = false
+		}
+	}
+	switch {
+	case len(distinct) < 3:
+		return ""
+	case !integers || len(distinct) > 100:
+		return fmt.Sprintf("; these look like regression targets: train them with -loss squared (-loss %s is a classification loss)", loss.Name())
+	}
+	return "; several classes are not trained yet: make the labels binary (one class against the rest), or use -loss squared for ordered targets"
 }
