@@ -116,8 +116,8 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if !(f.l1 >= 0) || math.IsInf(f.l1, 0) {
 		return cli.UsageErrorf(fs, "-l1 %v: must be a finite value ≥ 0", f.l1)
 	}
-	if *features < 0 {
-		return cli.UsageErrorf(fs, "-features %d: must be 0 (the largest index in the data) or more", *features)
+	if *features < 0 || *features >= math.MaxInt32 {
+		return cli.UsageErrorf(fs, "-features %d: must be 0 (the largest index in the data) or more, and below 2³¹ − 1", *features)
 	}
 	if f.threads < 0 {
 		return cli.UsageErrorf(fs, "-threads %d: must be 0 (automatic) or more", f.threads)
@@ -255,6 +255,24 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if f.normalize == "unit" {
 		x.NormalizeRowsUnit()
 	}
+	// Columns with no entry have weight 0 at the optimum: the solver
+	// trains on the others alone where they are fewer than half, so that
+	// a file naming feature 30000000 costs vectors of its used width, and
+	// the model gets its full width back at the end. The group lasso's
+	// groups are by original column, so it keeps them all.
+	used := usedColumns(x)
+	var remap []int32
+	if f.groups == "" && len(used) < x.Cols/2 {
+		remap = used
+		x = compactColumns(x, used)
+	}
+	threads := f.threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	if err := checkMemory(ds.Name, x.Rows, x.Cols, dim, len(used), threads, availableMemory()); err != nil {
+		return err
+	}
 	if f.bias != 0 {
 		x = x.WithBias(f.bias)
 	}
@@ -328,6 +346,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if model != nil {
+		if remap != nil {
+			model.Weights = expandWeights(model.Weights, remap, dim)
+		}
 		model.Dim = dim
 		model.Bias = f.bias
 		if f.normalize == "unit" {
