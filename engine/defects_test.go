@@ -192,7 +192,7 @@ func TestTimeLimitCoversSetUp(t *testing.T) {
 func TestZeroOptionsMeanZero(t *testing.T) {
 	x, b := sparseData(500, 100, 5, 2)
 	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}
-	opt := DefaultOptions()
+	opt := adaspdcOptions()
 	opt.Tol = 1e-10
 	model, _, err := Train(context.Background(), prob, opt)
 	if err != nil {
@@ -207,15 +207,20 @@ func TestZeroOptionsMeanZero(t *testing.T) {
 	if relDiff(again.Weights, model.Weights) != 0 || math.Abs(res.Final.Primal-cert.Primal) > 1e-15 || res.Final.RelGap > 1e-9 {
 		t.Errorf("MaxEpochs 0 moved the warm start or certified it badly: %+v (Certify %+v)", res.Final, cert)
 	}
-	_, res, err = Train(context.Background(), prob, Options{Tol: 0, MaxEpochs: 3})
+	_, res, err = Train(context.Background(), prob, Options{Solver: SolverAdaSPDC, Tol: 0, MaxEpochs: 3})
 	if err != nil || res.Final.Epoch != 3 || res.Converged {
 		t.Errorf("Tol 0, MaxEpochs 3: error %v, %d epochs, converged %v", err, res.Final.Epoch, res.Converged)
 	}
-	if d := DefaultOptions(); d.Tol != 1e-6 || d.MaxEpochs != 1000 || d.M != 1 || d.Solver != "" {
+	if d := DefaultOptions(); d.Tol != 1e-6 || d.MaxEpochs != 1000 || d.M != 0 || d.Solver != "" {
 		t.Errorf("DefaultOptions = %+v", d)
 	}
-	if res.Solver != SolverAdaSPDC {
-		t.Errorf("no solver named: ran %q, want %q, the first that takes a smooth loss with λ > 0", res.Solver, SolverAdaSPDC)
+	_, res, err = Train(context.Background(), prob, DefaultOptions())
+	if want, _ := AutoSolver(prob, DefaultOptions()); err != nil || res.Solver != want || res.Choice == "" {
+		t.Errorf("no solver named: ran %q (%q), error %v; want AutoSolver's %q with its reason", res.Solver, res.Choice, err, want)
+	}
+	_, res, err = Train(context.Background(), prob, Options{M: 1, Tol: 1e-6, MaxEpochs: 100})
+	if err != nil || res.Solver != SolverAdaSPDC || res.Choice != "" {
+		t.Errorf("M = 1, no solver named: ran %q, want %q, the first coordinate method that takes a smooth loss with λ > 0", res.Solver, SolverAdaSPDC)
 	}
 }
 
@@ -224,7 +229,7 @@ func TestZeroOptionsMeanZero(t *testing.T) {
 func TestTinyLambdaRefused(t *testing.T) {
 	x, b := sparseData(300, 50, 5, 4)
 	for _, lam := range []float64{1e-300, 1e-40} {
-		_, _, err := Train(context.Background(), Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: lam}}, DefaultOptions())
+		_, _, err := Train(context.Background(), Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: lam}}, adaspdcOptions())
 		if err == nil || !strings.Contains(err.Error(), "too small") || !strings.Contains(err.Error(), "use λ ≥") {
 			t.Errorf("λ = %g: error %v, want a refusal that says what λ to use", lam, err)
 		}

@@ -11,7 +11,7 @@ func TestStopRule(t *testing.T) {
 	x, b := sparseData(300, 50, 5, 1)
 	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2}}
 	var seen []int
-	opt := DefaultOptions()
+	opt := adaspdcOptions()
 	opt.Tol = -1
 	opt.StopRule = func(trace []TracePoint) bool {
 		seen = append(seen, trace[len(trace)-1].Epoch)

@@ -178,7 +178,7 @@ func TestESOStepsRidgeOptimum(t *testing.T) {
 	pStar := star.Primal
 	for _, solver := range []Solver{SolverAdaSPDC, SolverSPDC} {
 		for _, m := range []int{16, 256} {
-			opt := DefaultOptions()
+			opt := adaspdcOptions()
 			opt.Solver, opt.M, opt.Steps, opt.Tol, opt.Threads = solver, m, StepsESO, 1e-11, 2
 			opt.MaxEpochs = 3000
 			model, res, err := Train(t.Context(), prob, opt)
@@ -220,7 +220,7 @@ func TestESOStepsRidgeOptimum(t *testing.T) {
 func TestESOBrokenStepDiverges(t *testing.T) {
 	x, b := sparseData(1024, 40, 6, 13)
 	prob := Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{Lambda: 1e-2}}
-	opt := DefaultOptions()
+	opt := adaspdcOptions()
 	opt.Solver, opt.M, opt.Steps, opt.Threads, opt.Lazy = SolverAdaSPDC, 16, StepsESO, 1, LazyOff
 	opt.MaxEpochs = 200
 	s, err := newSolver(t.Context(), prob, opt)

@@ -119,3 +119,12 @@ func productionWorkers() func() {
 	minWorkPerWorker, calibrateWorkers = defaultMinWorkPerWorker, true
 	return func() { minWorkPerWorker, calibrateWorkers = 1, false }
 }
+
+// adaspdcOptions returns DefaultOptions as they were before Train chose
+// solvers by itself: AdaSPDC, named, with its defaults filled in. Tests of
+// AdaSPDC's own behaviour start from it.
+func adaspdcOptions() Options {
+	o := DefaultOptions()
+	o.Solver = SolverAdaSPDC
+	return o.withDefaults()
+}

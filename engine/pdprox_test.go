@@ -65,7 +65,7 @@ func hingeSVMReference(t testing.TB, x *sparse.CSR, b []float64, lam, tol float6
 // and its certificate on the averaged iterates.
 func pdproxRun(t *testing.T, prob Problem, solver Solver, iters int) (*pdprox, TracePoint) {
 	t.Helper()
-	opt := DefaultOptions()
+	opt := adaspdcOptions()
 	opt.Solver = solver
 	if err := acceptsPdprox(prob, opt); err != nil {
 		t.Fatal(err)
@@ -212,7 +212,7 @@ func TestPdproxGroupLasso(t *testing.T) {
 	}
 	reg := &GroupLasso{Lambda: 1e-3, Weight: 0.03, Groups: groups}
 	prob := Problem{X: x, B: b, Loss: Hinge{}, Reg: reg}
-	opt := DefaultOptions()
+	opt := adaspdcOptions()
 	opt.Solver = SolverPdproxNoProj
 	opt.Tol = 1e-2
 	opt.MaxEpochs = 20000
@@ -259,7 +259,7 @@ func TestPdproxRegressionLosses(t *testing.T) {
 // scale is 0) still gives a finite certificate, D = 0.
 func TestPdproxAccepts(t *testing.T) {
 	x, b := sparseData(50, 10, 3, 2)
-	opt := DefaultOptions()
+	opt := adaspdcOptions()
 	opt.Solver = SolverPdproxDual
 	for _, prob := range []Problem{
 		{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1}},

@@ -15,11 +15,51 @@ import (
 //
 // over the rows aₖ of X, with labels bₖ ∈ {−1, +1} for classification losses
 // or real targets for the squared loss.
+//
+// Classes and Bias describe how the data were made into X and B, so that
+// the model Train returns predicts on raw rows and labels: NewProblem sets
+// them, and a caller who builds X and B by hand may.
 type Problem struct {
 	X    *sparse.CSR
 	B    []float64
 	Loss Loss
 	Reg  Regularizer
+
+	// Classes are the raw labels that bₖ = −1 and bₖ = +1 stand for
+	// (sparse.BinaryLabels' Neg and Pos), for a classification loss; the
+	// model's Predict returns them. Nil: the model predicts ±1.
+	Classes []float64
+	// Bias, when nonzero, is the value of a constant feature that is X's
+	// last column (sparse.CSR.WithBias), as LIBLINEAR's -B: the model then
+	// has Dim = X.Cols − 1 and adds Bias times the last weight itself, so
+	// that it applies to rows without that column.
+	Bias float64
+}
+
+// NewProblem makes the problem of fitting data ds with loss and reg: for a
+// classification loss the two raw labels become −1 and +1 (the larger is
+// +1) and are kept in Classes, and with bias ≠ 0 a constant feature of
+// that value is appended to every row. Train's model then predicts raw
+// labels on raw rows. It refuses data whose labels the loss cannot take.
+func NewProblem(ds *sparse.Dataset, loss Loss, reg Regularizer, bias float64) (Problem, error) {
+	if ds == nil || ds.X == nil {
+		return Problem{}, errors.New("engine: no data")
+	}
+	if math.IsNaN(bias) || math.IsInf(bias, 0) || bias < 0 {
+		return Problem{}, fmt.Errorf("engine: bias %v: must be a finite value ≥ 0", bias)
+	}
+	p := Problem{X: ds.X, B: ds.Y, Loss: loss, Reg: reg, Bias: bias}
+	if loss != nil && loss.Classification() {
+		b, lm, err := sparse.BinaryLabels(ds.Y)
+		if err != nil {
+			return Problem{}, fmt.Errorf("%s: %w", ds.Name, err)
+		}
+		p.B, p.Classes = b, []float64{lm.Neg, lm.Pos}
+	}
+	if bias != 0 {
+		p.X = ds.X.WithBias(bias)
+	}
+	return p, nil
 }
 
 // Validate reports the first reason the problem cannot be solved.
@@ -41,6 +81,18 @@ func (p Problem) Validate() error {
 	}
 	if err := p.Reg.Validate(p.X.Cols); err != nil {
 		return err
+	}
+	if p.Classes != nil {
+		c := p.Classes
+		if !p.Loss.Classification() {
+			return fmt.Errorf("engine: the %s loss is a regression, and takes no Classes", p.Loss.Name())
+		}
+		if len(c) != 2 || !finite(c[0]) || !finite(c[1]) || c[0] == c[1] {
+			return fmt.Errorf("engine: Classes %v: want two distinct finite labels, for −1 and +1", c)
+		}
+	}
+	if !finite(p.Bias) || p.Bias < 0 || p.Bias != 0 && p.X.Cols == 0 {
+		return fmt.Errorf("engine: Bias %v: must be a finite value ≥ 0, and X must then hold the bias column", p.Bias)
 	}
 	for k, b := range p.B {
 		if math.IsNaN(b) || math.IsInf(b, 0) {
@@ -222,11 +274,21 @@ type Options struct {
 	stallHint string
 }
 
-// DefaultOptions returns the options Train is meant to start from: AdaSPDC
-// with one block of one sample per iteration, a relative gap of 1e-6 and at
-// most 1000 epochs.
+// DefaultOptions returns the options Train is meant to start from: a
+// relative gap of 1e-6, at most 1000 epochs, and no solver named, so that
+// Train picks one from the problem (AutoSolver), as adaspdc train does.
 func DefaultOptions() Options {
-	return Options{Tol: 1e-6, MaxEpochs: 1000}.withDefaults()
+	return Options{Tol: 1e-6, MaxEpochs: 1000}
+}
+
+// asksForCoordinateMethod reports whether o sets anything that only the
+// coordinate methods read: a batch (M, BlockSize), a partition, the lazy
+// mode, a step rule or scale, or a sampling. Like naming AdaSPDC, that
+// turns the automatic choice off; Train then runs the first registered
+// solver that takes the problem.
+func (o Options) asksForCoordinateMethod() bool {
+	return o.M != 0 || o.BlockSize != 0 || o.Partition != "" || o.Lazy != "" ||
+		o.Steps != "" || o.StepScale != 0 || o.Sampling != ""
 }
 
 // ErrStop is returned by a Callback to end a run early without error.
@@ -400,6 +462,9 @@ type Result struct {
 	// StallNote says, when Stop is "stalled", how little the gap moved
 	// and what the user can change.
 	StallNote string
+	// Choice is why Train picked Solver, when Options named none
+	// (AutoSolver's reason); empty when the solver was named.
+	Choice string
 	// Note is what a solver adds about how the run went; the reductions
 	// give their stages, final parameters and how the dual was obtained.
 	Note    string

@@ -22,7 +22,7 @@ func TestRegularizerStronglyConvex(t *testing.T) {
 			}
 		}
 		x, b := sparseData(20, 5, 2, 1)
-		opt := DefaultOptions()
+		opt := adaspdcOptions()
 		opt.Solver = SolverAdaSPDC // with none named, Train runs a solver that takes the lasso
 		if _, _, err := Train(t.Context(), Problem{X: x, B: b, Loss: Logistic{}, Reg: r}, opt); err == nil || !strings.Contains(err.Error(), "strongly convex") {
 			t.Errorf("Train with %+v: error %v, want one about strong convexity", r, err)

@@ -154,9 +154,17 @@ func chooseSolver(prob Problem, opt Options) (*solverEntry, error) {
 	return nil, err
 }
 
-// Train solves the problem with the solver Options.Solver names (with none
-// named, the first of Solvers that takes the problem) and returns the
-// model, the certificate trace and an error.
+// Train solves the problem with the solver Options.Solver names and returns
+// the model, the certificate trace and an error. With no solver named, it
+// picks one from the problem's shape, loss and regularizer (AutoSolver, the
+// choice adaspdc train makes too; Result.Choice says why), unless the
+// options set what only a coordinate method reads (M, BlockSize, Partition,
+// Lazy, Steps, StepScale, Sampling) or WarmDuals: then it runs the first of
+// Solvers that takes the problem, AdaSPDC where it can.
+//
+// The model carries what predicting on raw data needs: Problem.Classes as
+// its Labels, and Problem.Bias with Dim the columns before the bias
+// column (NewProblem sets both).
 //
 // It returns an error, and no model, when the input is unusable, the
 // solver cannot take the problem, or the context is done (or the time
@@ -178,6 +186,13 @@ func Train(ctx context.Context, prob Problem, opt Options) (*Model, *Result, err
 	}
 	if err := opt.validateFor(prob.X.Rows); err != nil {
 		return nil, nil, err
+	}
+	var choice string
+	if opt.Solver == "" && !opt.asksForCoordinateMethod() && opt.WarmDuals == nil {
+		// The one automatic choice, the command line's too.
+		if s, why := AutoSolver(prob, opt); s != "" {
+			opt.Solver, choice = s, why
+		}
 	}
 	e, err := chooseSolver(prob, opt)
 	if err != nil {
@@ -211,7 +226,7 @@ func Train(ctx context.Context, prob Problem, opt Options) (*Model, *Result, err
 		return nil, nil, err
 	}
 	res, err := drive(ctx, m, opt)
-	res.Solver = e.Name
+	res.Solver, res.Choice = e.Name, choice
 	if f, ok := m.(finisher); ok {
 		if ferr := f.finish(res); err == nil {
 			err = ferr
@@ -225,6 +240,11 @@ func Train(ctx context.Context, prob Problem, opt Options) (*Model, *Result, err
 		Loss:    prob.Loss.Name(),
 		Dim:     prob.X.Cols,
 		Weights: w, // the method is done with it
+		Bias:    prob.Bias,
+		Labels:  slices.Clone(prob.Classes),
+	}
+	if prob.Bias != 0 {
+		model.Dim-- // the last column is the bias feature, which Margin adds
 	}
 	if en, ok := prob.Reg.(ElasticNet); ok {
 		model.Lambda, model.L1 = en.Lambda, en.L1

@@ -99,7 +99,7 @@ func TestStalledRunStops(t *testing.T) {
 		}
 	}
 	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}
-	model, res, err := Train(context.Background(), prob, Options{Tol: 1e-9, MaxEpochs: 3000, Seed: 3})
+	model, res, err := Train(context.Background(), prob, Options{Solver: SolverAdaSPDC, Tol: 1e-9, MaxEpochs: 3000, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -281,7 +281,7 @@ func TestCentredElasticNet(t *testing.T) {
 		}
 	}
 	weighted := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1, Weights: make([]float64, x.Cols)}}
-	if _, _, err := Train(t.Context(), weighted, DefaultOptions()); err == nil || !strings.Contains(err.Error(), "weights") {
+	if _, _, err := Train(t.Context(), weighted, adaspdcOptions()); err == nil || !strings.Contains(err.Error(), "weights") {
 		t.Errorf("AdaSPDC with per-coordinate weights: error %v, want a refusal that names the weights", err)
 	}
 }

@@ -127,7 +127,7 @@ func BenchmarkWXPasses(b *testing.B) {
 // wxReference returns AdaSPDC's primal objective at a relative gap of
 // 1e-10, or at the best gap within epochs, and that gap.
 func wxReference(b *testing.B, prob Problem, epochs int) (float64, float64) {
-	opt := DefaultOptions()
+	opt := adaspdcOptions()
 	opt.Solver, opt.Tol, opt.MaxEpochs, opt.StallEpochs = SolverAdaSPDC, 1e-10, epochs, -1
 	opt.StepScale = 2
 	_, res, err := Train(context.Background(), prob, opt)
@@ -140,7 +140,7 @@ func wxReference(b *testing.B, prob Problem, epochs int) (float64, float64) {
 // wxPassesTo runs solver until P ≤ target and returns the passes it took
 // (+Inf if it did not get there) and the certificate after every pass.
 func wxPassesTo(b *testing.B, prob Problem, solver Solver, target float64, maxEpochs int, scale float64, seed uint64) (float64, []TracePoint) {
-	opt := DefaultOptions()
+	opt := adaspdcOptions()
 	opt.Seed = seed
 	opt.Solver, opt.Tol, opt.MaxEpochs, opt.StallEpochs = solver, -1, maxEpochs, -1
 	opt.TargetPrimal = target

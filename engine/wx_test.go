@@ -138,7 +138,7 @@ func TestWXSolversReachOptimum(t *testing.T) {
 		if testing.Short() && name != "heart/logistic" && name != "sparse/squared" {
 			continue
 		}
-		opt := DefaultOptions()
+		opt := adaspdcOptions()
 		opt.Solver, opt.Tol, opt.MaxEpochs, opt.StepScale = SolverAdaSPDC, 1e-10, 20000, 2
 		ref, rres, err := Train(context.Background(), prob, opt)
 		if err != nil || !rres.Converged {
@@ -150,7 +150,7 @@ func TestWXSolversReachOptimum(t *testing.T) {
 				continue
 			}
 			t.Run(fmt.Sprintf("%s/%s", name, sv), func(t *testing.T) {
-				opt := DefaultOptions()
+				opt := adaspdcOptions()
 				opt.Solver, opt.Tol, opt.MaxEpochs = sv, 1e-8, 5000
 				model, res, err := Train(context.Background(), prob, opt)
 				if err != nil {
@@ -220,7 +220,7 @@ func TestWXElasticNet(t *testing.T) {
 	x.NormalizeRowsUnit()
 	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3, L1: 1e-3}}
 	for _, sv := range []Solver{"wx-adaspdc", "adfspdc", "adabpd"} {
-		opt := DefaultOptions()
+		opt := adaspdcOptions()
 		opt.Solver, opt.Tol, opt.MaxEpochs = sv, 1e-9, 5000
 		model, res, err := Train(context.Background(), prob, opt)
 		if err != nil || !res.Converged {

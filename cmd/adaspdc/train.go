@@ -279,7 +279,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if !lambdaSet {
 		f.lambda = 1 / float64(x.Rows)
 	}
-	prob := engine.Problem{X: x, B: b, Loss: loss, Reg: engine.ElasticNet{Lambda: f.lambda, L1: f.l1}}
+	prob := engine.Problem{X: x, B: b, Loss: loss, Reg: engine.ElasticNet{Lambda: f.lambda, L1: f.l1}, Classes: labels, Bias: f.bias}
 	if f.groups != "" {
 		groups, err := engine.ReadGroupsFile(f.groups, dim)
 		if err != nil {
@@ -347,14 +347,11 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	if model != nil {
 		if remap != nil {
-			model.Weights = expandWeights(model.Weights, remap, dim)
+			model.Weights, model.Dim = expandWeights(model.Weights, remap, dim), dim
 		}
-		model.Dim = dim
-		model.Bias = f.bias
 		if f.normalize == "unit" {
 			model.Normalize = "unit"
 		}
-		model.Labels = labels
 	}
 	if err != nil {
 		if model != nil && f.model != "" {
