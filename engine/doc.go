@@ -1,5 +1,19 @@
-// Package engine trains regularized linear models with AdaSPDC, the adaptive
-// stochastic primal-dual coordinate method of Zhu & Storkey (ECML-PKDD 2015).
+// Package engine trains regularized linear models with certified
+// primal-dual methods: AdaSPDC, the adaptive stochastic primal-dual
+// coordinate method of Zhu & Storkey (ECML-PKDD 2015), its relatives SPDC
+// and asynchronous SPDC, SDCA and its parallel forms, a truncated Newton
+// method, variance-reduced methods, Wang & Xiao's, Pdprox, and the
+// reductions of Allen-Zhu & Hazan. Every run is certified by a duality gap.
+//
+// # Embedding
+//
+// NewProblem turns a sparse.Dataset into a Problem (raw labels mapped to
+// ±1 and kept, an optional bias column), and Train with DefaultOptions
+// picks the solver from the problem (AutoSolver, the choice adaspdc train
+// makes) and returns a Model whose Predict gives raw labels on raw rows.
+// A cancelled context or Options.TimeLimit ends a run with the model of
+// its best certificate; Options.Callback sees every certificate. The
+// Example functions show each in a few lines.
 //
 // # Problem
 //
