@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"time"
 	"unsafe"
 
@@ -183,9 +182,6 @@ type workerState struct {
 	_       [64]byte
 }
 
-// errTimeLimit is the cause of the context that Options.TimeLimit sets.
-var errTimeLimit = errors.New("time limit reached")
-
 // startAdaSPDC checks what AdaSPDC and SPDC need beyond a valid problem
 // and builds the method.
 func startAdaSPDC(ctx context.Context, prob Problem, opt Options) (method, error) {
@@ -254,10 +250,7 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 	if opt.M > s.nb {
 		return nil, fmt.Errorf("engine: m = %d blocks per iteration, but the data has only %d blocks of %d samples: lower -m or -block", opt.M, s.nb, opt.BlockSize)
 	}
-	threads := opt.Threads
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
+	threads := threadBudget(opt.Threads)
 	// Each iteration pays two barrier rounds and moves the touched
 	// coordinates between cores; below about a thousand nonzeros per worker
 	// and iteration that costs more than the work it shares (bench/README.md:
@@ -266,7 +259,7 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 	// is added per minWorkPerWorker nonzeros of a batch; above one, the
 	// first epoch then times one worker against all (calibrateThreads).
 	batchNNZ := float64(x.NNZ()) / float64(s.nb) * float64(opt.M)
-	workers := max(1, min(threads, int(batchNNZ/float64(minWorkPerWorker))))
+	workers := workersFor(threads, batchNNZ, float64(minWorkPerWorker), noLimit)
 	// More workers than blocks per iteration would only wait at barriers.
 	s.pool = sched.NewPool(min(workers, opt.M))
 	s.norms, err = blocks.SpectralNormsContext(ctx, x, s.part, blocks.DefaultTolerance, threads)

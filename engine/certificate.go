@@ -148,22 +148,6 @@ func (s *solver) recomputeR(lo, hi int32) {
 	}
 }
 
-// neumaier is a compensated sum (Neumaier's variant of Kahan's): its error
-// is a few ulps of the result rather than of the largest partial sum.
-type neumaier struct{ s, c float64 }
-
-func (n *neumaier) add(v float64) {
-	t := n.s + v
-	if math.Abs(n.s) >= math.Abs(v) {
-		n.c += (n.s - t) + v
-	} else {
-		n.c += (v - t) + n.s
-	}
-	n.s = t
-}
-
-func (n *neumaier) sum() float64 { return n.s + n.c }
-
 // centreTerms returns −λcᵀx + λ‖c‖²/2 over a chunk, with shift = λc: what
 // a centre adds to the plain elastic net's value.
 func centreTerms(x, c, shift []float64) float64 {

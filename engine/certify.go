@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"sync"
 
 	"github.com/adaspdc/adaspdc/internal/hugepage"
@@ -37,9 +36,8 @@ func Certify(prob Problem, w []float64) (TracePoint, error) {
 	}
 	x := prob.X
 	n, d := x.Rows, x.Cols
-	workers := max(1, min(runtime.GOMAXPROCS(0), int(x.NNZ()/certifyMinNNZ)))
 	chunks := (n + certChunk - 1) / certChunk
-	workers = min(workers, chunks)
+	workers := workersFor(0, float64(x.NNZ()), certifyMinNNZ, chunks)
 	lossSum := make([]float64, chunks)
 	conjSum := make([]float64, chunks)
 	vs := make([][]float64, workers)

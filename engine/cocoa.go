@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 
 	"github.com/adaspdc/adaspdc/internal/hugepage"
 	"github.com/adaspdc/adaspdc/sched"
@@ -86,10 +85,7 @@ type cocoa struct {
 // epoch reads it at random beside the replica, and a byte array stays in
 // cache).
 func coCoAWorkers(x *sparse.CSR, threads int) int {
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	return max(1, min(threads, x.Rows, int(x.NNZ()/newtonMinNNZ), 255))
+	return workersFor(threads, float64(x.NNZ()), newtonMinNNZ, min(x.Rows, 255))
 }
 
 func startCoCoA(ctx context.Context, prob Problem, opt Options) (method, error) {

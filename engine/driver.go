@@ -160,6 +160,9 @@ func (res *Result) modelPoint(last []float64, err error) []float64 {
 	return res.bestX
 }
 
+// errTimeLimit is the cause of the context that Options.TimeLimit sets.
+var errTimeLimit = errors.New("time limit reached")
+
 // errCannotMove is returned, wrapped, by a method's runEpochs when its next
 // step cannot change the point in float64 arithmetic (a Newton direction
 // whose slope rounds to zero). At a gap within the rounding of P

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"sync"
 
 	"github.com/adaspdc/adaspdc/internal/hugepage"
@@ -137,10 +136,7 @@ func newSDCACore(prob Problem, opt Options, beta []float64, colNNZ []int64) (*sd
 			c.logit[k] = math.NaN()
 		}
 	}
-	threads := opt.Threads
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
+	threads := threadBudget(opt.Threads)
 	if err := c.stepSizes(beta, threads); err != nil {
 		return nil, err
 	}
@@ -554,14 +550,10 @@ func startSDCA(ctx context.Context, prob Problem, opt Options) (method, error) {
 	}
 	s.rng = rand.New(rand.NewPCG(opt.Seed, 0x5dca))
 	s.dy = make([]float64, s.m)
-	threads := opt.Threads
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
 	// As for AdaSPDC: a worker per minWorkPerWorker nonzeros of a batch, and
 	// never more workers than samples in a batch.
 	batchNNZ := float64(prob.X.NNZ()) / float64(n) * float64(s.m)
-	workers := max(1, min(threads, s.m, int(batchNNZ/float64(minWorkPerWorker))))
+	workers := workersFor(opt.Threads, batchNNZ, float64(minWorkPerWorker), s.m)
 	if workers > 1 {
 		s.pool = sched.NewPool(workers)
 		s.bar = sched.NewBarrier(workers, 0)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"sync/atomic"
 	"unsafe"
 
@@ -115,11 +114,7 @@ type paddedCounter struct {
 }
 
 func startSDCAAsync(prob Problem, opt Options, wild bool) (method, error) {
-	threads := opt.Threads
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	threads = max(1, min(threads, prob.X.Rows))
+	threads := workersFor(opt.Threads, float64(prob.X.Rows), 1, noLimit) // at most a worker per sample
 	core, err := newSDCACore(prob, opt, nil, nil)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,183 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/adaspdc/adaspdc/kernels"
+	"github.com/adaspdc/adaspdc/sparse"
+)
+
+// AutoSolver returns the solver that train runs when no solver is named,
+// and the reason, in a sentence, to show the user.
+//
+// The Newton method is picked where it takes the problem (a loss with a
+// second derivative, L2 with λ > 0, no L1, and no m or block size asked
+// for) and the data are not wider than tall (d ≤ n), or their columns'
+// scales spread over more than three decades. Its steps do not depend on
+// how the features are scaled, and on such data it reached a 1e-6 gap in
+// fewer seconds than the coordinate methods (bench/RESULTS.md).
+//
+// On wider data the choice between Newton and SDCA (or cocoa) is made by
+// their predicted costs (predictedCosts), at every width: SDCA's passes
+// grow like 1 + κ/n with κ/n = mean ‖aₖ‖²/(λγn) (sdcaKappaPerSample), so it
+// wins where κ/n is small (url-shaped data: κ/n = 0.025 to 0.125, five
+// passes to a 1e-6 gap, against Newton's 30 to 55), and Newton, whose
+// passes grow far more slowly, wins where κ/n is large (news20 at
+// λ = 1e-6, or rows of unscaled counts, where κ/n reaches 10² to 10⁴ and
+// SDCA stops at its epoch limit).
+//
+// Wherever Newton does not take the problem (an L1 term, the hinge), SDCA
+// is picked if it takes it, and with two or more threads cocoa (SDCA on
+// each thread's own samples) where coCoAGain predicts it at least 1.5×
+// faster. An explicit m > 1 or block size asks for a mini-batch
+// coordinate method, and gets the first registered solver that takes the
+// problem, as Train does.
+func AutoSolver(prob Problem, opt Options) (Solver, string) {
+	kappa := sync.OnceValue(func() float64 { return sdcaKappaPerSample(prob) })
+	opt.Solver = SolverNewton
+	newtonOK := acceptsNewton(prob, opt) == nil
+	newtonWhy := func(what string) string {
+		t := newtonWorkers(prob.X, opt.Threads)
+		sweeps := "and its sweeps run on one thread (too few nonzeros to share)"
+		if t > 1 {
+			sweeps = fmt.Sprintf("and its sweeps over rows run on %d threads", t)
+		}
+		return fmt.Sprintf("%s: Newton's steps do not depend on feature scale, %s (-solver sdca or -solver adaspdc, or -m M, for a coordinate method)", what, sweeps)
+	}
+	if newtonOK {
+		n, d := prob.X.Rows, prob.X.Cols
+		if d <= n {
+			return SolverNewton, newtonWhy(fmt.Sprintf("a smooth loss with an L2 term on data with d = %d ≤ n = %d", d, n))
+		}
+		if lo, hi := columnScaleRange(prob.X); hi > 1e3*lo {
+			return SolverNewton, newtonWhy(fmt.Sprintf("a smooth loss with an L2 term on features whose scales range from %.3g to %.3g", lo, hi))
+		}
+	}
+	if opt.M <= 1 && opt.BlockSize <= 1 {
+		if e := lookupSolver(SolverSDCA); e != nil {
+			o := opt
+			o.Solver = SolverSDCA
+			if e.accepts(prob, o) == nil {
+				k, gain := coCoAGain(prob, opt, kappa())
+				if newtonOK {
+					sdcaCost, newtonCost := predictedCosts(prob, opt, kappa(), max(1, gain))
+					if newtonCost < sdcaCost {
+						return SolverNewton, newtonWhy(fmt.Sprintf("a smooth loss with an L2 term, κ/n = %.3g: predicted %.3g sweeps' time for Newton against %.3g for SDCA", kappa(), newtonCost, sdcaCost))
+					}
+				}
+				if gain >= 1.5 {
+					return SolverCoCoA, fmt.Sprintf("SDCA on %d threads, each on its own share of the samples against a private copy of the model, merged every epoch: at most %.2g× SDCA's passes here, so predicted %.2g× faster than SDCA on one thread; -solver sdca for one thread, -solver newton or adaspdc for another method", k, float64(k)/gain, gain)
+				}
+				return SolverSDCA, fmt.Sprintf("one sample at a time with exact dual steps, κ/n = %.3g: predicted to need few passes on these data (-solver newton or adaspdc for another method, -m M for mini-batches)", kappa())
+			}
+		}
+	}
+	opt.Solver = ""
+	e, err := chooseSolver(prob, opt)
+	if err != nil {
+		return "", err.Error()
+	}
+	return e.Name, "the first solver (by preference) that takes this loss and regularizer"
+}
+
+// The cost model AutoSolver weighs Newton against SDCA with, in units of
+// one SDCA pass over the data on one thread. Calibrated on news20
+// (binarised, unit rows and raw counts), url-shaped and rcv1-shaped data,
+// logistic loss, to a 1e-6 gap (bench/RESULTS.md):
+//
+//   - SDCA takes sdcaPassesPerKappa·(1 + κ/n) passes: 7 and 41 passes on
+//     news20 at κ/n = 1.57 and 15.7 (λ = 1e-5, 1e-6);
+//   - Newton takes newtonPasses·max(1, κ/n)^¼ passes: 40, 64 and 290
+//     passes at κ/n = 1.57, 15.7 and 123 (500 at 2·10⁴); its passes grow
+//     with the Hessian's condition through CG, far more slowly than SDCA's;
+//   - one of Newton's passes costs newtonPassCost of SDCA's (streamed rows
+//     and no per-sample dual step: 0.35 on unit rows, 0.5 on raw counts),
+//     and its sweeps run on all its workers at newtonThreadEfficiency each.
+const (
+	sdcaPassesPerKappa     = 2.5
+	newtonPasses           = 40
+	newtonPassCost         = 0.4
+	newtonThreadEfficiency = 0.9
+)
+
+// predictedCosts returns SDCA's (divided by gain, cocoa's predicted
+// speed-up over it) and Newton's predicted times to a 1e-6 gap, in units
+// of one SDCA pass on one thread, from kappa = κ/n.
+func predictedCosts(prob Problem, opt Options, kappa, gain float64) (sdca, newton float64) {
+	sdca = sdcaPassesPerKappa * (1 + kappa) / gain
+	t := float64(newtonWorkers(prob.X, opt.Threads))
+	speedup := 1 + newtonThreadEfficiency*(t-1)
+	newton = newtonPasses * math.Pow(math.Max(1, kappa), 0.25) * newtonPassCost / speedup
+	return sdca, newton
+}
+
+// newtonWorkers is the number of workers newton's sweeps run on for x,
+// given Options.Threads: one per newtonMinNNZ nonzeros, up to the threads.
+func newtonWorkers(x *sparse.CSR, threads int) int {
+	return workersFor(threads, float64(x.NNZ()), newtonMinNNZ, noLimit)
+}
+
+// coCoAGain returns the workers K that cocoa would run on and the speed-up
+// over one-thread SDCA that its rate predicts, for kappa = κ/n
+// (sdcaKappaPerSample): K workers step K times the samples per second,
+// but each step is damped by ωⱼ ≤ K (see cocoa), and
+// SDCA's passes to a given gap grow like 1 + κ/n with κ = mean qₖ/γ
+// (Shalev-Shwartz & Zhang: n + R²/(λγ) steps per factor e, γ the strong
+// convexity of φ*). With every ωⱼ taken as K, an upper bound that needs no
+// column counts, the passes grow by ρ = (1 + Kκ/n)/(1 + κ/n), and the
+// gain is K/ρ; without smoothness (γ = 0: the hinge) ρ = K, and the gain 1.
+// On url-shaped data (κ/n = 0.125 at λ = 1e-5) K = 2 gives 1.8; on a9a
+// (κ/n = 11) 1.04.
+func coCoAGain(prob Problem, opt Options, kappa float64) (int, float64) {
+	k := coCoAWorkers(prob.X, opt.Threads)
+	if k < 2 || math.IsInf(kappa, 1) {
+		return k, 1
+	}
+	rho := (1 + float64(k)*kappa) / (1 + kappa)
+	return k, float64(k) / rho
+}
+
+// sdcaKappaPerSample returns κ/n = mean ‖aₖ‖²/(λγn), the term by which
+// SDCA's passes per factor e of the gap exceed one (Shalev-Shwartz &
+// Zhang: n + R²/(λγ) steps per factor e, with the mean qₖ for R²; γ the
+// strong convexity of φ*), or +Inf where the loss is not smooth (γ = 0)
+// or the regularizer has no L2 term.
+func sdcaKappaPerSample(prob Problem) float64 {
+	x := prob.X
+	en, ok := prob.Reg.(ElasticNet)
+	gamma := prob.Loss.Gamma()
+	if !ok || !(gamma > 0) || !(en.StrongConvexity() > 0) || x.Rows == 0 {
+		return math.Inf(1)
+	}
+	n := float64(x.Rows)
+	return kernels.Dot(x.Values, x.Values) / n / (en.StrongConvexity() * gamma) / n
+}
+
+// columnScaleRange returns the smallest and the largest, over the columns
+// with a nonzero, of the column's largest |aₖⱼ|.
+func columnScaleRange(x *sparse.CSR) (lo, hi float64) {
+	// Every column's largest |aₖⱼ| lies between the smallest and the largest
+	// |aₖⱼ| of the whole matrix, so where those are within 10³ of each other
+	// (unit rows of binary features, scaled data) they answer the only
+	// question asked, at the cost of a stream over the values instead of a
+	// scattered pass over a d-vector (0.3 s on url-shaped data).
+	// The stream runs on every core (sparse's AbsRange): on one, with
+	// math.Min and math.Max per value, it took 0.2 s of a url-shaped run.
+	lo, hi = x.AbsRange()
+	if hi <= 1e3*lo || hi == 0 {
+		return lo, hi
+	}
+	m := make([]float64, x.Cols)
+	for p, j := range x.Indices {
+		m[j] = math.Max(m[j], math.Abs(x.Values[p]))
+	}
+	lo = math.Inf(1)
+	for _, v := range m {
+		if v > 0 {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	return lo, hi
+}

@@ -1,0 +1,36 @@
+package engine
+
+import (
+	"math"
+	"runtime"
+)
+
+// The worker policy, in one place: a run may use Options.Threads threads
+// (GOMAXPROCS when ≤ 0), and each parallel phase gets one worker per unit
+// of work that pays for a goroutine, within the parallelism the phase has.
+// The units differ because the costs do: an iteration of a batch method
+// shares its batch's nonzeros (minWorkPerWorker, as two barriers and the
+// moved coordinates cost each iteration), a sweep over all rows shares the
+// whole matrix (newtonMinNNZ, the per-worker accumulator of length d it
+// costs to clear and add), and the certificate likewise (certifyMinNNZ).
+
+// threadBudget returns the threads a run may use: threads, or GOMAXPROCS
+// when threads ≤ 0.
+func threadBudget(threads int) int {
+	if threads <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return threads
+}
+
+// workersFor returns the workers a phase of the given work gets under the
+// budget of Options.Threads: one per `per` units of work, at most limit
+// (the phase's own parallelism: samples in a batch, chunks of rows), and
+// at least one.
+func workersFor(threads int, work, per float64, limit int) int {
+	return max(1, min(threadBudget(threads), int(work/per), limit))
+}
+
+// noLimit is the limit of a phase whose parallelism is not bounded by its
+// own structure.
+const noLimit = math.MaxInt
