@@ -106,6 +106,7 @@ type newton struct {
 	hess, hessDelta []float64
 	curvHess        []float64
 	hessDeltaNext   bool
+	hessStale       bool // the last sweep's curvatures are not yet in hess
 	// hessFresh and hessChange are, per chunk of rows, the multiply-adds
 	// of forming the Hessian afresh and of its change, in the last sweep.
 	hessFresh, hessChange []int64
@@ -290,6 +291,11 @@ func (s *newton) newtonStep() (moved bool, err error) {
 			return false, err
 		}
 	}
+	if s.hessStale {
+		if err := s.formHessian(); err != nil {
+			return false, err
+		}
+	}
 	s.fresh = false
 	w := s.w
 
@@ -419,26 +425,20 @@ func (s *newton) newtonStep() (moved bool, err error) {
 // projection changes y, and certify falls back to it.
 func (s *newton) sweepAt() error {
 	loss, b, w := s.loss, s.prob.B, s.w
-	// The workers sum the gradient and either the Hessian's diagonal (the
-	// preconditioner) or, where newton forms it, the Hessian's upper
-	// triangle, or its change (hessDelta).
+	// The workers sum the gradient and, where newton does not form the
+	// Hessian, its diagonal (the preconditioner). Where it does, the
+	// Hessian is formed from the curvatures this sweep stores, but only
+	// when a step needs it (formHessian): a run that ends at this
+	// certificate, as warm-started runs along a λ path mostly do after a
+	// step or two, never pays for it.
 	outs := [][]float64{s.grad, s.diag}
-	delta := s.hess != nil && s.hessDeltaNext
 	if s.hess != nil {
-		outs[1] = s.hess
-		if delta {
-			if s.hessDelta == nil {
-				s.hessDelta = hugepage.Make[float64](s.d * s.d)
-			}
-			outs[1] = s.hessDelta
-		}
+		outs = outs[:1]
 	}
-	d := s.d
 	err := s.sweep.runChunks(func(c, lo, hi int, acc [][]float64) {
-		g, h := acc[0], acc[1]
+		g := acc[0]
 		var ls, cs neumaier
 		clipped := false
-		var fresh, change int64
 		for k := lo; k < hi; k++ {
 			val, idx := s.x.Row(k)
 			zk := kernels.SparseDot(val, idx, w)
@@ -452,14 +452,79 @@ func (s *newton) sweepAt() error {
 			ls.add(val0)
 			cs.add(conj)
 			kernels.SparseAxpy(d1*s.invN, val, idx, g)
-			if s.hess == nil {
-				if c != 0 {
-					for p, j := range idx {
-						h[j] += c * val[p] * val[p]
-					}
+			if s.hess == nil && c != 0 {
+				h := acc[1]
+				for p, j := range idx {
+					h[j] += c * val[p] * val[p]
 				}
-				continue
 			}
+		}
+		s.lossSum[c], s.conjSum[c], s.clipped[c] = ls.sum(), cs.sum(), clipped
+	}, outs...)
+	if err != nil {
+		return err
+	}
+	s.visits += 3 * float64(s.x.NNZ())
+	// The products of the next step read only the rows with φ″ ≠ 0.
+	s.activeNNZ = 0
+	for k, c := range s.curv {
+		if c != 0 {
+			s.activeNNZ += s.x.Indptr[k+1] - s.x.Indptr[k]
+		}
+	}
+	s.hessStale = s.hess != nil
+	var lsum, csum neumaier
+	clipped := false
+	for c := range s.lossSum {
+		lsum.add(s.lossSum[c])
+		csum.add(s.conjSum[c])
+		clipped = clipped || s.clipped[c]
+	}
+	// s.grad holds v = (1/n) Aᵀy before the regularizer's part is added.
+	s.lossMean = lsum.sum() * s.invN
+	p := s.lossMean + s.reg.Value(w)
+	dv := -csum.sum()*s.invN - s.reg.ConjNeg(s.grad)
+	s.cert = TracePoint{Primal: p, Dual: dv, Gap: p - dv, RelGap: (p - dv) / math.Max(1, math.Abs(p))}
+	if clipped {
+		s.cert.Gap = math.NaN() // certify asks Certify
+	}
+	// M = Λ + a·diag(data part of H): a = 1 gives diag(H), a = precondMix
+	// the mix. Where the Hessian is formed, formHessian sets M.
+	a := 1.0
+	if s.mix {
+		a = precondMix
+	}
+	for j := range s.grad {
+		s.grad[j] += s.lam[j]*w[j] - s.shift[j]
+		if s.hess == nil {
+			s.diag[j] = s.lam[j] + a*s.diag[j]
+		}
+	}
+	s.fresh = true
+	return nil
+}
+
+// formHessian forms the data part of the Hessian, (1/n) Aᵀ diag(φ″) A, at
+// the point of the last sweep, from the curvatures it stored: afresh, or
+// by adding the change since the matrix was last formed where fewer rows'
+// curvatures changed than are nonzero (hessDeltaNext); then it mirrors the
+// upper triangle and sets the preconditioner M = diag(H).
+func (s *newton) formHessian() error {
+	d := s.d
+	delta := s.hessDeltaNext
+	out := s.hess
+	if delta {
+		if s.hessDelta == nil {
+			s.hessDelta = hugepage.Make[float64](s.d * s.d)
+		}
+		out = s.hessDelta
+	}
+	err := s.sweep.runChunks(func(c, lo, hi int, acc [][]float64) {
+		h := acc[0]
+		var fresh, change int64
+		for k := lo; k < hi; k++ {
+			val, idx := s.x.Row(k)
+			c := s.curv[k]
 			m := int64(len(idx))
 			cost, add := m*(m+1)/2, c
 			if c != 0 {
@@ -490,23 +555,13 @@ func (s *newton) sweepAt() error {
 				}
 			}
 		}
-		s.lossSum[c], s.conjSum[c], s.clipped[c] = ls.sum(), cs.sum(), clipped
-		if s.hess != nil {
-			s.hessFresh[c], s.hessChange[c] = fresh, change
-		}
-	}, outs...)
+		s.hessFresh[c], s.hessChange[c] = fresh, change
+	}, out)
 	if err != nil {
 		return err
 	}
-	s.visits += 3 * float64(s.x.NNZ())
-	// The products of the next step read only the rows with φ″ ≠ 0.
-	s.activeNNZ = 0
-	for k, c := range s.curv {
-		if c != 0 {
-			s.activeNNZ += s.x.Indptr[k+1] - s.x.Indptr[k]
-		}
-	}
-	if h := s.hess; h != nil {
+	{
+		h := s.hess
 		var fresh, change int64
 		for c := range s.hessFresh {
 			fresh += s.hessFresh[c]
@@ -525,38 +580,13 @@ func (s *newton) sweepAt() error {
 			if delta {
 				kernels.Axpy(1, s.hessDelta[i*d+i:(i+1)*d], h[i*d+i:(i+1)*d])
 			}
-			s.diag[i] = h[i*d+i]
+			s.diag[i] = s.lam[i] + h[i*d+i]
 			for j := i + 1; j < d; j++ {
 				h[j*d+i] = h[i*d+j]
 			}
 		}
 	}
-	var lsum, csum neumaier
-	clipped := false
-	for c := range s.lossSum {
-		lsum.add(s.lossSum[c])
-		csum.add(s.conjSum[c])
-		clipped = clipped || s.clipped[c]
-	}
-	// s.grad holds v = (1/n) Aᵀy before the regularizer's part is added.
-	s.lossMean = lsum.sum() * s.invN
-	p := s.lossMean + s.reg.Value(w)
-	dv := -csum.sum()*s.invN - s.reg.ConjNeg(s.grad)
-	s.cert = TracePoint{Primal: p, Dual: dv, Gap: p - dv, RelGap: (p - dv) / math.Max(1, math.Abs(p))}
-	if clipped {
-		s.cert.Gap = math.NaN() // certify asks Certify
-	}
-	// M = Λ + a·diag(data part of H): a = 1 gives diag(H), a = precondMix
-	// the mix.
-	a := 1.0
-	if s.mix {
-		a = precondMix
-	}
-	for j := range s.grad {
-		s.grad[j] += s.lam[j]*w[j] - s.shift[j]
-		s.diag[j] = s.lam[j] + a*s.diag[j]
-	}
-	s.fresh = true
+	s.hessStale = false
 	return nil
 }
 

@@ -344,6 +344,9 @@ func TestNewtonDenseHessian(t *testing.T) {
 				if err := s.sweepAt(); err != nil {
 					t.Fatal(err)
 				}
+				if err := s.formHessian(); err != nil { // as the next step would
+					t.Fatal(err)
+				}
 				dense, sparse := make([]float64, x.Cols), make([]float64, x.Cols)
 				vhvDense, err := s.hessianTimes(v, dense)
 				if err != nil {

@@ -43,6 +43,10 @@ type trainFlags struct {
 	targetPrimal, stepScale          float64
 	epsilon, quantile, groupWeight   float64
 	groups                           string
+	lambdaAuto                       bool
+	cv                               int
+	lambdaGrid, init                 string
+	tolSet                           bool
 	seed                             uint64
 	timeLimit                        time.Duration
 	quiet, deterministic             bool
@@ -58,7 +62,10 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	var f trainFlags
 	dataPath, features := dataFlags(fs)
 	fs.StringVar(&f.loss, "loss", "logistic", "loss: logistic, squared, smoothhinge, sqhinge, or the non-smooth hinge (sdca, adaptsmooth, pdprox-*), absolute, epsinsensitive and quantile (pdprox-*)")
-	fs.Float64Var(&f.lambda, "lambda", 0, "L2 strength λ ≥ 0 in (λ/2)‖x‖² (default 1/n; 0 needs a solver that takes it, such as the lasso's). LIBLINEAR's C is 1/(nλ) for logistic and sqhinge, 1/(2nλ) for squared")
+	fs.Var(lambdaValue{&f.lambda, &f.lambdaAuto}, "lambda", "L2 strength λ ≥ 0 in (λ/2)‖x‖² (default 1/n; 0 needs a solver that takes it, such as the lasso's), or auto: chosen by cross-validation over a geometric grid from λ_max down (-cv folds, default 5; -lambda-grid). LIBLINEAR's C is 1/(nλ) for logistic and sqhinge, 1/(2nλ) for squared")
+	fs.IntVar(&f.cv, "cv", 0, "K-fold cross-validation (stratified for classes, folds from -seed): print cv_accuracy= or cv_rmse= and train no model, as LIBLINEAR's -v; with -lambda auto, the folds of the search")
+	fs.StringVar(&f.lambdaGrid, "lambda-grid", "", "with -lambda auto: the grid `hi:lo:count`, count values from hi down to lo, geometric (default: from λ_max, where LIBLINEAR's search over C starts, halving down to 1/(1024n))")
+	fs.StringVar(&f.init, "init", "", "start from the weights of this saved `model` (same features, bias and normalisation)")
 	fs.Float64Var(&f.l1, "l1", 0, "L1 strength of the elastic net, ≥ 0")
 	fs.StringVar(&f.normalize, "normalize", "none", "scale rows before training: none, or unit (each row to norm 1; the model applies it when predicting)")
 	fs.Float64Var(&f.bias, "bias", 0, "append a constant feature of this `value` (as LIBLINEAR's -B); 0: none")
@@ -109,12 +116,37 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-	lambdaSet := set["lambda"]
+	lambdaSet := set["lambda"] && !f.lambdaAuto
+	f.tolSet = set["tol"]
 	if lambdaSet && (!(f.lambda >= 0) || math.IsInf(f.lambda, 0)) {
 		return cli.UsageErrorf(fs, "-lambda %v: must be a finite value ≥ 0 (0: no L2 term, for the lasso with -l1, which needs a solver that takes it; adaspdc solvers lists them)", f.lambda)
 	}
 	if !(f.l1 >= 0) || math.IsInf(f.l1, 0) {
 		return cli.UsageErrorf(fs, "-l1 %v: must be a finite value ≥ 0", f.l1)
+	}
+	if f.cv < 0 || f.cv == 1 {
+		return cli.UsageErrorf(fs, "-cv %d: want 0 (none) or at least 2 folds", f.cv)
+	}
+	if f.cv > 0 && !f.lambdaAuto {
+		for _, o := range []string{"model", "liblinear-model", "trace", "init"} {
+			if set[o] {
+				return cli.UsageErrorf(fs, "-cv %d with -%s: cross-validation alone trains no model (as LIBLINEAR's -v); add -lambda auto to search λ and train the model at the best", f.cv, o)
+			}
+		}
+	}
+	var grid []float64
+	if f.lambdaGrid != "" {
+		if !f.lambdaAuto {
+			return cli.UsageErrorf(fs, "-lambda-grid goes with -lambda auto")
+		}
+		g, err := parseGrid(f.lambdaGrid)
+		if err != nil {
+			return cli.UsageErrorf(fs, "-lambda-grid %s: %v", f.lambdaGrid, err)
+		}
+		grid = g
+	}
+	if f.lambdaAuto && f.groups != "" {
+		return cli.UsageErrorf(fs, "-lambda auto with -groups: the search runs over the elastic net's λ only")
 	}
 	if *features < 0 || *features >= math.MaxInt32 {
 		return cli.UsageErrorf(fs, "-features %d: must be 0 (the largest index in the data) or more, and below 2³¹ − 1", *features)
@@ -237,6 +269,11 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		trace.Write([]string{"epoch", "passes", "primal", "dual", "gap", "rel_gap", "seconds", "iter_seconds", "threads"})
 	}
 
+	// SIGTERM is how timeout, systemd, Slurm, Kubernetes and docker stop
+	// ask a process to end: like an interrupt, it ends the run with the
+	// model of its best certificate written.
+	ctx0, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	if f.threads > 0 {
 		// -threads bounds the whole process, so that -threads 1 measures one
 		// core: the parser and the garbage collector too, not the solver alone.
@@ -245,6 +282,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	ds, err := loadData(*dataPath, sparse.ReadOptions{NumFeatures: *features, Threads: f.threads})
 	if err != nil {
 		return err
+	}
+	if ctx0.Err() != nil {
+		return errors.New("interrupted while reading the data")
 	}
 	b, labels, err := targets(ds, loss)
 	if err != nil {
@@ -304,6 +344,21 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	if f.init != "" {
+		w, err := initialWeights(f.init, dim, f.bias, f.normalize, remap)
+		if err != nil {
+			return err
+		}
+		opt.WarmStart = w
+	}
+	if f.cv > 0 || f.lambdaAuto {
+		best, err := searchLambda(ctx0, prob, opt, f, grid, stdout, stderr)
+		if err != nil || !f.lambdaAuto {
+			return err
+		}
+		f.lambda = best
+		prob.Reg = engine.ElasticNet{Lambda: best, L1: f.l1}
+	}
 	if set["inner"] && opt.Solver != "" && !isReduction(opt.Solver) {
 		return cli.UsageErrorf(fs, "-inner %s: only the reductions (adaptreg, adaptsmooth, jointadapt) run an inner solver, and train picked %s for this problem; name a reduction with -solver", f.inner, opt.Solver)
 	}
@@ -329,11 +384,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	// SIGTERM is how timeout, systemd, Slurm, Kubernetes and docker stop
-	// ask a process to end: like an interrupt, it ends the run with the
-	// model of its best certificate written.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx := ctx0
 	model, res, err := engine.Train(ctx, prob, opt)
 	// A trace that could not be written is reported, but it does not
 	// make the run a failure: the summary and the model still come.

@@ -1,0 +1,257 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+)
+
+// Folds splits the rows of a problem with labels b into k folds for
+// cross-validation and returns the rows each fold holds out, in increasing
+// order. With stratify (for class labels), each class's rows are shuffled
+// and dealt to the folds in turn, so that every fold has the class
+// proportions of the whole to within one row per class; otherwise all rows
+// are shuffled and dealt alike. The split depends only on b, k and seed.
+func Folds(b []float64, k int, seed uint64, stratify bool) ([][]int, error) {
+	n := len(b)
+	if k < 2 || k > n {
+		return nil, fmt.Errorf("engine: %d folds for %d rows: want 2 ≤ k ≤ rows", k, n)
+	}
+	rng := rand.New(rand.NewPCG(seed, 0xf01d5))
+	groups := map[float64][]int{}
+	var keys []float64
+	for i, v := range b {
+		key := 0.0
+		if stratify {
+			key = v
+		}
+		if _, ok := groups[key]; !ok {
+			keys = append(keys, key)
+		}
+		groups[key] = append(groups[key], i)
+	}
+	slices.Sort(keys) // map order is random; the deal must not be
+	folds := make([][]int, k)
+	next := 0
+	for _, key := range keys {
+		rows := groups[key]
+		rng.Shuffle(len(rows), func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
+		for _, r := range rows {
+			folds[next] = append(folds[next], r)
+			next = (next + 1) % k
+		}
+	}
+	for _, f := range folds {
+		slices.Sort(f)
+	}
+	return folds, nil
+}
+
+// CVScore is the held-out score of one λ: the accuracy (the fraction of
+// held-out rows whose margin has the sign of their label) for a
+// classification loss, the root-mean-square error for a regression.
+type CVScore struct {
+	Lambda   float64
+	Accuracy float64 // classification; NaN for a regression
+	RMSE     float64 // regression; NaN for a classification
+	// Gaps are each fold's final relative duality gap: every fold's model
+	// is certified like any other run.
+	Gaps []float64
+}
+
+// better reports whether s is a better score than t.
+func (s CVScore) better(t CVScore) bool {
+	if !math.IsNaN(s.Accuracy) {
+		return s.Accuracy > t.Accuracy
+	}
+	return s.RMSE < t.RMSE
+}
+
+// PathResult is what LambdaPath found: the score of every λ it tried, in
+// the order tried, and the index of the best.
+type PathResult struct {
+	Scores []CVScore
+	Best   int
+}
+
+// CrossValidate trains on k − 1 folds and scores the held-out fold, for
+// each of the k folds, at the problem's own regularizer, and returns the
+// pooled score. The folds share the cores (see LambdaPath).
+func CrossValidate(ctx context.Context, prob Problem, opt Options, folds [][]int) (CVScore, error) {
+	en, ok := prob.Reg.(ElasticNet)
+	if !ok {
+		return CVScore{}, fmt.Errorf("engine: cross-validation takes the elastic net, not %s", prob.Reg.Name())
+	}
+	res, err := LambdaPath(ctx, prob, opt, folds, []float64{en.Lambda}, 0)
+	if err != nil {
+		return CVScore{}, err
+	}
+	return res.Scores[0], nil
+}
+
+// LambdaPath cross-validates the elastic net's λ over grid, in order
+// (from the largest λ down, so that each fold's solution warm-starts the
+// next point: at a smaller λ the optimum moves little from the last, and a
+// warm start is where Newton's and the coordinate methods' passes are
+// saved). Each point is stopped by its own gap, Options.Tol. The path ends
+// early once patience points in a row fail to improve on the best score
+// (0: never), as LIBLINEAR's search over C ends when the models stop
+// changing.
+//
+// The folds run side by side, each on its share of the threads
+// (Options.Threads, or GOMAXPROCS): with k folds and t threads, min(k, t)
+// folds at a time with t / min(k, t) threads each, so that two cores pay
+// for a search even where one fit is too small to share. The rows of a
+// fold's training set are copied once, for the whole path.
+func LambdaPath(ctx context.Context, prob Problem, opt Options, folds [][]int, grid []float64, patience int) (*PathResult, error) {
+	if err := prob.Validate(); err != nil {
+		return nil, err
+	}
+	en, ok := prob.Reg.(ElasticNet)
+	if !ok {
+		return nil, fmt.Errorf("engine: the λ path takes the elastic net, not %s", prob.Reg.Name())
+	}
+	if len(grid) == 0 {
+		return nil, errors.New("engine: the λ path has no grid")
+	}
+	k := len(folds)
+	held := make([]bool, prob.X.Rows)
+	for _, f := range folds {
+		for _, r := range f {
+			if r < 0 || r >= prob.X.Rows || held[r] {
+				return nil, fmt.Errorf("engine: fold row %d is out of range or held out twice", r)
+			}
+			held[r] = true
+		}
+	}
+	budget := threadBudget(opt.Threads)
+	parallel := min(k, budget)
+	per := max(1, budget/parallel)
+	type fold struct {
+		train Problem
+		test  []int
+		warm  []float64
+	}
+	fs := make([]fold, k)
+	for f, test := range folds {
+		in := make([]bool, prob.X.Rows)
+		for _, r := range test {
+			in[r] = true
+		}
+		rows := make([]int, 0, prob.X.Rows-len(test))
+		for r := range prob.X.Rows {
+			if !in[r] {
+				rows = append(rows, r)
+			}
+		}
+		b := make([]float64, len(rows))
+		for i, r := range rows {
+			b[i] = prob.B[r]
+		}
+		tp := prob
+		tp.X, tp.B = prob.X.SelectRows(rows), b
+		fs[f] = fold{train: tp, test: test}
+	}
+	res := &PathResult{}
+	stale := 0
+	for _, lam := range grid {
+		if !(lam >= 0) || math.IsInf(lam, 0) {
+			return nil, fmt.Errorf("engine: λ = %v in the grid: want finite values ≥ 0", lam)
+		}
+		reg := en
+		reg.Lambda = lam
+		score := CVScore{Lambda: lam, Accuracy: math.NaN(), RMSE: math.NaN(), Gaps: make([]float64, k)}
+		var correct, sse []float64 = make([]float64, k), make([]float64, k)
+		errs := make([]error, k)
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, parallel)
+		for f := range fs {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				fd := &fs[f]
+				p := fd.train
+				p.Reg = reg
+				o := opt
+				o.Threads, o.WarmStart, o.Callback = per, fd.warm, nil
+				model, r, err := Train(ctx, p, o)
+				if err != nil {
+					errs[f] = fmt.Errorf("fold %d of %d at λ = %g: %w", f+1, k, lam, err)
+					return
+				}
+				fd.warm = model.Weights
+				score.Gaps[f] = r.Model.RelGap
+				for _, row := range fd.test {
+					val, idx := prob.X.Row(row)
+					z := model.Margin(val, idx)
+					if prob.Loss.Classification() {
+						if (z > 0) == (prob.B[row] > 0) {
+							correct[f]++
+						}
+					} else {
+						sse[f] += (z - prob.B[row]) * (z - prob.B[row])
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return nil, err
+		}
+		var c, s float64
+		for f := range k {
+			c += correct[f]
+			s += sse[f]
+		}
+		if prob.Loss.Classification() {
+			score.Accuracy = c / float64(prob.X.Rows)
+		} else {
+			score.RMSE = math.Sqrt(s / float64(prob.X.Rows))
+		}
+		res.Scores = append(res.Scores, score)
+		if len(res.Scores) == 1 || score.better(res.Scores[res.Best]) {
+			res.Best, stale = len(res.Scores)-1, 0
+		} else if stale++; patience > 0 && stale >= patience {
+			break
+		}
+	}
+	return res, nil
+}
+
+// LambdaGrid returns the geometric grid of count values from hi down to lo.
+func LambdaGrid(hi, lo float64, count int) []float64 {
+	if count <= 1 {
+		return []float64{hi}
+	}
+	g := make([]float64, count)
+	ratio := math.Pow(lo/hi, 1/float64(count-1))
+	for i := range g {
+		g[i] = hi * math.Pow(ratio, float64(i))
+	}
+	g[count-1] = lo
+	return g
+}
+
+// LambdaMax returns where the automatic λ search starts for prob: LIBLINEAR's
+// starting C (its find_parameter_C) turned into λ = 1/(nC): C₀ is 1/(n·
+// max‖aₖ‖²) for the logistic loss and half that for the squared losses,
+// rounded down to a power of two; so λ_max = 2^⌈log₂ max‖aₖ‖²⌉ (twice that
+// for the squared losses). Above it the models are all but constant.
+func LambdaMax(prob Problem) float64 {
+	var m float64
+	for _, sq := range prob.X.RowSquaredNorms() {
+		m = math.Max(m, sq)
+	}
+	if m == 0 {
+		return 1
+	}
+	if _, lr := prob.Loss.(Logistic); !lr {
+		m *= 2
+	}
+	return math.Exp2(math.Ceil(math.Log2(m)))
+}
