@@ -436,17 +436,20 @@ func TestAutoSolver(t *testing.T) {
 		{"wide", Problem{X: wide, B: bw, Loss: Logistic{}, Reg: l2}, Options{}, SolverSDCA},
 		{"wide, raw scales", Problem{X: rawWide, B: bw, Loss: Logistic{}, Reg: l2}, Options{}, SolverNewton},
 		{"m = 8", Problem{X: tall, B: bt, Loss: Logistic{}, Reg: l2}, Options{M: 8}, SolverAdaSPDC},
-		{"L1", Problem{X: tall, B: bt, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3, L1: 1e-3}}, Options{}, SolverSDCA},
-		{"lasso", Problem{X: tall, B: bt, Loss: Squared{}, Reg: ElasticNet{L1: 1e-3}}, Options{}, SolverAdaptReg},
+		{"L1", Problem{X: tall, B: bt, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3, L1: 1e-3}}, Options{}, SolverGLMNET},
+		{"lasso", Problem{X: tall, B: bt, Loss: Squared{}, Reg: ElasticNet{L1: 1e-3}}, Options{}, SolverGLMNET},
+		{"hinge, L1", Problem{X: tall, B: bt, Loss: Hinge{}, Reg: ElasticNet{Lambda: 1e-3, L1: 1e-3}}, Options{}, SolverSDCA},
 		{"wide, block 4", Problem{X: wide, B: bw, Loss: Logistic{}, Reg: l2}, Options{BlockSize: 4}, SolverAdaSPDC},
 		{"hinge", Problem{X: tall, B: bt, Loss: Hinge{}, Reg: l2}, Options{}, SolverSDCA},
 		// κ/n = mean ‖aₖ‖²/(λγn) is 0.055 at λ = 1e-2: the rate model
 		// (coCoAGain) predicts 5% more passes for cocoa's damping, and two
 		// workers win; at λ = 1e-4 it is 5.5, the predicted passes nearly
 		// double, and SDCA stays.
-		{"L1, two threads", Problem{X: big, B: bb, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2, L1: 1e-4}}, Options{Threads: 2}, SolverCoCoA},
-		{"L1, one thread", Problem{X: big, B: bb, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2, L1: 1e-4}}, Options{Threads: 1}, SolverSDCA},
-		{"L1, two threads, ill-conditioned", Problem{X: big, B: bb, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-4, L1: 1e-4}}, Options{Threads: 2}, SolverSDCA},
+		{"L1, two threads", Problem{X: big, B: bb, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2, L1: 1e-4}}, Options{Threads: 2}, SolverGLMNET},
+		// With a centre, newGLMNET refuses, and SDCA's rate decides.
+		{"L1, centre, two threads", Problem{X: big, B: bb, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2, L1: 1e-4, Center: make([]float64, big.Cols)}}, Options{Threads: 2}, SolverCoCoA},
+		{"L1, centre, one thread", Problem{X: big, B: bb, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2, L1: 1e-4, Center: make([]float64, big.Cols)}}, Options{Threads: 1}, SolverSDCA},
+		{"L1, centre, two threads, ill-conditioned", Problem{X: big, B: bb, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-4, L1: 1e-4, Center: make([]float64, big.Cols)}}, Options{Threads: 2}, SolverSDCA},
 		{"hinge, two threads", Problem{X: big, B: bb, Loss: Hinge{}, Reg: ElasticNet{Lambda: 1e-2}}, Options{Threads: 2}, SolverSDCA},
 		{"d = 2.5n, κ/n = 0.28", Problem{X: between, B: bbe, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2}}, Options{Threads: 1}, SolverSDCA},
 		{"d = 2.5n, κ/n = 28", Problem{X: between, B: bbe, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-4}}, Options{Threads: 1}, SolverNewton},

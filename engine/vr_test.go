@@ -186,14 +186,19 @@ func TestVRAccepts(t *testing.T) {
 			}
 		}
 	}
-	// With no solver named the lasso goes to adaptreg (parallel, and
-	// faster on it), then to saga when a reduction is ruled out.
+	// With no solver named the lasso goes to newGLMNET (AutoSolver); asked
+	// for a coordinate method (M = 1), to adaptreg (parallel, and faster
+	// on it than saga), then to saga when a reduction is ruled out.
 	_, res, err := Train(context.Background(), Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{L1: 0.1}}, Options{Tol: 1e-6, MaxEpochs: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Solver != SolverAdaptReg || !res.Converged {
-		t.Errorf("lasso with no solver named: ran %s, converged %v; want adaptreg", res.Solver, res.Converged)
+	if res.Solver != SolverGLMNET || !res.Converged {
+		t.Errorf("lasso with no solver named: ran %s, converged %v; want glmnet", res.Solver, res.Converged)
+	}
+	_, res, err = Train(context.Background(), Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{L1: 0.1}}, Options{M: 1, Tol: 1e-6, MaxEpochs: 1000})
+	if err != nil || res.Solver != SolverAdaptReg || !res.Converged {
+		t.Errorf("lasso, M = 1: ran %s, converged %v (%v); want adaptreg", res.Solver, res.Converged, err)
 	}
 	_, res, err = Train(context.Background(), Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{L1: 0.1}}, Options{Solver: SolverSAGA, Tol: 1e-6, MaxEpochs: 1000})
 	if err != nil || !res.Converged {

@@ -1,0 +1,109 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/adaspdc/adaspdc/sparse"
+)
+
+// glmnetRun drives a newGLMNET method built by hand (so that a test can
+// switch shrinking or the formed Hessian off) to tol.
+func glmnetRun(t *testing.T, prob Problem, tol float64, tweak func(*glmnet)) ([]float64, *Result) {
+	t.Helper()
+	opt := Options{Solver: SolverGLMNET, Tol: tol, MaxEpochs: 2000, StallEpochs: -1, Threads: 2}.withDefaults()
+	m, err := newGLMNET(prob, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tweak != nil {
+		tweak(m)
+	}
+	res, err := drive(context.Background(), m, opt)
+	m.finish(res)
+	if err != nil || !res.Converged {
+		t.Fatalf("stop %q at gap %.3g: %v", res.Stop, res.Final.RelGap, err)
+	}
+	return res.modelPoint(m.point(), nil), res
+}
+
+func bundled(t *testing.T, name string) (*sparse.CSR, []float64) {
+	t.Helper()
+	ds, err := sparse.ReadFile("../testdata/"+name, sparse.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := ds.Y
+	if name == "heart_scale" {
+		b, _, _ = sparse.BinaryLabels(ds.Y)
+	}
+	return ds.X, b
+}
+
+// TestGLMNETKKT: at the solution certified to a 1e-12 gap every
+// coordinate meets the optimality conditions to within 1e-6 (kktViolation), for the logistic loss, the
+// squared hinge and the lasso, with and without an L2 term.
+func TestGLMNETKKT(t *testing.T) {
+	hx, hb := bundled(t, "heart_scale")
+	rx, rb := bundled(t, "housing_scale")
+	for _, c := range []struct {
+		name string
+		prob Problem
+	}{
+		{"logistic", Problem{X: hx, B: hb, Loss: Logistic{}, Reg: ElasticNet{L1: 1e-2}}},
+		{"logistic+L2", Problem{X: hx, B: hb, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2, L1: 1e-2}}},
+		{"sqhinge", Problem{X: hx, B: hb, Loss: SquaredHinge{}, Reg: ElasticNet{L1: 1e-2}}},
+		{"lasso", Problem{X: rx, B: rb, Loss: Squared{}, Reg: ElasticNet{L1: 0.5}}},
+		{"elastic net", Problem{X: rx, B: rb, Loss: Squared{}, Reg: ElasticNet{Lambda: 1e-2, L1: 0.5}}},
+	} {
+		w, res := glmnetRun(t, c.prob, 1e-12, nil)
+		nnz := 0
+		for _, v := range w {
+			if v != 0 {
+				nnz++
+			}
+		}
+		if v := kktViolation(c.prob, w); v > 1e-6 {
+			t.Errorf("%s: KKT violated by %.3g (l1 %g), %d nonzeros, gap %.3g", c.name, v, c.prob.Reg.(ElasticNet).L1, nnz, res.Final.RelGap)
+		}
+		if nnz == 0 || nnz == len(w) {
+			t.Errorf("%s: %d of %d weights nonzero: the test wants a sparse, nonzero optimum", c.name, nnz, len(w))
+		}
+	}
+}
+
+// TestGLMNETShrinkingAndHessianAgree: shrinking on and off, and the
+// coordinate descent on the formed Hessian or on A's columns, reach the
+// same optimum and the same support.
+func TestGLMNETShrinkingAndHessianAgree(t *testing.T) {
+	x, b := sparseData(4000, 40, 6, 9)
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{L1: 3e-3}}
+	if !denseHessianPays(x) {
+		t.Fatal("the test wants data where the Hessian is formed")
+	}
+	ref, rres := glmnetRun(t, prob, 1e-11, nil)
+	zeros := 0
+	for _, v := range ref {
+		if v == 0 {
+			zeros++
+		}
+	}
+	if zeros == 0 || zeros == len(ref) {
+		t.Fatalf("%d of %d weights are zero: the test wants features to shrink and features to keep", zeros, len(ref))
+	}
+	for name, tweak := range map[string]func(*glmnet){
+		"no shrinking": func(m *glmnet) { m.noShrink = true },
+		"columns":      func(m *glmnet) { m.hmat, m.hd = nil, nil },
+	} {
+		w, res := glmnetRun(t, prob, 1e-11, tweak)
+		if d := math.Abs(res.Final.Primal - rres.Final.Primal); d > 1e-10*rres.Final.Primal {
+			t.Errorf("%s: P = %.15g, with both on %.15g", name, res.Final.Primal, rres.Final.Primal)
+		}
+		for j := range w {
+			if (w[j] == 0) != (ref[j] == 0) && math.Max(math.Abs(w[j]), math.Abs(ref[j])) > 1e-6 {
+				t.Errorf("%s: feature %d is %g, with both on %g", name, j, w[j], ref[j])
+			}
+		}
+	}
+}
