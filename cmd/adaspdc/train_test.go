@@ -204,8 +204,8 @@ func TestTrainPdproxGroups(t *testing.T) {
 }
 
 // TestTrainAutoChoice: with no -solver, train picks newton for a smooth
-// loss with L2, sdca where newton does not take the problem (an L1 term,
-// the hinge), and says so; -m and -block are obeyed by a mini-batch
+// loss with L2, glmnet for a smooth loss with an L1 term, sdca for the
+// hinge, and says so; -m and -block are obeyed by a mini-batch
 // coordinate method, and -solver is obeyed as given.
 func TestTrainAutoChoice(t *testing.T) {
 	for _, c := range []struct {
@@ -217,7 +217,8 @@ func TestTrainAutoChoice(t *testing.T) {
 		{[]string{"-loss", "sqhinge"}, "newton", true},
 		{[]string{"-m", "4"}, "adaspdc", false},
 		{[]string{"-block", "2"}, "adaspdc", false},
-		{[]string{"-l1", "1e-3"}, "sdca", true},
+		{[]string{"-l1", "1e-3"}, "glmnet", true},
+		{[]string{"-l1", "1e-3", "-loss", "hinge", "-tol", "1e-3"}, "sdca", true},
 		{[]string{"-loss", "hinge", "-tol", "1e-3"}, "sdca", true},
 		{[]string{"-solver", "spdc"}, "spdc", false},
 	} {
