@@ -55,7 +55,9 @@ func Folds(b []float64, k int, seed uint64, stratify bool) ([][]int, error) {
 // held-out rows whose margin has the sign of their label) for a
 // classification loss, the root-mean-square error for a regression.
 type CVScore struct {
-	Lambda   float64
+	Lambda   float64 // the value of the parameter searched: λ, or l1 on an L1 path
+	// NonZeros is the mean over the folds of the models' nonzero weights.
+	NonZeros float64
 	Accuracy float64 // classification; NaN for a regression
 	RMSE     float64 // regression; NaN for a classification
 	// Gaps are each fold's final relative duality gap: every fold's model
@@ -108,6 +110,38 @@ func CrossValidate(ctx context.Context, prob Problem, opt Options, folds [][]int
 // for a search even where one fit is too small to share. The rows of a
 // fold's training set are copied once, for the whole path.
 func LambdaPath(ctx context.Context, prob Problem, opt Options, folds [][]int, grid []float64, patience int) (*PathResult, error) {
+	return regPath(ctx, prob, opt, folds, grid, patience, func(en ElasticNet, v float64) ElasticNet { en.Lambda = v; return en })
+}
+
+// L1Path is LambdaPath over the elastic net's L1 strength, with λ fixed:
+// the path of sparse models, from L1Max (where every weight is zero) down.
+// Each point's fits are warm-started from the last, which for newGLMNET
+// also means that its shrinking starts from the last support.
+func L1Path(ctx context.Context, prob Problem, opt Options, folds [][]int, grid []float64, patience int) (*PathResult, error) {
+	return regPath(ctx, prob, opt, folds, grid, patience, func(en ElasticNet, v float64) ElasticNet { en.L1 = v; return en })
+}
+
+// L1Max returns the smallest L1 strength at which w = 0 is optimal for
+// prob with its λ: ‖∇L(0)‖∞ = ‖(1/n) Σₖ φ′(0, bₖ) aₖ‖∞.
+func L1Max(prob Problem) float64 {
+	g := make([]float64, prob.X.Cols)
+	for k := range prob.X.Rows {
+		val, idx := prob.X.Row(k)
+		d := prob.Loss.Deriv(0, prob.B[k]) / float64(prob.X.Rows)
+		for p, j := range idx {
+			g[j] += d * val[p]
+		}
+	}
+	var m float64
+	for _, v := range g {
+		m = math.Max(m, math.Abs(v))
+	}
+	return m
+}
+
+// regPath is the path of LambdaPath and L1Path: set returns the
+// regularizer at a grid value.
+func regPath(ctx context.Context, prob Problem, opt Options, folds [][]int, grid []float64, patience int, set func(ElasticNet, float64) ElasticNet) (*PathResult, error) {
 	if err := prob.Validate(); err != nil {
 		return nil, err
 	}
@@ -162,10 +196,10 @@ func LambdaPath(ctx context.Context, prob Problem, opt Options, folds [][]int, g
 		if !(lam >= 0) || math.IsInf(lam, 0) {
 			return nil, fmt.Errorf("engine: λ = %v in the grid: want finite values ≥ 0", lam)
 		}
-		reg := en
-		reg.Lambda = lam
+		reg := set(en, lam)
 		score := CVScore{Lambda: lam, Accuracy: math.NaN(), RMSE: math.NaN(), Gaps: make([]float64, k)}
 		var correct, sse []float64 = make([]float64, k), make([]float64, k)
+		nonzeros := make([]int, k)
 		errs := make([]error, k)
 		var wg sync.WaitGroup
 		sem := make(chan struct{}, parallel)
@@ -186,6 +220,11 @@ func LambdaPath(ctx context.Context, prob Problem, opt Options, folds [][]int, g
 				}
 				fd.warm = model.Weights
 				score.Gaps[f] = r.Model.RelGap
+				for _, v := range model.Weights {
+					if v != 0 {
+						nonzeros[f]++
+					}
+				}
 				for _, row := range fd.test {
 					val, idx := prob.X.Row(row)
 					z := model.Margin(val, idx)
@@ -207,6 +246,7 @@ func LambdaPath(ctx context.Context, prob Problem, opt Options, folds [][]int, g
 		for f := range k {
 			c += correct[f]
 			s += sse[f]
+			score.NonZeros += float64(nonzeros[f]) / float64(k)
 		}
 		if prob.Loss.Classification() {
 			score.Accuracy = c / float64(prob.X.Rows)

@@ -71,6 +71,9 @@ const searchPatience = 5
 // -tol is not given.
 const searchTol = 1e-4
 
+// l1GridPoints is the length of the default L1 path.
+const l1GridPoints = 30
+
 // searchLambda runs -cv alone (the score at -lambda) or -lambda auto (the
 // search), prints what it finds and returns the best λ.
 func searchLambda(ctx context.Context, prob engine.Problem, opt engine.Options, f trainFlags, grid []float64, stdout, stderr io.Writer) (float64, error) {
@@ -97,9 +100,20 @@ func searchLambda(ctx context.Context, prob engine.Problem, opt engine.Options, 
 		opt.Tol = searchTol
 	}
 	patience := 0
-	if !f.lambdaAuto {
+	path, name := engine.LambdaPath, "lambda"
+	switch {
+	case f.l1Auto:
+		path, name = engine.L1Path, "l1"
+		patience = searchPatience
+		if grid == nil {
+			// glmnet's path: from where every weight is zero down to
+			// 10⁻⁴ of it.
+			hi := engine.L1Max(prob)
+			grid = engine.LambdaGrid(hi, hi*1e-4, l1GridPoints)
+		}
+	case !f.lambdaAuto:
 		grid = []float64{f.lambda}
-	} else {
+	default:
 		patience = searchPatience
 		if grid == nil {
 			// From λ_max, where LIBLINEAR's search over C starts, halving
@@ -112,7 +126,7 @@ func searchLambda(ctx context.Context, prob engine.Problem, opt engine.Options, 
 			grid = engine.LambdaGrid(hi, lo, count)
 		}
 	}
-	res, err := engine.LambdaPath(ctx, prob, opt, folds, grid, patience)
+	res, err := path(ctx, prob, opt, folds, grid, patience)
 	if err != nil {
 		return 0, err
 	}
@@ -122,18 +136,19 @@ func searchLambda(ctx context.Context, prob engine.Problem, opt engine.Options, 
 		}
 		return fmt.Sprintf("cv_rmse=%.6g", s.RMSE)
 	}
-	if f.lambdaAuto && !f.quiet {
+	search := f.lambdaAuto || f.l1Auto
+	if search && !f.quiet {
 		for _, s := range res.Scores {
 			worst := 0.0
 			for _, g := range s.Gaps {
 				worst = math.Max(worst, g)
 			}
-			fmt.Fprintf(stderr, "lambda %-12.6g C %-12.6g %s  largest fold rel_gap %.3g\n", s.Lambda, 1/(float64(prob.X.Rows)*s.Lambda), show(s), worst)
+			fmt.Fprintf(stderr, "%s %-12.6g C %-12.6g %s  nonzeros %.1f  largest fold rel_gap %.3g\n", name, s.Lambda, 1/(float64(prob.X.Rows)*s.Lambda), show(s), s.NonZeros, worst)
 		}
 	}
 	best := res.Scores[res.Best]
-	if f.lambdaAuto {
-		_, err = fmt.Fprintf(stdout, "best_lambda=%.6g %s folds=%d grid_points=%d\n", best.Lambda, show(best), k, len(res.Scores))
+	if search {
+		_, err = fmt.Fprintf(stdout, "best_%s=%.6g %s nonzeros=%.1f folds=%d grid_points=%d\n", name, best.Lambda, show(best), best.NonZeros, k, len(res.Scores))
 	} else {
 		_, err = fmt.Fprintf(stdout, "%s folds=%d lambda=%.6g\n", show(best), k, best.Lambda)
 	}

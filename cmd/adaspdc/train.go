@@ -43,7 +43,7 @@ type trainFlags struct {
 	targetPrimal, stepScale          float64
 	epsilon, quantile, groupWeight   float64
 	groups                           string
-	lambdaAuto                       bool
+	lambdaAuto, l1Auto               bool
 	cv                               int
 	lambdaGrid, init                 string
 	tolSet                           bool
@@ -66,7 +66,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&f.cv, "cv", 0, "K-fold cross-validation (stratified for classes, folds from -seed): print cv_accuracy= or cv_rmse= and train no model, as LIBLINEAR's -v; with -lambda auto, the folds of the search")
 	fs.StringVar(&f.lambdaGrid, "lambda-grid", "", "with -lambda auto: the grid `hi:lo:count`, count values from hi down to lo, geometric (default: from λ_max, where LIBLINEAR's search over C starts, halving down to 1/(1024n))")
 	fs.StringVar(&f.init, "init", "", "start from the weights of this saved `model` (same features, bias and normalisation)")
-	fs.Float64Var(&f.l1, "l1", 0, "L1 strength of the elastic net, ≥ 0")
+	fs.Var(lambdaValue{&f.l1, &f.l1Auto}, "l1", "L1 strength of the elastic net, ≥ 0, or auto: chosen by cross-validation over a geometric grid from l1_max (where every weight is zero) down to l1_max/10⁴, printing the nonzero weights along the path (-cv folds, default 5; -lambda-grid)")
 	fs.StringVar(&f.normalize, "normalize", "none", "scale rows before training: none, or unit (each row to norm 1; the model applies it when predicting)")
 	fs.Float64Var(&f.bias, "bias", 0, "append a constant feature of this `value` (as LIBLINEAR's -B); 0: none")
 	fs.Float64Var(&f.smoothing, "smoothing", 1, "parameter of the smoothed hinge")
@@ -127,7 +127,11 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if f.cv < 0 || f.cv == 1 {
 		return cli.UsageErrorf(fs, "-cv %d: want 0 (none) or at least 2 folds", f.cv)
 	}
-	if f.cv > 0 && !f.lambdaAuto {
+	if f.lambdaAuto && f.l1Auto {
+		return cli.UsageErrorf(fs, "-lambda auto with -l1 auto: search one at a time")
+	}
+	search := f.lambdaAuto || f.l1Auto
+	if f.cv > 0 && !search {
 		for _, o := range []string{"model", "liblinear-model", "trace", "init"} {
 			if set[o] {
 				return cli.UsageErrorf(fs, "-cv %d with -%s: cross-validation alone trains no model (as LIBLINEAR's -v); add -lambda auto to search λ and train the model at the best", f.cv, o)
@@ -136,8 +140,8 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	var grid []float64
 	if f.lambdaGrid != "" {
-		if !f.lambdaAuto {
-			return cli.UsageErrorf(fs, "-lambda-grid goes with -lambda auto")
+		if !search {
+			return cli.UsageErrorf(fs, "-lambda-grid goes with -lambda auto or -l1 auto")
 		}
 		g, err := parseGrid(f.lambdaGrid)
 		if err != nil {
@@ -145,7 +149,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		}
 		grid = g
 	}
-	if f.lambdaAuto && f.groups != "" {
+	if search && f.groups != "" {
 		return cli.UsageErrorf(fs, "-lambda auto with -groups: the search runs over the elastic net's λ only")
 	}
 	if *features < 0 || *features >= math.MaxInt32 {
@@ -334,6 +338,10 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err := prob.Reg.Validate(x.Cols); err != nil {
 		return err
 	}
+	if f.l1Auto {
+		// The solver is chosen for an L1 term; the path sets its strength.
+		prob.Reg = engine.ElasticNet{Lambda: f.lambda, L1: engine.L1Max(prob)}
+	}
 	if opt.Solver == "" && len(coordFlags) == 0 {
 		// The automatic choice; -solver, and the coordinate methods'
 		// flags, are obeyed as given.
@@ -351,13 +359,17 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		}
 		opt.WarmStart = w
 	}
-	if f.cv > 0 || f.lambdaAuto {
+	if f.cv > 0 || search {
 		best, err := searchLambda(ctx0, prob, opt, f, grid, stdout, stderr)
-		if err != nil || !f.lambdaAuto {
+		if err != nil || !search {
 			return err
 		}
-		f.lambda = best
-		prob.Reg = engine.ElasticNet{Lambda: best, L1: f.l1}
+		if f.l1Auto {
+			f.l1 = best
+		} else {
+			f.lambda = best
+		}
+		prob.Reg = engine.ElasticNet{Lambda: f.lambda, L1: f.l1}
 	}
 	if set["inner"] && opt.Solver != "" && !isReduction(opt.Solver) {
 		return cli.UsageErrorf(fs, "-inner %s: only the reductions (adaptreg, adaptsmooth, jointadapt) run an inner solver, and train picked %s for this problem; name a reduction with -solver", f.inner, opt.Solver)
