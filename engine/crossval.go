@@ -55,7 +55,7 @@ func Folds(b []float64, k int, seed uint64, stratify bool) ([][]int, error) {
 // held-out rows whose margin has the sign of their label) for a
 // classification loss, the root-mean-square error for a regression.
 type CVScore struct {
-	Lambda   float64 // the value of the parameter searched: λ, or l1 on an L1 path
+	Lambda float64 // the value of the parameter searched: λ, or l1 on an L1 path
 	// NonZeros is the mean over the folds of the models' nonzero weights.
 	NonZeros float64
 	Accuracy float64 // classification; NaN for a regression
