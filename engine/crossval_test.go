@@ -159,3 +159,46 @@ func TestPathPatience(t *testing.T) {
 		t.Errorf("%d points, best %d; want 4 and 0", len(path.Scores), path.Best)
 	}
 }
+
+// TestL1PathWarmMatchesCold: along the L1 path from L1Max, where every
+// weight is zero, newGLMNET warm-started from the last point reaches the
+// optimum of a cold start (the same held-out score and support size), and
+// the support grows as l1 falls.
+func TestL1PathWarmMatchesCold(t *testing.T) {
+	x, b := sparseData(500, 40, 6, 8)
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{L1: 1}}
+	folds, _ := Folds(b, 3, 4, true)
+	opt := Options{Solver: SolverGLMNET, Tol: 1e-12, MaxEpochs: 500, Threads: 2}
+	hi := L1Max(prob)
+	grid := LambdaGrid(hi, hi/100, 8)
+	path, err := L1Path(context.Background(), prob, opt, folds, grid, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// L1Max is the full data's: there the model is zero (a fold's need not
+	// be, its gradient at 0 being another).
+	m, _, err := Train(context.Background(), Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{L1: hi}}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, v := range m.Weights {
+		if v != 0 {
+			t.Errorf("at L1Max weight %d is %g, want 0", j, v)
+		}
+	}
+	if first, last := path.Scores[0].NonZeros, path.Scores[len(grid)-1].NonZeros; !(last > first) {
+		t.Errorf("the support went from %.1f to %.1f along the path; want it to grow", first, last)
+	}
+	for i, l1 := range grid {
+		cold, err := CrossValidate(context.Background(), Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{L1: l1}}, opt, folds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := path.Scores[i]; w.Accuracy != cold.Accuracy || w.NonZeros != cold.NonZeros {
+			t.Errorf("l1 = %g: warm %.4f with %.1f nonzeros, cold %.4f with %.1f", l1, w.Accuracy, w.NonZeros, cold.Accuracy, cold.NonZeros)
+		}
+	}
+	if last := path.Scores[len(grid)-1].NonZeros; !(last > 0) {
+		t.Errorf("at L1Max/100 the models have %.1f nonzero weights", last)
+	}
+}

@@ -79,3 +79,22 @@ func TestTrainInit(t *testing.T) {
 		t.Errorf("a model with a bias into a run without: status %d, stderr %q", status, errOut)
 	}
 }
+
+// TestTrainL1Auto: -l1 auto follows the L1 path, reports the support along
+// it and the best l1, and trains the sparse model at that l1.
+func TestTrainL1Auto(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.json")
+	status, out, errOut := runCmd("train", "-l1", "auto", "-lambda", "0", "-model", path)
+	m := regexp.MustCompile(`^best_l1=(\S+) cv_accuracy=\S+% nonzeros=\S+ folds=5 grid_points=\d+\n`).FindStringSubmatch(out)
+	if status != 0 || m == nil || !strings.Contains(out, "solver=glmnet") || !strings.Contains(errOut, "  nonzeros ") {
+		t.Fatalf("status %d, stdout %q, stderr %q", status, out, errOut)
+	}
+	best, _ := strconv.ParseFloat(m[1], 64)
+	model, err := modelio.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rel := (model.L1 - best) / best; rel > 1e-5 || rel < -1e-5 || model.Lambda != 0 {
+		t.Errorf("model l1 %v λ %v, best l1 printed %v", model.L1, model.Lambda, best)
+	}
+}
