@@ -18,7 +18,7 @@ import (
 // denormal mixed in.
 func smallDataset(t testing.TB) *Dataset {
 	t.Helper()
-	input := "+1 1:0.708333 2:1 3:1 4:-0.320755 13:-1\n-1 \n-1 2:-0 5:4.9e-324 13:1e300\n+1 1:0.166667 12:-1\n"
+	input := "+1 1:0.708333 2:1 3:1 4:-0.320755 13:-1\n-1 \n-1 2:-0 5:4.9e-324 13:1e150\n+1 1:0.166667 12:-1\n"
 	d, err := readString(input, ReadOptions{NumFeatures: 14})
 	if err != nil {
 		t.Fatal(err)

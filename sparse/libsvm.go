@@ -32,6 +32,12 @@ type ReadOptions struct {
 	// Threads is the number of parser goroutines; 0 means
 	// runtime.GOMAXPROCS(0).
 	Threads int
+	// MaxLineBytes bounds the length of a line; 0 means
+	// DefaultMaxLineBytes. A longer line is refused with its line number
+	// as soon as the bound is passed, before it is buffered whole: a
+	// stray multi-gigabyte line (a file without newlines, a binary) would
+	// otherwise take its size in memory before its first token is read.
+	MaxLineBytes int
 
 	// chunkSize overrides the chunk size so that tests can put many chunk
 	// boundaries in a small input.
@@ -68,6 +74,11 @@ func (e *ParseError) Error() string {
 	}
 	return e.File + ":" + strconv.Itoa(e.Line) + ":" + strconv.Itoa(e.Column) + ": " + e.Msg
 }
+
+// DefaultMaxLineBytes is the longest line ReadLIBSVM accepts by default:
+// far beyond real data (news20's longest line is 20 KiB, url's a few), far
+// below what buffering a line costs to fail on.
+const DefaultMaxLineBytes = 64 << 20
 
 const (
 	// maxIndex is the largest 1-based feature index accepted: stored
@@ -112,6 +123,9 @@ func ReadFileStats(path string, opt ReadOptions) (*Dataset, ReadStats, error) {
 		return nil, ReadStats{}, fmt.Errorf("%s: %w", path, err)
 	}
 	head = head[:n]
+	if format, tool := compressed(head); format != "" {
+		return nil, ReadStats{}, fmt.Errorf("%s is compressed (%s): decompress it first (%s), or pipe it in (%s -c %s | …)", path, format, tool, tool, path)
+	}
 	var d *Dataset
 	var stats ReadStats
 	if bytes.Equal(head, cacheMagic[:]) {
@@ -199,7 +213,64 @@ func checkReadOptions(opt ReadOptions, name string) error {
 	if opt.Threads < 0 {
 		return fmt.Errorf("%s: Threads %d is negative", name, opt.Threads)
 	}
+	if opt.MaxLineBytes < 0 {
+		return fmt.Errorf("%s: MaxLineBytes %d is negative", name, opt.MaxLineBytes)
+	}
 	return nil
+}
+
+// maxLine returns the line-length bound of opt.
+func maxLine(opt ReadOptions) int64 {
+	if opt.MaxLineBytes > 0 {
+		return int64(opt.MaxLineBytes)
+	}
+	return DefaultMaxLineBytes
+}
+
+// errLineTooLong is a line past ReadOptions.MaxLineBytes, found at byte
+// offset start of the input (where its line begins).
+type errLineTooLong struct {
+	start int64
+	limit int64
+}
+
+func (e *errLineTooLong) Error() string {
+	return fmt.Sprintf("a line longer than %d bytes (the limit, ReadOptions.MaxLineBytes): is this a LIBSVM file?", e.limit)
+}
+
+// lineTooLong turns e into a ParseError naming the line, counting the
+// newlines before it (an error path: the count reads the input up to it).
+func lineTooLong(r io.ReaderAt, name string, e *errLineTooLong) error {
+	line := 1
+	buf := make([]byte, 1<<20)
+	for off := int64(0); off < e.start; {
+		n, err := r.ReadAt(buf[:min(int64(len(buf)), e.start-off)], off)
+		line += bytes.Count(buf[:n], []byte{'\n'})
+		off += int64(n)
+		if err != nil && n == 0 {
+			break
+		}
+	}
+	return &ParseError{File: name, Line: line, Column: 1, Msg: fmt.Sprintf("line longer than %d bytes (ReadOptions.MaxLineBytes): is this a LIBSVM file?", e.limit)}
+}
+
+// compressed names the compression whose magic number begins head, or "".
+func compressed(head []byte) (format, tool string) {
+	for _, m := range []struct {
+		magic        string
+		format, tool string
+	}{
+		{"\x1f\x8b", "gzip", "gunzip"},
+		{"BZh", "bzip2", "bunzip2"},
+		{"\xfd7zXZ\x00", "xz", "unxz"},
+		{"\x28\xb5\x2f\xfd", "zstd", "unzstd"},
+		{"PK\x03\x04", "zip", "unzip"},
+	} {
+		if bytes.HasPrefix(head, []byte(m.magic)) {
+			return m.format, m.tool
+		}
+	}
+	return "", ""
 }
 
 // threadsAndChunkSize returns the parser goroutines and the chunk size for
@@ -229,6 +300,8 @@ type chunk struct {
 	length         int
 	rowOff, rowCap int
 	nnzOff, nnzCap int
+
+	lineLimit int64 // ReadOptions.MaxLineBytes, for parseChunk
 
 	// Set by parseChunk.
 	rows, nnz int   // rows and entries written
@@ -276,7 +349,10 @@ func (b *firstBad) mark(k int) {
 // place. Peak memory is the result plus a chunk buffer per thread.
 func readSized(r io.ReaderAt, size int64, name string, opt ReadOptions) (*Dataset, ReadStats, error) {
 	threads, chunkSize := threadsAndChunkSize(opt, size)
-	chunks, bufs, err := planChunks(r, size, chunkSize, threads)
+	chunks, bufs, err := planChunks(r, size, chunkSize, threads, maxLine(opt))
+	if long, ok := err.(*errLineTooLong); ok {
+		return nil, ReadStats{}, lineTooLong(r, name, long)
+	}
 	if err != nil {
 		return nil, ReadStats{}, fmt.Errorf("%s: %w", name, err)
 	}
@@ -322,6 +398,7 @@ func readSized(r io.ReaderAt, size int64, name string, opt ReadOptions) (*Datase
 			if err := readFull(r, text, c.off); err != nil {
 				c.fatal = fmt.Errorf("%s: %w", name, err)
 			} else {
+				c.lineLimit = maxLine(opt)
 				parseChunk(c, text, y[c.rowOff:c.rowOff+c.rowCap], ptr[c.rowOff+1:c.rowOff+1+c.rowCap], int64(c.nnzOff),
 					ind[c.nnzOff:c.nnzOff+c.nnzCap], val[c.nnzOff:c.nnzOff+c.nnzCap], opt.NumFeatures, opt.SkipInvalid)
 				if c.fatal != nil {
@@ -398,7 +475,7 @@ func trim[E any](s []E, n int) []E {
 // line longer than chunkSize is empty and dropped; the chunk where such a
 // line starts reads on to its end. It returns the buffers for the second
 // pass to reuse.
-func planChunks(r io.ReaderAt, size int64, chunkSize, threads int) ([]*chunk, [][]byte, error) {
+func planChunks(r io.ReaderAt, size int64, chunkSize, threads int, limit int64) ([]*chunk, [][]byte, error) {
 	nominal := int((size + int64(chunkSize) - 1) / int64(chunkSize))
 	planned := make([]*chunk, nominal)
 	bufs := make([][]byte, min(threads, nominal))
@@ -411,7 +488,7 @@ func planChunks(r io.ReaderAt, size int64, chunkSize, threads int) ([]*chunk, []
 				if k >= nominal {
 					return nil
 				}
-				c, err := planChunk(r, size, chunkSize, k, &bufs[t])
+				c, err := planChunk(r, size, chunkSize, k, &bufs[t], limit)
 				if err != nil {
 					next.Store(int64(nominal)) // the others stop at their next chunk
 					return err
@@ -455,7 +532,7 @@ func readFull(r io.ReaderAt, b []byte, off int64) error {
 
 // planChunk plans chunk k of planChunks, reading into *buf (grown where
 // it is short, and kept for the next chunk); nil if the chunk is empty.
-func planChunk(r io.ReaderAt, size int64, chunkSize, k int, buf *[]byte) (*chunk, error) {
+func planChunk(r io.ReaderAt, size int64, chunkSize, k int, buf *[]byte, limit int64) (*chunk, error) {
 	lo := int64(k) * int64(chunkSize)
 	hi := min(size, lo+int64(chunkSize))
 	from := max(0, lo-1) // a chunk after the first looks one byte back for its start
@@ -479,6 +556,11 @@ func planChunk(r io.ReaderAt, size int64, chunkSize, k int, buf *[]byte) (*chunk
 	rows := bytes.Count(text[start:], []byte{'\n'})
 	colons := bytes.Count(text[start:], []byte{':'})
 	end := hi
+	// The line that straddles hi starts after the chunk's last newline.
+	lineStart := from + int64(start)
+	if nl := bytes.LastIndexByte(text[start:], '\n'); nl >= 0 {
+		lineStart += int64(nl) + 1
+	}
 	// Unless the input ends here or at a newline, read on to the end of
 	// the line that straddles hi: it starts in this chunk. Lines are
 	// mostly short, so the first piece is small; the pieces double.
@@ -497,6 +579,12 @@ func planChunk(r io.ReaderAt, size int64, chunkSize, k int, buf *[]byte) (*chunk
 		colons += bytes.Count(tail, []byte{':'})
 		end += int64(len(tail))
 		text = text[:n+len(tail)]
+		if end-lineStart > limit && text[len(text)-1] != '\n' {
+			return nil, &errLineTooLong{start: lineStart, limit: limit}
+		}
+	}
+	if end-lineStart > limit+1 { // the newline does not count
+		return nil, &errLineTooLong{start: lineStart, limit: limit}
 	}
 	*buf = text[:0]
 	c := &chunk{off: from + int64(start), length: int(end - from - int64(start)), rowCap: rows, nnzCap: colons}
@@ -527,6 +615,7 @@ func readStream(r io.Reader, size int64, name string, opt ReadOptions) (*Dataset
 	// free recycles chunk buffers: at most threads+1 are in use at a time.
 	free := make(chan []byte, min(threads, 64)+1)
 	var carry []byte // the unterminated last line of the previous read
+	limit, lines := maxLine(opt), 1
 	for k := 0; bad.ok(k); k++ {
 		var buf []byte
 		select {
@@ -551,6 +640,10 @@ func readStream(r io.Reader, size int64, name string, opt ReadOptions) (*Dataset
 			if eof || readErr != nil || bytes.LastIndexByte(buf[:n], '\n') >= 0 {
 				break
 			}
+			if int64(n) > limit {
+				readErr = &ParseError{File: name, Line: lines, Column: 1, Msg: fmt.Sprintf("line longer than %d bytes (ReadOptions.MaxLineBytes): is this a LIBSVM file?", limit)}
+				break
+			}
 			// A single line longer than the buffer: grow and read on.
 			buf = slices.Grow(buf[:n], len(buf))
 			buf = buf[:cap(buf)]
@@ -569,6 +662,7 @@ func readStream(r io.Reader, size int64, name string, opt ReadOptions) (*Dataset
 		c := &chunk{}
 		chunks = append(chunks, c)
 		text := buf[:cut]
+		lines += bytes.Count(text, []byte{'\n'})
 		g.Go(func() error {
 			if bad.ok(k) {
 				parseOwn(c, text, opt)
@@ -605,6 +699,7 @@ func parseOwn(c *chunk, text []byte, opt ReadOptions) {
 	nnzCap := bytes.Count(text, []byte{':'})
 	c.labels, c.rowEnds = hugepage.Make[float64](rowCap), hugepage.Make[int64](rowCap)
 	c.indices, c.values = hugepage.Make[int32](nnzCap), hugepage.Make[float64](nnzCap)
+	c.lineLimit = maxLine(opt)
 	parseChunk(c, text, c.labels, c.rowEnds, 0, c.indices, c.values, opt.NumFeatures, opt.SkipInvalid)
 }
 
@@ -717,7 +812,30 @@ func parseChunk(c *chunk, text []byte, labels []float64, ends []int64, base int6
 		} else {
 			text = nil
 		}
-		label, n, col, msg := parseLine(line, limit, ind[nnz:], val[nnz:])
+		var label float64
+		var n, col int
+		var msg string
+		if c.lineLimit > 0 && int64(len(line)) > c.lineLimit {
+			n, col, msg = -1, 1, fmt.Sprintf("line longer than %d bytes (ReadOptions.MaxLineBytes): is this a LIBSVM file?", c.lineLimit)
+		} else {
+			label, n, col, msg = parseLine(line, limit, ind[nnz:], val[nnz:])
+		}
+		if n > 0 {
+			// Solvers square the rows' values (norms, step sizes, Hessians):
+			// a row whose squared norm overflows cannot be trained on, and
+			// is best refused here, where the line is known.
+			var sq float64
+			for _, v := range val[nnz : nnz+n] {
+				sq += v * v
+			}
+			if math.IsInf(sq, 0) {
+				big := 0.0
+				for _, v := range val[nnz : nnz+n] {
+					big = math.Max(big, math.Abs(v))
+				}
+				n, col, msg = -1, 1, fmt.Sprintf("the squared norm of this row overflows float64 (a value of magnitude %g): scale the features", big)
+			}
+		}
 		if n >= 0 {
 			if rows == len(labels) {
 				c.fatal = errChanged

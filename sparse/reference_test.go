@@ -82,6 +82,13 @@ func referenceRead(input string, numFeatures int) (d *Dataset, errLine, errCol i
 			idx = append(idx, int32(j-1))
 			val = append(val, v)
 		}
+		var sq float64
+		for _, v := range val {
+			sq += v * v
+		}
+		if math.IsInf(sq, 0) {
+			return nil, n + 1, 1 // a row whose squared norm overflows
+		}
 		maxIdx = max(maxIdx, prev)
 		y = append(y, label)
 		m.Indices = append(m.Indices, idx...)
