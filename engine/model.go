@@ -28,8 +28,9 @@ type Model struct {
 }
 
 // Validate reports the first way in which m is not a usable model: a weight
-// count that does not match Dim and Bias, Labels that are not two, a weight
-// that is not finite, or an unknown Normalize or Loss.
+// count that does not match Dim and Bias, Labels that are not two distinct
+// finite values, labels on a regression, a weight or bias that is not
+// finite, or an unknown Normalize or Loss.
 func (m *Model) Validate() error {
 	want := m.Dim
 	if m.Bias != 0 {
@@ -41,6 +42,9 @@ func (m *Model) Validate() error {
 	if m.Labels != nil && len(m.Labels) != 2 {
 		return fmt.Errorf("engine: model has %d labels, want 2", len(m.Labels))
 	}
+	if l := m.Labels; l != nil && (math.IsNaN(l[0]) || math.IsInf(l[0], 0) || math.IsNaN(l[1]) || math.IsInf(l[1], 0) || l[0] == l[1]) {
+		return fmt.Errorf("engine: model labels %v: want two distinct finite values, [negative, positive]", l)
+	}
 	for j, w := range m.Weights {
 		if math.IsNaN(w) || math.IsInf(w, 0) {
 			return fmt.Errorf("engine: model weight %d is %v", j, w)
@@ -49,8 +53,15 @@ func (m *Model) Validate() error {
 	if m.Normalize != "" && m.Normalize != "unit" {
 		return fmt.Errorf("engine: model normalize %q: want \"unit\" or nothing", m.Normalize)
 	}
-	if _, err := LossByName(m.Loss, 1); err != nil {
+	loss, err := LossByName(m.Loss, 1)
+	if err != nil {
 		return err
+	}
+	if !loss.Classification() && m.Labels != nil {
+		return fmt.Errorf("engine: the %s model is a regression but has labels %v", m.Loss, m.Labels)
+	}
+	if math.IsNaN(m.Bias) || math.IsInf(m.Bias, 0) {
+		return fmt.Errorf("engine: model bias %v: want a finite value", m.Bias)
 	}
 	return nil
 }

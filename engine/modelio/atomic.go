@@ -2,17 +2,52 @@ package modelio
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
 
-// writeAtomic writes path through write: to a temporary file in path's
-// directory, which is synced, closed and renamed over path. On error the
-// temporary file is removed, path is left as it was, and the error is an
-// *os.PathError that names path and the step that failed.
-func writeAtomic(path string, write func(io.Writer) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+// WriteFileAtomic writes path through write, atomically: to a temporary
+// file in the directory of path's target, which is synced, closed and
+// renamed over the target. Readers see the old file or the whole new one,
+// never a part, even if the process dies or the disk fills up midway.
+//
+//   - A path that is a symbolic link is written through: the link stays,
+//     and its target gets the new content.
+//   - The file keeps the mode of the file it replaces; a new file gets
+//     0666 less the process's umask, as os.Create gives, so that
+//     teammates on a shared cluster can read a model their umask lets
+//     them read.
+//   - The temporary file is named .NAME.tmp-PID-RAND. On an error it is
+//     removed and the target is left as it was; temporary files for NAME
+//     that processes no longer running left behind (a crash, a kill -9)
+//     are removed before writing.
+//
+// The error, an *os.PathError, names path and the step that failed.
+func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
+	target, err := resolveLink(path)
+	if err != nil {
+		return pathError("resolve", path, err)
+	}
+	dir, base := filepath.Dir(target), filepath.Base(target)
+	removeStaleTemps(dir, base)
+	mode := os.FileMode(0o666) // less the umask, by the kernel
+	keepMode := false
+	if fi, err := os.Stat(target); err == nil && fi.Mode().IsRegular() {
+		mode, keepMode = fi.Mode().Perm(), true
+	}
+	var f *os.File
+	for range 100 {
+		name := filepath.Join(dir, fmt.Sprintf(".%s.tmp-%d-%d", base, os.Getpid(), rand.Uint32()))
+		f, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+		if !errors.Is(err, os.ErrExist) {
+			break
+		}
+	}
 	if err != nil {
 		return pathError("create", path, err)
 	}
@@ -22,6 +57,12 @@ func writeAtomic(path string, write func(io.Writer) error) (err error) {
 			os.Remove(f.Name())
 		}
 	}()
+	if keepMode {
+		// The umask applied to the new file; the old file's mode stands.
+		if err = f.Chmod(mode); err != nil {
+			return pathError("chmod", path, err)
+		}
+	}
 	if err = write(f); err != nil {
 		return pathError("write", path, err)
 	}
@@ -31,10 +72,58 @@ func writeAtomic(path string, write func(io.Writer) error) (err error) {
 	if err = f.Close(); err != nil {
 		return pathError("close", path, err)
 	}
-	if err = os.Rename(f.Name(), path); err != nil {
+	if err = os.Rename(f.Name(), target); err != nil {
 		return pathError("rename", path, err)
 	}
 	return nil
+}
+
+// writeAtomic is WriteFileAtomic, for the package's own writers.
+func writeAtomic(path string, write func(io.Writer) error) error {
+	return WriteFileAtomic(path, write)
+}
+
+// resolveLink returns the file that writing path should replace: path
+// itself, or, where path is a symbolic link (to a file that may not exist
+// yet), the end of its chain of links.
+func resolveLink(path string) (string, error) {
+	for range 40 { // as the kernel's limit on nested links
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			return path, nil
+		}
+		dest, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(path), dest)
+		}
+		path = dest
+	}
+	return "", errors.New("too many levels of symbolic links")
+}
+
+// removeStaleTemps removes the temporary files .base.tmp-PID-RAND in dir
+// whose writing process no longer runs.
+func removeStaleTemps(dir, base string) {
+	prefix := "." + base + ".tmp-"
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok {
+			continue
+		}
+		pidText, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid <= 0 || pid == os.Getpid() || processRuns(pid) {
+			continue
+		}
+		os.Remove(filepath.Join(dir, e.Name()))
+	}
 }
 
 // pathError returns err as an *os.PathError for path. An error that names

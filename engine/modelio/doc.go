@@ -20,11 +20,18 @@
 //	dim        the number of features
 //	weights    dim weights, then the bias feature's weight when bias ≠ 0
 //
+// A model with fewer than a quarter of its weights nonzero (an L1 model of
+// many features) is written sparse instead of weights: nonzero_index, the
+// increasing 0-based indices of the nonzero weights (the bias feature's is
+// dim), and nonzero_weight, their values. Load reads both forms.
+//
 // Weights are written with the shortest representation that reads back to
 // the same float64, so a round trip is bit-exact. Load rejects a file that
 // is not such an object, or whose model fails engine.Model.Validate (a
 // weight count that does not match dim and bias, a non-finite weight, an
-// unknown loss), with an error that names the file.
+// unknown loss, labels that are not two distinct values, labels on a
+// regression), with an error that names the file. Load also reads
+// LIBLINEAR's format, telling the two apart by the first bytes.
 //
 // # LIBLINEAR
 //
@@ -64,13 +71,22 @@
 // whose loss has no LIBLINEAR counterpart. It looks only at the loss, l1
 // and normalize, so it can be asked before training.
 //
+// LoadLIBLINEAR reads two-class and regression models of LIBLINEAR's
+// solvers, its own and liblinear-train's (-s 0 to 7, 11 to 13); the loss
+// is the one whose decision rule the solver's model follows, and λ and l1,
+// which the format does not keep, read as 0.
+//
 // # Atomic writes
 //
-// Both writers write to a temporary file in the destination's directory
-// (named after the destination with a leading dot and ".tmp"), sync it,
-// close it and rename it over the destination. Readers therefore see the
-// old file or the complete new one, never a partial one, even if the
-// process dies or the disk fills up in the middle. On any error the
-// temporary file is removed and the destination is left as it was; the
-// error, an *os.PathError, names the destination.
+// Both writers, and WriteFileAtomic for other outputs (adaspdc predict
+// -output), write to a temporary file in the destination's directory
+// (.NAME.tmp-PID-RAND), sync it, close it and rename it over the
+// destination. Readers therefore see the old file or the complete new one,
+// never a partial one, even if the process dies or the disk fills up in
+// the middle. On any error the temporary file is removed and the
+// destination is left as it was; the error, an *os.PathError, names the
+// destination. A destination that is a symbolic link is written through
+// (the link stays); a replaced file keeps its mode, and a new one gets
+// 0666 less the umask; temporary files of the same name whose process no
+// longer runs are removed.
 package modelio

@@ -2,11 +2,14 @@ package modelio
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
+	"strings"
 
 	"github.com/adaspdc/adaspdc/engine"
 )
@@ -104,4 +107,139 @@ func intLabel(v float64) (string, bool) {
 		return "", false
 	}
 	return strconv.Itoa(int(v)), true
+}
+
+// liblinearLoss maps LIBLINEAR's solver types to the loss whose decision
+// rule their models follow (the margin's sign for the classifiers, the
+// margin itself for the regressions).
+var liblinearLoss = map[string]string{
+	"L2R_LR": "logistic", "L2R_LR_DUAL": "logistic", "L1R_LR": "logistic",
+	"L2R_L2LOSS_SVC": "sqhinge", "L2R_L2LOSS_SVC_DUAL": "sqhinge", "L1R_L2LOSS_SVC": "sqhinge",
+	"L2R_L1LOSS_SVC_DUAL": "hinge",
+	"L2R_L2LOSS_SVR": "squared", "L2R_L2LOSS_SVR_DUAL": "squared", "L2R_L1LOSS_SVR_DUAL": "squared",
+}
+
+// LoadLIBLINEAR reads a two-class or regression model in LIBLINEAR's text
+// format (as liblinear-train or SaveLIBLINEAR write it) and validates it.
+// LIBLINEAR predicts its first label when wᵀx > 0, so that label becomes
+// the model's positive one; "bias -1" means no bias feature, and a bias
+// of 0 a feature that adds nothing, dropped. Models of several classes, of
+// the Crammer–Singer solver and one-class models are refused with the
+// reason. The model's λ and l1 are unknown and read as 0.
+func LoadLIBLINEAR(path string) (*engine.Model, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return parseLIBLINEAR(data, path)
+}
+
+func parseLIBLINEAR(data []byte, path string) (*engine.Model, error) {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	line := 0
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%s:%d: LIBLINEAR model: %s", path, line, fmt.Sprintf(format, args...))
+	}
+	var (
+		m       engine.Model
+		classes = -1
+		labels  []float64
+		bias    = -1.0
+		dim     = -1
+	)
+	for sc.Scan() {
+		line++
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		if f[0] == "w" {
+			break
+		}
+		if len(f) < 2 {
+			return nil, bad("%q has no value", f[0])
+		}
+		var err error
+		switch f[0] {
+		case "solver_type":
+			loss, ok := liblinearLoss[f[1]]
+			if !ok {
+				return nil, bad("solver_type %s is not supported (its models are not one weight vector with a sign rule: multiclass Crammer–Singer, one-class)", f[1])
+			}
+			m.Loss = loss
+		case "nr_class":
+			classes, err = strconv.Atoi(f[1])
+		case "label":
+			for _, t := range f[1:] {
+				v, perr := strconv.ParseFloat(t, 64)
+				if perr != nil {
+					return nil, bad("label %q is not a number", t)
+				}
+				labels = append(labels, v)
+			}
+		case "nr_feature":
+			dim, err = strconv.Atoi(f[1])
+		case "bias":
+			bias, err = strconv.ParseFloat(f[1], 64)
+		case "rho":
+			// One-class models only; refused by their solver_type.
+		default:
+			return nil, bad("unknown header %q", f[0])
+		}
+		if err != nil {
+			return nil, bad("%s %q: %v", f[0], f[1], err)
+		}
+	}
+	switch {
+	case m.Loss == "":
+		return nil, bad("no solver_type")
+	case dim < 0 || dim > 1<<31:
+		return nil, bad("nr_feature missing or out of range")
+	case classes > 2:
+		return nil, bad("%d classes: models of several classes are not supported yet", classes)
+	}
+	if m.Loss != "squared" {
+		if len(labels) != 2 {
+			return nil, bad("a two-class model needs two labels, has %d", len(labels))
+		}
+		m.Labels = []float64{labels[1], labels[0]} // [negative, positive]
+	}
+	rows := dim
+	if bias >= 0 {
+		rows++
+	}
+	w := make([]float64, 0, rows)
+	for len(w) < rows && sc.Scan() {
+		line++
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) != 1 {
+			return nil, bad("%d weights on a line: a model of one weight vector has one", len(f))
+		}
+		v, err := strconv.ParseFloat(f[0], 64)
+		if err != nil {
+			return nil, bad("weight %q: %v", f[0], err)
+		}
+		w = append(w, v)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(w) != rows {
+		return nil, bad("%d weights for nr_feature %d and bias %g", len(w), dim, bias)
+	}
+	m.Dim, m.Weights = dim, w
+	switch {
+	case bias > 0:
+		m.Bias = bias
+	case bias == 0:
+		m.Weights = w[:dim] // a bias feature of value 0 adds nothing
+	}
+	if err := m.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &m, nil
 }

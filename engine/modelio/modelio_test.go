@@ -204,9 +204,10 @@ func TestLoadErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, content, cause string
 	}{
-		{"empty", "", "unexpected end of JSON input"},
+		{"empty", "", "neither a JSON model"},
 		{"truncated", `{"loss": "logistic", "lambda": 1, "dim": 2, "weights": [1,`, "unexpected end of JSON input"},
-		{"not-json", "solver_type L2R_LR\n", "invalid character"},
+		{"liblinear-header-only", "solver_type L2R_LR\n", "LIBLINEAR model: nr_feature missing"},
+		{"neither", "label 1\n", "neither a JSON model"},
 		{"trailing", `{"loss": "squared", "lambda": 1, "dim": 1, "weights": [1]} x`, "invalid character"},
 		{"weights-type", `{"loss": "squared", "lambda": 1, "dim": 1, "weights": ["1"]}`, "cannot unmarshal string"},
 		{"too-few", `{"loss": "squared", "lambda": 1, "dim": 3, "weights": [1, 2]}`, "model has 2 weights for dim 3 and bias 0 (want 3)"},
@@ -228,8 +229,8 @@ func TestLoadErrors(t *testing.T) {
 			t.Errorf("%s: loaded %+v", tc.name, m)
 			continue
 		}
-		if msg := err.Error(); !strings.HasPrefix(msg, path+": ") || !strings.Contains(msg, tc.cause) {
-			t.Errorf("%s: error %q; want %q and %q", tc.name, msg, path+": ", tc.cause)
+		if msg := err.Error(); !strings.HasPrefix(msg, path+":") || !strings.Contains(msg, tc.cause) {
+			t.Errorf("%s: error %q; want %q and %q", tc.name, msg, path+":", tc.cause)
 		}
 	}
 	path := filepath.Join(dir, "absent.json")
