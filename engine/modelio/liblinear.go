@@ -116,7 +116,7 @@ var liblinearLoss = map[string]string{
 	"L2R_LR": "logistic", "L2R_LR_DUAL": "logistic", "L1R_LR": "logistic",
 	"L2R_L2LOSS_SVC": "sqhinge", "L2R_L2LOSS_SVC_DUAL": "sqhinge", "L1R_L2LOSS_SVC": "sqhinge",
 	"L2R_L1LOSS_SVC_DUAL": "hinge",
-	"L2R_L2LOSS_SVR": "squared", "L2R_L2LOSS_SVR_DUAL": "squared", "L2R_L1LOSS_SVR_DUAL": "squared",
+	"L2R_L2LOSS_SVR":      "squared", "L2R_L2LOSS_SVR_DUAL": "squared", "L2R_L1LOSS_SVR_DUAL": "squared",
 }
 
 // LoadLIBLINEAR reads a two-class or regression model in LIBLINEAR's text
