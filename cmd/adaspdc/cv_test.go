@@ -47,7 +47,7 @@ func TestTrainCV(t *testing.T) {
 func TestTrainLambdaAuto(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "m.json")
 	status, out, errOut := runCmd("train", "-lambda", "auto", "-lambda-grid", "1:0.0001:9", "-bias", "1", "-model", path)
-	m := regexp.MustCompile(`^best_lambda=(\S+) cv_accuracy=\S+% folds=5 grid_points=\d+\n`).FindStringSubmatch(out)
+	m := regexp.MustCompile(`^best_lambda=(\S+) cv_accuracy=\S+% nonzeros=\S+ folds=5 grid_points=\d+\n`).FindStringSubmatch(out)
 	if status != 0 || m == nil || !summaryRE.MatchString(strings.SplitN(out, "\n", 2)[1]) {
 		t.Fatalf("status %d, stdout %q, stderr %q", status, out, errOut)
 	}

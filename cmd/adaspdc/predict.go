@@ -2,14 +2,14 @@ package main
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
-	"github.com/adaspdc/adaspdc/internal/cli"
 	"io"
 	"math"
-	"os"
 	"strconv"
 
 	"github.com/adaspdc/adaspdc/engine/modelio"
+	"github.com/adaspdc/adaspdc/internal/cli"
 	"github.com/adaspdc/adaspdc/sparse"
 )
 
@@ -23,11 +23,13 @@ func init() {
 func runPredict(args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("adaspdc", "predict", stderr)
 	dataPath, features := dataFlags(fs)
-	modelPath := fs.String("model", "", "model `file` written by adaspdc train -model (required)")
+	modelPath := fs.String("model", "", "model `file` written by adaspdc train -model or -liblinear-model, or by liblinear-train (required)")
 	output := fs.String("output", "", "write one prediction per line to this `file`")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: adaspdc predict -model FILE [-data FILE] [-output FILE]\n\n"+
-			"Prints accuracy=… for a classification model, rmse=… for a regression one.\n\n")
+		fmt.Fprintf(fs.Output(), "Usage: adaspdc predict -model FILE -data FILE [-output FILE]\n\n"+
+			"Prints accuracy=… for a classification model, rmse=… for a regression one.\n"+
+			"Data whose labels are all placeholders outside the model's classes (0, as\n"+
+			"LIBLINEAR's users write for unknown labels) are predicted without metrics.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := cli.ParseFlags(fs, args); err != nil {
@@ -36,28 +38,32 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	if *modelPath == "" {
 		return cli.UsageErrorf(fs, "-model is required")
 	}
-	model, err := modelio.Load(*modelPath)
-	if err != nil {
-		return err
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if !set["data"] || *dataPath == "" {
+		// train's default data set would be scored silently in its place.
+		return cli.UsageErrorf(fs, "-data is required: the file to predict")
 	}
-	var out *bufio.Writer
+	if *features < 0 || *features >= math.MaxInt32 {
+		return cli.UsageErrorf(fs, "-features %d: must be 0 (the largest index in the data) or more, and below 2³¹ − 1", *features)
+	}
 	if *output != "" {
 		if err := checkWritable(*output); err != nil {
 			return cli.UsageErrorf(fs, "-output %s: %v", *output, err)
 		}
+		if err := checkCollisions([]namedPath{{"data", *dataPath}, {"model", *modelPath}}, []namedPath{{"output", *output}}); err != nil {
+			return cli.UsageErrorf(fs, "%v", err)
+		}
+	}
+	model, err := modelio.Load(*modelPath)
+	if err != nil {
+		return err
 	}
 	ds, err := loadData(*dataPath, sparse.ReadOptions{NumFeatures: *features})
 	if err != nil {
 		return err
 	}
-	if *output != "" {
-		f, err := os.Create(*output)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		out = bufio.NewWriter(f)
-	}
+
 	// Features the model never saw carry no weight: LIBLINEAR ignores them
 	// too, but silently. Say how many there were.
 	if ds.X.Cols > model.Dim {
@@ -74,36 +80,61 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 				len(used), entries, model.Dim)
 		}
 	}
+	if ds.X.Cols < model.Dim {
+		fmt.Fprintf(stderr, "adaspdc predict: note: the data use %d features and the model was trained on %d; check that the files belong together (a wrong pairing predicts without any error)\n", ds.X.Cols, model.Dim)
+	}
+	// Labels outside the model's classes are placeholders when all are
+	// (unlabeled data: predict without metrics); a mix is a mistake.
+	unlabeled := false
 	if model.Labels != nil {
-		for _, y := range ds.Y {
-			if y != model.Labels[0] && y != model.Labels[1] {
-				return fmt.Errorf("%s: label %v is not one of the model's labels %v and %v", ds.Name, y, model.Labels[0], model.Labels[1])
+		known, firstUnknown := 0, -1
+		for i, y := range ds.Y {
+			if y == model.Labels[0] || y == model.Labels[1] {
+				known++
+			} else if firstUnknown < 0 {
+				firstUnknown = i
 			}
 		}
+		switch {
+		case known == 0:
+			unlabeled = true
+		case firstUnknown >= 0:
+			return fmt.Errorf("%s: row %d has label %v, not one of the model's labels %v and %v (%d of %d rows have the model's labels; unlabeled data need a placeholder label on every row)",
+				ds.Name, firstUnknown+1, ds.Y[firstUnknown], model.Labels[0], model.Labels[1], known, ds.X.Rows)
+		}
 	}
+	preds := make([]float64, ds.X.Rows)
 	var correct int
 	var sse float64
 	for i := 0; i < ds.X.Rows; i++ {
 		val, idx := ds.X.Row(i)
 		p := model.Predict(val, idx)
+		preds[i] = p
 		if p == ds.Y[i] {
 			correct++
 		}
 		sse += (p - ds.Y[i]) * (p - ds.Y[i])
-		if out != nil {
-			out.WriteString(strconv.FormatFloat(p, 'g', -1, 64))
-			out.WriteByte('\n')
-		}
 	}
-	if out != nil {
-		if err := out.Flush(); err != nil {
+	if *output != "" {
+		err := modelio.WriteFileAtomic(*output, func(w io.Writer) error {
+			bw := bufio.NewWriter(w)
+			for _, p := range preds {
+				bw.WriteString(strconv.FormatFloat(p, 'g', -1, 64))
+				bw.WriteByte('\n')
+			}
+			return bw.Flush()
+		})
+		if err != nil {
 			return err
 		}
 	}
 	n := float64(ds.X.Rows)
-	if model.Labels != nil {
+	switch {
+	case unlabeled:
+		_, err = fmt.Fprintf(stdout, "rows=%d (labels unknown: no accuracy)\n", ds.X.Rows)
+	case model.Labels != nil:
 		_, err = fmt.Fprintf(stdout, "accuracy=%.4f%% (%d/%d)\n", 100*float64(correct)/n, correct, ds.X.Rows)
-	} else {
+	default:
 		_, err = fmt.Fprintf(stdout, "rmse=%.6g\n", math.Sqrt(sse/n))
 	}
 	return err

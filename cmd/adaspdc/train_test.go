@@ -97,7 +97,7 @@ func TestTrainBundled(t *testing.T) {
 		}
 	}
 	want := fmt.Sprintf("accuracy=%.4f%% (%d/%d)\n", 100*float64(correct)/float64(ds.X.Rows), correct, ds.X.Rows)
-	status, out, errOut = runCmd("predict", "-model", modelPath)
+	status, out, errOut = runCmd("predict", "-model", modelPath, "-data", filepath.Join("data", "heart_scale"))
 	if status != 0 || out != want || correct < 216 {
 		t.Errorf("predict: status %d, stdout %q, stderr %q; want %q (and at least 80%%)", status, out, errOut, want)
 	}
