@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/adaspdc/adaspdc/internal/cli"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -55,6 +56,9 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
+	}
+	if *features < 0 || *features >= math.MaxInt32 {
+		return cli.UsageErrorf(fs, "-features %d: must be 0 (the largest index in the data) or more, and below 2³¹ − 1", *features)
 	}
 	d, err := loadData(*path, sparse.ReadOptions{NumFeatures: *features})
 	if err != nil {
