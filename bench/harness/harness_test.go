@@ -346,3 +346,32 @@ func TestFigureSinglePointLogAxes(t *testing.T) {
 		}
 	}
 }
+
+// TestPlausibleCores: a physical core count above the logical one (a
+// virtual machine passing its host's topology through) is unknown.
+func TestPlausibleCores(t *testing.T) {
+	for _, c := range []struct{ phys, logical, want int }{{254, 2, 0}, {1, 2, 1}, {2, 2, 2}, {0, 4, 0}, {-1, 4, 0}} {
+		if got := plausibleCores(c.phys, c.logical); got != c.want {
+			t.Errorf("plausibleCores(%d, %d) = %d, want %d", c.phys, c.logical, got, c.want)
+		}
+	}
+}
+
+// TestRanOnFewer: a configuration any of whose runs kept fewer workers
+// than asked for is marked, and only that one.
+func TestRanOnFewer(t *testing.T) {
+	res := &ScaleResult{Runs: []Run{
+		{Solver: "adaspdc", M: 1, Threads: 2, ThreadsUsed: 1},
+		{Solver: "adaspdc", M: 1, Threads: 2, ThreadsUsed: 2},
+		{Solver: "adaspdc", M: 64, Threads: 2, ThreadsUsed: 2},
+		{Solver: "adaspdc", M: 64, Threads: 1, ThreadsUsed: 1},
+	}}
+	for _, c := range []struct {
+		m, threads int
+		want       bool
+	}{{1, 2, true}, {64, 2, false}, {64, 1, false}} {
+		if got := res.ranOnFewer("adaspdc", c.m, c.threads); got != c.want {
+			t.Errorf("m = %d, %d threads: %v, want %v", c.m, c.threads, got, c.want)
+		}
+	}
+}

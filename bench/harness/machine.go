@@ -30,12 +30,23 @@ type Machine struct {
 	Commit        string // the source commit, "-dirty" when the tree had changes; "unknown" without git or build info
 }
 
+// plausibleCores returns the physical cores CPUID reports, or 0 (unknown)
+// where the count cannot be this machine's: a virtual machine may pass the
+// host's topology through (254 physical cores on a guest of 2 vCPUs), and
+// a guest cannot have more physical cores than logical ones.
+func plausibleCores(physical, logical int) int {
+	if physical < 1 || physical > logical {
+		return 0
+	}
+	return physical
+}
+
 // ThisMachine describes the running process's machine and build.
 func ThisMachine() Machine {
 	return Machine{
 		CPU:           strings.TrimSpace(cpuid.CPU.BrandName),
 		Cores:         runtime.NumCPU(),
-		PhysicalCores: cpuid.CPU.PhysicalCores,
+		PhysicalCores: plausibleCores(cpuid.CPU.PhysicalCores, runtime.NumCPU()),
 		Flags:         cpuid.CPU.FeatureSet(),
 		Kernels:       kernels.Impl(),
 		GoVersion:     runtime.Version(),

@@ -396,6 +396,13 @@ func (res *ScaleResult) writePlots(dir string) error {
 		for mi, m := range cfg.Ms {
 			var xy plotter.XYs
 			for _, t := range cfg.Threads {
+				// A configuration whose runs kept fewer workers than asked
+				// for never ran in parallel: its "speed-up" is noise, and
+				// is left out of the figure (the summary's table lists it
+				// with its used count).
+				if res.ranOnFewer(s, m, t) {
+					continue
+				}
 				xy = append(xy, plotter.XY{X: float64(t), Y: res.speedup(s, m, t)})
 			}
 			speedup.Lines = append(speedup.Lines, series{Label: fmt.Sprintf("%s m=%d", s, m), XY: xy, Color: mi, Dashes: si, Points: true})
@@ -489,6 +496,19 @@ func (res *ScaleResult) summary() string {
 		}
 	}
 
+	var fewer []string
+	for _, sv := range res.Config.Solvers {
+		for _, m := range res.Config.Ms {
+			for _, t := range res.Config.Threads {
+				if t > 1 && res.ranOnFewer(sv, m, t) {
+					fewer = append(fewer, fmt.Sprintf("%s m=%d threads=%d", sv, m, t))
+				}
+			}
+		}
+	}
+	if len(fewer) > 0 {
+		b.WriteString("\n**Ran on fewer workers than asked for** (a batch too small to share, or one worker timed faster), and so left out of the speed-up figure: " + strings.Join(fewer, ", ") + ".\n")
+	}
 	b.WriteString("\n## Seconds per pass and speed-up (hardware efficiency)\n\n")
 	b.WriteString("| solver | m | threads | used | s/pass | speed-up | iteration s to ≤ 1e-04 | to ≤ 1e-06 | to ≤ 1e-08 | stop |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, s := range cfg.Solvers {
@@ -520,6 +540,17 @@ func (res *ScaleResult) summary() string {
 	}
 	b.WriteString("The convergence figures draw the first repeat of each configuration; `runs.csv` has every run, one row each, with its seed and the machine.\n")
 	return b.String()
+}
+
+// ranOnFewer reports whether any run of a configuration kept fewer workers
+// than the threads asked for.
+func (res *ScaleResult) ranOnFewer(solver string, m, threads int) bool {
+	for _, u := range res.collect(solver, m, threads, func(r Run) float64 { return float64(r.ThreadsUsed) }) {
+		if u < float64(threads) {
+			return true
+		}
+	}
+	return false
 }
 
 // speedup is the median seconds per pass on BaseThreads over the median

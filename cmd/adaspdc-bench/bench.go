@@ -2,17 +2,19 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
-	"github.com/adaspdc/adaspdc/internal/cli"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/adaspdc/adaspdc/bench/harness"
+	"github.com/adaspdc/adaspdc/internal/cli"
 )
 
 // benchCommands are the subcommands of adaspdc-bench.
@@ -43,6 +45,10 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	case "-h", "-help", "--help", "help":
 		benchUsage(stdout)
 		return nil
+	case "-version", "--version", "version":
+		m := harness.ThisMachine()
+		_, err := fmt.Fprintf(stdout, "adaspdc-bench commit %s %s\n", m.Commit, m.GoVersion)
+		return err
 	}
 	sub, ok := benchCommands[args[0]]
 	if !ok {
@@ -107,7 +113,9 @@ func commandLine(sub string, args []string) string {
 // signalContext is cancelled by an interrupt, so that a long sweep can
 // be stopped with Ctrl-C.
 func signalContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGTERM is how timeout, systemd, Slurm and docker stop ask a
+	// process to end: like Ctrl-C, it ends the sweep with what it measured.
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
 func runBenchScale(args []string, stdout, stderr io.Writer) error {
@@ -153,6 +161,11 @@ func runBenchScale(args []string, stdout, stderr io.Writer) error {
 	if err := cfg.Validate(); err != nil {
 		return cli.UsageErrorf(fs, "%v", err)
 	}
+	// The output folder is checked before the first run, so that a sweep
+	// of hours cannot end in a write error.
+	if err := checkOutDir(fs, out); err != nil {
+		return err
+	}
 	ctx, stop := signalContext()
 	defer stop()
 	res, err := harness.Scale(ctx, cfg, stderr, isTerminal(stderr))
@@ -164,5 +177,20 @@ func runBenchScale(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "adaspdc-bench scale: %d runs in %v on %s\nwrote %s\n", len(res.Runs), res.TotalDuration.Round(time.Second),
 		res.Machine.Short(), filepath.Join(out, "{runs.csv,summary.md,*.png,*.svg}"))
+	return nil
+}
+
+// checkOutDir creates the -out folder if need be and checks that it takes
+// a new file, refusing with a command-line mistake (status 2) otherwise.
+func checkOutDir(fs *flag.FlagSet, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return cli.UsageErrorf(fs, "-out %s: %v", dir, err)
+	}
+	probe, err := os.CreateTemp(dir, ".adaspdc-bench-probe-*")
+	if err != nil {
+		return cli.UsageErrorf(fs, "-out %s: cannot create files there: %v", dir, err)
+	}
+	probe.Close()
+	os.Remove(probe.Name())
 	return nil
 }

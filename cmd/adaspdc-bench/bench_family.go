@@ -53,6 +53,11 @@ func runBenchFamily(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	cfg.Command = commandLine("family", args)
+	// The output folder is checked before the first run, so that a sweep
+	// of hours cannot end in a write error.
+	if err := checkOutDir(fs, out); err != nil {
+		return err
+	}
 	ctx, stop := signalContext()
 	defer stop()
 	start := time.Now()

@@ -78,6 +78,11 @@ func runBenchPaper(args []string, stdout, stderr io.Writer) error {
 		return cli.UsageErrorf(fs, "-n, -d, -passes and -seeds must be at least 1, and -lambdas not empty")
 	}
 	cfg.Command = commandLine("paper", args)
+	// The output folder is checked before the first run, so that a sweep
+	// of hours cannot end in a write error.
+	if err := checkOutDir(fs, out); err != nil {
+		return err
+	}
 	ctx, stop := signalContext()
 	defer stop()
 	res, err := harness.Fig1(ctx, cfg, stderr, isTerminal(stderr))

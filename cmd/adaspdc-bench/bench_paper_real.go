@@ -143,6 +143,11 @@ func runRealPaper(name string, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg.Command = commandLine("paper", append([]string{name}, args...))
+	// The output folder is checked before the first run, so that a sweep
+	// of hours cannot end in a write error.
+	if err := checkOutDir(fs, out); err != nil {
+		return err
+	}
 	ctx, stop := signalContext()
 	defer stop()
 	res, err := harness.Curves(ctx, cfg, stderr, isTerminal(stderr))

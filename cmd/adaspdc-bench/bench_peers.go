@@ -62,6 +62,11 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) error {
 		return cli.UsageErrorf(fs, "-runs and -ref-epochs must be at least 1 and -timeout positive")
 	}
 	cfg.Command = commandLine("peers", args)
+	// The output folder is checked before the first run, so that a sweep
+	// of hours cannot end in a write error.
+	if err := checkOutDir(fs, out); err != nil {
+		return err
+	}
 	ctx, stop := signalContext()
 	defer stop()
 	res, err := harness.Peers(ctx, cfg, stderr)

@@ -55,7 +55,9 @@ func TestBenchMistakes(t *testing.T) {
 		{[]string{"paper", "nope"}, 2, "unknown paper"},
 		{[]string{"paper", "wang-xiao-fig2-3", "-scales", "0"}, 2, "not a positive number"},
 		{[]string{"paper", "allen-zhu-hazan", "-passes", "0"}, 2, "at least 1"},
-		{[]string{"paper", "zhu-storkey-fig2-3", "-data-dir", "/nonexistent", "-out", "/nonexistent/x"}, 1, "nonexistent"},
+		{[]string{"paper", "zhu-storkey-fig2-3", "-data-dir", "/nonexistent", "-out", filepath.Join(os.TempDir(), "adaspdc-bench-test")}, 1, "nonexistent"},
+		{[]string{"scale", "-data", "synth:rcv1:200", "-out", "/dev/null/x"}, 2, "-out /dev/null/x"},
+		{[]string{"peers", "-data", "x", "-out", "/dev/null/x"}, 2, "-out /dev/null/x"},
 		{[]string{"peers"}, 2, "-data"},
 		{[]string{"peers", "-data", "x", "-objectives", "hinge:1e-5"}, 2, "must be logistic"},
 	} {
@@ -68,5 +70,13 @@ func TestBenchMistakes(t *testing.T) {
 	var out, errOut bytes.Buffer
 	if status := run([]string{"-h"}, &out, &errOut); status != 0 || !strings.Contains(out.String(), "scale") {
 		t.Errorf("-h: status %d: %s", status, out.String())
+	}
+}
+
+// TestBenchVersion: -version names the commit and the Go version.
+func TestBenchVersion(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if status := run([]string{"-version"}, &out, &errOut); status != 0 || !strings.HasPrefix(out.String(), "adaspdc-bench commit ") || !strings.Contains(out.String(), "go1.") {
+		t.Errorf("status %d, stdout %q", status, out.String())
 	}
 }
