@@ -191,8 +191,9 @@ func TestUsageAndDispatch(t *testing.T) {
 	if status != 1 || !strings.HasPrefix(errOut, "adaspdc info: open no/such/file: ") {
 		t.Errorf("absent file: status %d, stderr %q", status, errOut)
 	}
+	// A command-line mistake, found before the data is read.
 	status, _, errOut = runCmd("info", "-features", "-3")
-	if status != 1 || !strings.Contains(errOut, "NumFeatures -3 out of range") {
+	if status != 2 || !strings.Contains(errOut, "-features -3: must be 0") {
 		t.Errorf("negative -features: status %d, stderr %q", status, errOut)
 	}
 	status, _, errOut = runCmd("bench", "peers")
