@@ -46,8 +46,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		benchUsage(stdout)
 		return nil
 	case "-version", "--version", "version":
-		m := harness.ThisMachine()
-		_, err := fmt.Fprintf(stdout, "adaspdc-bench commit %s %s\n", m.Commit, m.GoVersion)
+		_, err := fmt.Fprintln(stdout, cli.Version("adaspdc-bench"))
 		return err
 	}
 	sub, ok := benchCommands[args[0]]

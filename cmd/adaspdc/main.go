@@ -19,7 +19,6 @@ import (
 	"github.com/adaspdc/adaspdc/internal/cli"
 	"io"
 	"os"
-	"runtime/debug"
 	"slices"
 	"strings"
 )
@@ -57,7 +56,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		usage(stdout)
 		return 0
 	case "-version", "--version", "version":
-		fmt.Fprintln(stdout, version())
+		fmt.Fprintln(stdout, cli.Version("adaspdc"))
 		return 0
 	}
 	cmd, ok := commands[args[0]]
@@ -95,37 +94,4 @@ func usage(w io.Writer) {
 	}
 	b.WriteString("\nRun \"adaspdc <command> -h\" for the flags of a command, \"adaspdc -version\" for the version.\n")
 	io.WriteString(w, b.String())
-}
-
-// version returns the module's version and the commit it was built from,
-// as the Go toolchain recorded them in the binary ("(devel)" for a build
-// from a work tree; "+dirty" marks uncommitted changes).
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "adaspdc (no build information)"
-	}
-	v := "adaspdc " + bi.Main.Version
-	var rev, when string
-	var dirty bool
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.time":
-			when = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if rev != "" {
-		v += " commit " + rev
-		if dirty {
-			v += "+dirty"
-		}
-		if when != "" {
-			v += " (" + when + ")"
-		}
-	}
-	return v + " " + bi.GoVersion
 }

@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"runtime/debug"
 )
 
 // UsageError marks a mistake in the command line itself, which exits with
@@ -50,4 +51,39 @@ func UsageErrorf(fs *flag.FlagSet, format string, args ...any) error {
 	err := fmt.Errorf(format, args...)
 	fmt.Fprintf(fs.Output(), "%s: %v\n", fs.Name(), err)
 	return UsageError{err}
+}
+
+// Version returns prog's version line: the module's version and the commit
+// it was built from, as the Go toolchain recorded them in the binary
+// ("(devel)" for a build from a work tree; "+dirty" marks uncommitted
+// changes; no commit where the build was made with -buildvcs=false), and
+// the Go version.
+func Version(prog string) string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return prog + " (no build information)"
+	}
+	v := prog + " " + bi.Main.Version
+	var rev, when string
+	var dirty bool
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			when = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev != "" {
+		v += " commit " + rev
+		if dirty {
+			v += "+dirty"
+		}
+		if when != "" {
+			v += " (" + when + ")"
+		}
+	}
+	return v + " " + bi.GoVersion
 }
