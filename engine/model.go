@@ -10,7 +10,14 @@ import (
 // Weights has Dim entries, one per feature, and one more when Bias ≠ 0: the
 // weight of a constant feature of value Bias appended to every row (as
 // LIBLINEAR's -B). For classification, Labels holds the raw label values
-// [negative, positive] that the margin's sign maps back to. Normalize is
+// [negative, positive] that the margin's sign maps back to.
+//
+// A model of K ≥ 3 classes (one-vs-rest) has K Labels, in increasing order,
+// and K weight vectors of that length one after another in Weights: class
+// k's is Weights[k·w : (k+1)·w], w = Dim (+1 with a bias). It predicts the
+// class whose margin is largest, as LIBLINEAR's one-vs-rest models do.
+//
+// Normalize is
 // "unit" when the training rows were scaled to unit norm (before the bias
 // feature was appended), so that Margin scales new rows the same way.
 //
@@ -36,14 +43,25 @@ func (m *Model) Validate() error {
 	if m.Bias != 0 {
 		want++
 	}
+	if k := m.Classes(); k > 2 {
+		want *= k
+	}
 	if m.Dim < 0 || len(m.Weights) != want {
+		if m.Classes() > 2 {
+			return fmt.Errorf("engine: model has %d weights for dim %d, bias %v and %d classes (want %d)", len(m.Weights), m.Dim, m.Bias, m.Classes(), want)
+		}
 		return fmt.Errorf("engine: model has %d weights for dim %d and bias %v (want %d)", len(m.Weights), m.Dim, m.Bias, want)
 	}
-	if m.Labels != nil && len(m.Labels) != 2 {
-		return fmt.Errorf("engine: model has %d labels, want 2", len(m.Labels))
+	if m.Labels != nil && len(m.Labels) < 2 {
+		return fmt.Errorf("engine: model has %d labels, want 2 or more", len(m.Labels))
 	}
-	if l := m.Labels; l != nil && (math.IsNaN(l[0]) || math.IsInf(l[0], 0) || math.IsNaN(l[1]) || math.IsInf(l[1], 0) || l[0] == l[1]) {
-		return fmt.Errorf("engine: model labels %v: want two distinct finite values, [negative, positive]", l)
+	for i, l := range m.Labels {
+		if math.IsNaN(l) || math.IsInf(l, 0) {
+			return fmt.Errorf("engine: model label %v is not finite", l)
+		}
+		if i > 0 && l == m.Labels[i-1] || len(m.Labels) > 2 && i > 0 && l < m.Labels[i-1] {
+			return fmt.Errorf("engine: model labels %v: want distinct values ([negative, positive], or several classes in increasing order)", m.Labels)
+		}
 	}
 	for j, w := range m.Weights {
 		if math.IsNaN(w) || math.IsInf(w, 0) {
@@ -66,28 +84,69 @@ func (m *Model) Validate() error {
 	return nil
 }
 
+// Classes returns the number of classes a one-vs-rest model holds (≥ 3),
+// 2 for a binary classifier, and 0 for a regression.
+func (m *Model) Classes() int {
+	return len(m.Labels)
+}
+
+// ClassWeights returns class k's weight vector of a one-vs-rest model, or
+// the only one of a binary or regression model (k = 0).
+func (m *Model) ClassWeights(k int) []float64 {
+	w := m.Dim
+	if m.Bias != 0 {
+		w++
+	}
+	return m.Weights[k*w : (k+1)*w]
+}
+
 // Margin returns wᵀa (plus the bias term) for a row given by its values and
 // 0-based ascending column indices. Features at or beyond Dim, which a test
-// file may use, are ignored as LIBLINEAR does.
+// file may use, are ignored as LIBLINEAR does. For a one-vs-rest model it
+// is the first class's margin; Margins gives them all.
 func (m *Model) Margin(val []float64, idx []int32) float64 {
+	return m.margin(m.ClassWeights(0), val, idx)
+}
+
+func (m *Model) margin(w, val []float64, idx []int32) float64 {
 	var z, sq float64
 	for p, j := range idx {
 		sq += val[p] * val[p]
 		if int(j) < m.Dim {
-			z += val[p] * m.Weights[j]
+			z += val[p] * w[j]
 		}
 	}
 	if m.Normalize == "unit" && sq > 0 {
 		z /= math.Sqrt(sq)
 	}
 	if m.Bias != 0 {
-		z += m.Bias * m.Weights[m.Dim]
+		z += m.Bias * w[m.Dim]
 	}
 	return z
 }
 
+// Margins sets out[k] to class k's margin for every class of a one-vs-rest
+// model (out needs Classes() entries) and returns out.
+func (m *Model) Margins(val []float64, idx []int32, out []float64) []float64 {
+	for k := range out {
+		out[k] = m.margin(m.ClassWeights(k), val, idx)
+	}
+	return out
+}
+
 // Predict returns the raw label (classification) or the predicted target.
+// A one-vs-rest model predicts the class of the largest margin (the first
+// of equal ones).
 func (m *Model) Predict(val []float64, idx []int32) float64 {
+	if k := m.Classes(); k > 2 {
+		best, bz := 0, math.Inf(-1)
+		for c := range k {
+			if z := m.margin(m.ClassWeights(c), val, idx); z > bz {
+				best, bz = c, z
+			}
+		}
+		return m.Labels[best]
+	}
 	z := m.Margin(val, idx)
 	if m.Labels == nil {
 		return z

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/adaspdc/adaspdc/engine/modelio"
@@ -89,7 +90,7 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	if model.Labels != nil {
 		known, firstUnknown := 0, -1
 		for i, y := range ds.Y {
-			if y == model.Labels[0] || y == model.Labels[1] {
+			if slices.Contains(model.Labels, y) {
 				known++
 			} else if firstUnknown < 0 {
 				firstUnknown = i
@@ -99,8 +100,8 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 		case known == 0:
 			unlabeled = true
 		case firstUnknown >= 0:
-			return fmt.Errorf("%s: row %d has label %v, not one of the model's labels %v and %v (%d of %d rows have the model's labels; unlabeled data need a placeholder label on every row)",
-				ds.Name, firstUnknown+1, ds.Y[firstUnknown], model.Labels[0], model.Labels[1], known, ds.X.Rows)
+			return fmt.Errorf("%s: row %d has label %v, not one of the model's labels %v (%d of %d rows have the model's labels; unlabeled data need a placeholder label on every row)",
+				ds.Name, firstUnknown+1, ds.Y[firstUnknown], model.Labels, known, ds.X.Rows)
 		}
 	}
 	preds := make([]float64, ds.X.Rows)

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -290,9 +291,28 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if ctx0.Err() != nil {
 		return errors.New("interrupted while reading the data")
 	}
-	b, labels, err := targets(ds, loss)
+	b, labels, multi, err := targets(ds, loss)
 	if err != nil {
 		return err
+	}
+	if multi {
+		// One-vs-rest: the auto choice and the checks below see the
+		// first class against the rest.
+		for _, o := range []struct {
+			on   bool
+			what string
+		}{{f.cv > 0 || f.lambdaAuto || f.l1Auto, "-cv, -lambda auto and -l1 auto"}, {f.trace != "", "-trace"}, {f.init != "", "-init"}, {f.groups != "", "-groups"}} {
+			if o.on {
+				return cli.UsageErrorf(fs, "%s: %d classes: %s are not supported with several classes yet", ds.Name, len(labels), o.what)
+			}
+		}
+		b = make([]float64, len(ds.Y))
+		for i, y := range ds.Y {
+			b[i] = -1
+			if y == labels[0] {
+				b[i] = 1
+			}
+		}
 	}
 	dim := ds.X.Cols
 	x := ds.X
@@ -324,6 +344,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		f.lambda = 1 / float64(x.Rows)
 	}
 	prob := engine.Problem{X: x, B: b, Loss: loss, Reg: engine.ElasticNet{Lambda: f.lambda, L1: f.l1}, Classes: labels, Bias: f.bias}
+	if multi {
+		prob.Classes = nil
+	}
 	if f.groups != "" {
 		groups, err := engine.ReadGroupsFile(f.groups, dim)
 		if err != nil {
@@ -397,6 +420,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	ctx := ctx0
+	if multi {
+		return trainOneVsRest(ctx, prob, ds.Y, opt, f, remap, dim, stdout, stderr)
+	}
 	model, res, err := engine.Train(ctx, prob, opt)
 	// A trace that could not be written is reported, but it does not
 	// make the run a failure: the summary and the model still come.
@@ -558,16 +584,48 @@ func checkWritable(path string) error {
 // targets turns the raw labels into what the loss needs: ±1 for the
 // classification losses (the larger raw value is +1, and the mapping is kept
 // in the model), and the raw targets for the squared loss, which is a
-// regression whatever the number of distinct targets.
-func targets(ds *sparse.Dataset, loss engine.Loss) (b, labels []float64, err error) {
+// regression whatever the number of distinct targets. Three classes or
+// more (whole numbers, at most maxClasses of them) are a one-vs-rest
+// problem: multi is true and labels lists the classes in increasing order.
+func targets(ds *sparse.Dataset, loss engine.Loss) (b, labels []float64, multi bool, err error) {
 	if !loss.Classification() {
-		return ds.Y, nil, nil
+		return ds.Y, nil, false, nil
 	}
 	b, lm, err := sparse.BinaryLabels(ds.Y)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w%s", ds.Name, err, labelHint(ds.Y, loss))
+	if err == nil {
+		return b, []float64{lm.Neg, lm.Pos}, false, nil
 	}
-	return b, []float64{lm.Neg, lm.Pos}, nil
+	if classes := distinctClasses(ds.Y); len(classes) >= 3 {
+		return nil, classes, true, nil
+	}
+	return nil, nil, false, fmt.Errorf("%s: %w%s", ds.Name, err, labelHint(ds.Y, loss))
+}
+
+// maxClasses bounds the classes of a one-vs-rest problem: more distinct
+// labels than that are taken for regression targets (labelHint says so).
+const maxClasses = 100
+
+// distinctClasses returns the distinct labels of y in increasing order
+// when they look like classes (whole numbers, 3 to maxClasses of them),
+// and nil otherwise.
+func distinctClasses(y []float64) []float64 {
+	seen := map[float64]bool{}
+	for _, v := range y {
+		if v != math.Trunc(v) {
+			return nil
+		}
+		if !seen[v] {
+			if seen[v] = true; len(seen) > maxClasses {
+				return nil
+			}
+		}
+	}
+	classes := make([]float64, 0, len(seen))
+	for v := range seen {
+		classes = append(classes, v)
+	}
+	slices.Sort(classes)
+	return classes
 }
 
 // normRange returns the smallest positive and the largest row norm.
@@ -682,5 +740,5 @@ func labelHint(y []float64, loss engine.Loss) string {
 	case !integers || len(distinct) > 100:
 		return fmt.Sprintf("; these look like regression targets: train them with -loss squared (-loss %s is a classification loss)", loss.Name())
 	}
-	return "; several classes are not trained yet: make the labels binary (one class against the rest), or use -loss squared for ordered targets"
+	return ""
 }

@@ -138,12 +138,26 @@ func TestTrainErrors(t *testing.T) {
 	}
 }
 
-func TestTrainMulticlassRefused(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "three")
-	os.WriteFile(path, []byte("1 1:1\n2 1:2\n3 2:1\n"), 0o644)
-	status, _, errOut := runCmd("train", "-quiet", "-data", path)
-	if status != 1 || !strings.Contains(errOut, "3 distinct labels") {
-		t.Errorf("status %d, stderr %q", status, errOut)
+// TestTrainOneVsRest: three classes train one against the rest each, the
+// summary names them, and the JSON and LIBLINEAR models predict the class
+// of the largest margin, alike.
+func TestTrainOneVsRest(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "three")
+	os.WriteFile(path, []byte("1 1:1\n2 2:1\n3 3:1\n1 1:0.9 2:0.1\n2 2:0.8 3:0.1\n3 1:0.1 3:1.1\n"), 0o644)
+	js, ll := filepath.Join(dir, "m.json"), filepath.Join(dir, "m.model")
+	status, out, errOut := runCmd("train", "-data", path, "-lambda", "0.01", "-model", js, "-liblinear-model", ll)
+	if status != 0 || !strings.HasPrefix(out, "classes=3 ") || strings.Count(errOut, "\nclass ")+strings.Count(errOut[:min(6, len(errOut))], "class ") < 3 {
+		t.Fatalf("status %d, stdout %q, stderr %q", status, out, errOut)
+	}
+	for _, m := range []string{js, ll} {
+		status, out, errOut := runCmd("predict", "-model", m, "-data", path)
+		if status != 0 || out != "accuracy=100.0000% (6/6)\n" {
+			t.Errorf("predict with %s: status %d, stdout %q, stderr %q", filepath.Base(m), status, out, errOut)
+		}
+	}
+	if status, _, errOut := runCmd("train", "-quiet", "-data", path, "-cv", "3"); status != 2 || !strings.Contains(errOut, "not supported with several classes") {
+		t.Errorf("-cv with three classes: status %d, stderr %q", status, errOut)
 	}
 }
 

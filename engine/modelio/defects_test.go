@@ -160,9 +160,28 @@ func TestLoadLIBLINEAR(t *testing.T) {
 	if got.Bias != 0 || got.Dim != 2 || got.Loss != "logistic" {
 		t.Errorf("%+v", got)
 	}
-	multi := "solver_type L2R_LR\nnr_class 3\nlabel 1 2 3\nnr_feature 1\nbias -1\nw\n1 2 3 \n"
+	// Three classes, listed out of order as liblinear-train lists them (in
+	// order of appearance): a row per feature, a column per class.
+	multi := "solver_type L2R_LR\nnr_class 3\nlabel 3 1 2\nnr_feature 2\nbias 1\nw\n1 0 -1 \n0 2 0 \n0.5 0 0 \n"
 	os.WriteFile(path, []byte(multi), 0o644)
-	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "3 classes") {
-		t.Errorf("three classes: %v", err)
+	got, err = Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &engine.Model{Loss: "logistic", Bias: 1, Labels: []float64{1, 2, 3}, Dim: 2,
+		Weights: []float64{0, 2, 0, -1, 0, 0, 1, 0, 0.5}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("three classes read as %+v, want %+v", got, want)
+	}
+	// Row (1, 0): margins 3: 1.5, 1: 0, 2: -1 → class 3; row (0, 1): class 1.
+	if a, b := got.Predict([]float64{1}, []int32{0}), got.Predict([]float64{1}, []int32{1}); a != 3 || b != 1 {
+		t.Errorf("predicted %v and %v, want 3 and 1", a, b)
+	}
+	// Written back, it reads the same.
+	if err := SaveLIBLINEAR(path, got); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := Load(path); err != nil || !reflect.DeepEqual(again, want) {
+		t.Errorf("round trip: %+v (%v)", again, err)
 	}
 }

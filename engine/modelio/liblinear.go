@@ -3,11 +3,13 @@ package modelio
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -58,7 +60,21 @@ func SaveLIBLINEAR(path string, m *engine.Model) error {
 		return err
 	}
 	var labels string
+	classes := m.Classes()
 	switch {
+	case classes > 2:
+		// One-vs-rest: LIBLINEAR predicts the class of the largest of the
+		// K margins; its labels list the classes in the order of the
+		// weight columns.
+		labels = "label"
+		for _, l := range m.Labels {
+			s, ok := intLabel(l)
+			if !ok {
+				return fmt.Errorf("LIBLINEAR's labels are integers; this model has %v", l)
+			}
+			labels += " " + s
+		}
+		labels += "\n"
 	case loss.Classification() && m.Labels == nil:
 		return fmt.Errorf("the %s model has no labels; LIBLINEAR's format needs the raw labels that its margins' signs stand for", m.Loss)
 	case loss.Classification():
@@ -81,7 +97,7 @@ func SaveLIBLINEAR(path string, m *engine.Model) error {
 	return writeAtomic(path, func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
 		fmt.Fprintf(bw, "solver_type %s\n", liblinearSolver[m.Loss])
-		fmt.Fprintf(bw, "nr_class 2\n%s", labels)
+		fmt.Fprintf(bw, "nr_class %d\n%s", max(2, classes), labels)
 		fmt.Fprintf(bw, "nr_feature %d\n", m.Dim)
 		if bias != 0 {
 			fmt.Fprintf(bw, "bias %s\n", strconv.FormatFloat(bias, 'g', -1, 64))
@@ -89,6 +105,21 @@ func SaveLIBLINEAR(path string, m *engine.Model) error {
 			fmt.Fprintf(bw, "bias -1\n")
 		}
 		fmt.Fprintf(bw, "w\n")
+		if classes > 2 {
+			// A row per feature, a column per class.
+			for j := range len(m.ClassWeights(0)) {
+				for k := range classes {
+					wj := m.ClassWeights(k)[j]
+					if j == m.Dim {
+						wj *= biasSign
+					}
+					bw.WriteString(strconv.FormatFloat(wj, 'g', 17, 64))
+					bw.WriteByte(' ')
+				}
+				bw.WriteByte('\n')
+			}
+			return bw.Flush()
+		}
 		for j, wj := range m.Weights {
 			if j == m.Dim {
 				wj *= biasSign
@@ -196,10 +227,14 @@ func parseLIBLINEAR(data []byte, path string) (*engine.Model, error) {
 		return nil, bad("no solver_type")
 	case dim < 0 || dim > 1<<31:
 		return nil, bad("nr_feature missing or out of range")
-	case classes > 2:
-		return nil, bad("%d classes: models of several classes are not supported yet", classes)
+	case classes > 2 && len(labels) != classes:
+		return nil, bad("nr_class %d with %d labels", classes, len(labels))
 	}
-	if m.Loss != "squared" {
+	cols := 1
+	switch {
+	case classes > 2:
+		cols = classes
+	case m.Loss != "squared":
 		if len(labels) != 2 {
 			return nil, bad("a two-class model needs two labels, has %d", len(labels))
 		}
@@ -209,34 +244,53 @@ func parseLIBLINEAR(data []byte, path string) (*engine.Model, error) {
 	if bias >= 0 {
 		rows++
 	}
-	w := make([]float64, 0, rows)
-	for len(w) < rows && sc.Scan() {
+	w := make([]float64, 0, rows*cols) // LIBLINEAR's layout: a row per feature, a column per class
+	for len(w) < rows*cols && sc.Scan() {
 		line++
 		f := strings.Fields(sc.Text())
 		if len(f) == 0 {
 			continue
 		}
-		if len(f) != 1 {
-			return nil, bad("%d weights on a line: a model of one weight vector has one", len(f))
+		if len(f) != cols {
+			return nil, bad("%d weights on a line, want %d (one per class)", len(f), cols)
 		}
-		v, err := strconv.ParseFloat(f[0], 64)
-		if err != nil {
-			return nil, bad("weight %q: %v", f[0], err)
+		for _, t := range f {
+			v, err := strconv.ParseFloat(t, 64)
+			if err != nil {
+				return nil, bad("weight %q: %v", t, err)
+			}
+			w = append(w, v)
 		}
-		w = append(w, v)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(w) != rows {
-		return nil, bad("%d weights for nr_feature %d and bias %g", len(w), dim, bias)
+	if len(w) != rows*cols {
+		return nil, bad("%d weights for nr_feature %d, bias %g and %d classes", len(w), dim, bias, cols)
 	}
-	m.Dim, m.Weights = dim, w
+	keep := rows
 	switch {
 	case bias > 0:
 		m.Bias = bias
 	case bias == 0:
-		m.Weights = w[:dim] // a bias feature of value 0 adds nothing
+		keep = dim // a bias feature of value 0 adds nothing
+	}
+	m.Dim = dim
+	if cols == 1 {
+		m.Weights = w[:keep]
+	} else {
+		// Our layout: a vector per class, the classes in increasing order.
+		order := make([]int, cols)
+		for k := range order {
+			order[k] = k
+		}
+		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(labels[a], labels[b]) })
+		for _, k := range order {
+			m.Labels = append(m.Labels, labels[k])
+			for j := range keep {
+				m.Weights = append(m.Weights, w[j*cols+k])
+			}
+		}
 	}
 	if err := m.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

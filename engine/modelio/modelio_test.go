@@ -215,7 +215,7 @@ func TestLoadErrors(t *testing.T) {
 		{"too-many", `{"loss": "squared", "lambda": 1, "dim": 1, "weights": [1, 2]}`, "model has 2 weights for dim 1 and bias 0 (want 1)"},
 		{"nan-literal", `{"loss": "squared", "lambda": 1, "dim": 1, "weights": [NaN]}`, "invalid character 'N'"},
 		{"overflow", `{"loss": "squared", "lambda": 1, "dim": 1, "weights": [1e999]}`, "1e999"},
-		{"three-labels", `{"loss": "logistic", "lambda": 1, "labels": [1, 2, 3], "dim": 1, "weights": [1]}`, "model has 3 labels, want 2"},
+		{"three-labels", `{"loss": "logistic", "lambda": 1, "labels": [1, 2, 3], "dim": 1, "weights": [1]}`, "model has 1 weights for dim 1, bias 0 and 3 classes (want 3)"},
 		{"normalize", `{"loss": "logistic", "lambda": 1, "normalize": "max", "dim": 1, "weights": [1]}`, `model normalize "max"`},
 		{"loss", `{"loss": "svm", "lambda": 1, "dim": 1, "weights": [1]}`, "svm"},
 		{"no-loss", `{}`, "loss"},

@@ -1,0 +1,128 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// ClassResult is how the binary problem of one class went in a
+// one-vs-rest run.
+type ClassResult struct {
+	Label  float64 // the class, against the rest
+	Result *Result
+}
+
+// TrainOneVsRest fits a classifier of K ≥ 3 classes as K binary problems,
+// class k (bₖ = +1) against the rest (−1), as LIBLINEAR does: prob holds
+// the data, the loss (a classification loss), the regularizer and the bias
+// column, and y the raw labels, one per row. Every class's problem is
+// solved and certified like a binary one, with the options given (the
+// solver each picks by itself when none is named), and the model predicts
+// the class of the largest margin.
+//
+// The classes share the cores: with K classes and t threads
+// (Options.Threads, or GOMAXPROCS), min(K, t) problems run at a time on
+// t / min(K, t) threads each, so that both cores are busy whether the
+// classes are many and small or few and large. Every problem reads the
+// same X: only the K label vectors are the classes' own. done, when not
+// nil, is called as each class finishes (from the goroutine that ran it,
+// one call at a time).
+//
+// It returns the model and every class's result. An error in one class
+// (an unusable problem, a run that fails) stops the others and is
+// returned with the class named; a class cut short (time limit, interrupt,
+// stall) returns its best certified point, and its Result says so.
+func TrainOneVsRest(ctx context.Context, prob Problem, y []float64, opt Options, done func(ClassResult)) (*Model, []ClassResult, error) {
+	if prob.X == nil || len(y) != prob.X.Rows {
+		return nil, nil, fmt.Errorf("engine: one-vs-rest: %d labels for %d rows", len(y), rowsOf(prob))
+	}
+	if prob.Loss == nil || !prob.Loss.Classification() {
+		return nil, nil, errors.New("engine: one-vs-rest needs a classification loss")
+	}
+	classes := slices.Clone(y)
+	slices.Sort(classes)
+	classes = slices.Compact(classes)
+	k := len(classes)
+	if k < 3 {
+		return nil, nil, fmt.Errorf("engine: one-vs-rest needs 3 classes or more, the labels have %d (train two with Train)", k)
+	}
+	budget := threadBudget(opt.Threads)
+	parallel := min(k, budget)
+	opt.Threads = max(1, budget/parallel)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	results := make([]ClassResult, k)
+	weights := make([][]float64, k)
+	var mu sync.Mutex // serialises done
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, parallel)
+	errs := make([]error, k)
+	for c, label := range classes {
+		sem <- struct{}{}
+		if ctx.Err() != nil {
+			<-sem
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			b := make([]float64, len(y))
+			for i, v := range y {
+				b[i] = -1
+				if v == label {
+					b[i] = 1
+				}
+			}
+			p := prob
+			p.B, p.Classes = b, nil
+			m, res, err := Train(ctx, p, opt)
+			results[c] = ClassResult{Label: label, Result: res}
+			if err != nil {
+				errs[c] = fmt.Errorf("class %v against the rest: %w", label, err)
+				cancel(errs[c])
+				return
+			}
+			weights[c] = m.Weights
+			if done != nil {
+				mu.Lock()
+				done(results[c])
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, results, err
+	}
+	if err := context.Cause(ctx); err != nil {
+		return nil, results, fmt.Errorf("engine: one-vs-rest: %w", err)
+	}
+	w := len(weights[0])
+	model := &Model{
+		Loss:    prob.Loss.Name(),
+		Dim:     w,
+		Bias:    prob.Bias,
+		Labels:  classes,
+		Weights: make([]float64, 0, k*w),
+	}
+	if prob.Bias != 0 {
+		model.Dim--
+	}
+	if en, ok := prob.Reg.(ElasticNet); ok {
+		model.Lambda, model.L1 = en.Lambda, en.L1
+	}
+	for _, wc := range weights {
+		model.Weights = append(model.Weights, wc...)
+	}
+	return model, results, nil
+}
+
+func rowsOf(prob Problem) int {
+	if prob.X == nil {
+		return 0
+	}
+	return prob.X.Rows
+}
