@@ -2,13 +2,16 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
+	"github.com/adaspdc/adaspdc/engine"
 	"github.com/adaspdc/adaspdc/engine/modelio"
 	"github.com/adaspdc/adaspdc/internal/cli"
 	"github.com/adaspdc/adaspdc/sparse"
@@ -26,11 +29,14 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	dataPath, features := dataFlags(fs)
 	modelPath := fs.String("model", "", "model `file` written by adaspdc train -model or -liblinear-model, or by liblinear-train (required)")
 	output := fs.String("output", "", "write one prediction per line to this `file`")
+	scores := fs.Bool("scores", false, "also write the decision values (the margins, one per class of a one-vs-rest model) after each label, under a \"labels …\" header naming the columns; print AUC for a binary model")
+	probs := fs.Bool("probabilities", false, "logistic models: write LIBLINEAR's -b 1 format (a \"labels …\" header, then the label and one probability per class: the sigmoid, normalised over the classes of a one-vs-rest model as LIBLINEAR does); print the log-loss")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: adaspdc predict -model FILE -data FILE [-output FILE]\n\n"+
 			"Prints accuracy=… for a classification model, rmse=… for a regression one.\n"+
 			"Data whose labels are all placeholders outside the model's classes (0, as\n"+
-			"LIBLINEAR's users write for unknown labels) are predicted without metrics.\n\n")
+			"LIBLINEAR's users write for unknown labels) are predicted without metrics.\n"+
+			"Several classes add each class's precision and recall; regression adds R².\n\n")
 		fs.PrintDefaults()
 	}
 	if err := cli.ParseFlags(fs, args); err != nil {
@@ -47,6 +53,9 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	}
 	if *features < 0 || *features >= math.MaxInt32 {
 		return cli.UsageErrorf(fs, "-features %d: must be 0 (the largest index in the data) or more, and below 2³¹ − 1", *features)
+	}
+	if *scores && *probs {
+		return cli.UsageErrorf(fs, "-scores and -probabilities: choose one")
 	}
 	if *output != "" {
 		if err := checkWritable(*output); err != nil {
@@ -81,7 +90,9 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 				len(used), entries, model.Dim)
 		}
 	}
-	if ds.X.Cols < model.Dim {
+	// A test file may miss the model's last feature or so (a9a.t has 122
+	// of a9a's 123); a tenth or more missing suggests another data set.
+	if float64(ds.X.Cols) < 0.9*float64(model.Dim) {
 		fmt.Fprintf(stderr, "adaspdc predict: note: the data use %d features and the model was trained on %d; check that the files belong together (a wrong pairing predicts without any error)\n", ds.X.Cols, model.Dim)
 	}
 	// Labels outside the model's classes are placeholders when all are
@@ -104,7 +115,19 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 				ds.Name, firstUnknown+1, ds.Y[firstUnknown], model.Labels, known, ds.X.Rows)
 		}
 	}
+	if *probs && model.Loss != "logistic" {
+		return fmt.Errorf("-probabilities: the model's loss is %s; only logistic models give probabilities (use -scores for the decision values)", model.Loss)
+	}
+	if (*probs || *scores) && model.Labels == nil {
+		return fmt.Errorf("-scores and -probabilities are for classifiers; %s is a regression model", *modelPath)
+	}
+	sc := newScorer(model)
 	preds := make([]float64, ds.X.Rows)
+	cols := sc.columns()
+	var table []float64 // per row: the scores or probabilities, in the header's order
+	if *scores || *probs {
+		table = make([]float64, ds.X.Rows*len(cols))
+	}
 	var correct int
 	var sse float64
 	for i := 0; i < ds.X.Rows; i++ {
@@ -115,12 +138,32 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 			correct++
 		}
 		sse += (p - ds.Y[i]) * (p - ds.Y[i])
+		if table != nil {
+			row := table[i*len(cols) : (i+1)*len(cols)]
+			if *probs {
+				sc.probabilities(val, idx, row)
+			} else {
+				sc.scores(val, idx, row)
+			}
+		}
 	}
 	if *output != "" {
 		err := modelio.WriteFileAtomic(*output, func(w io.Writer) error {
 			bw := bufio.NewWriter(w)
-			for _, p := range preds {
+			if table != nil {
+				bw.WriteString("labels")
+				for _, l := range cols {
+					bw.WriteString(" " + strconv.FormatFloat(l, 'g', -1, 64))
+				}
+				bw.WriteByte('\n')
+			}
+			for i, p := range preds {
 				bw.WriteString(strconv.FormatFloat(p, 'g', -1, 64))
+				if table != nil {
+					for _, v := range table[i*len(cols) : (i+1)*len(cols)] {
+						bw.WriteString(" " + strconv.FormatFloat(v, 'g', -1, 64))
+					}
+				}
 				bw.WriteByte('\n')
 			}
 			return bw.Flush()
@@ -130,13 +173,167 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	n := float64(ds.X.Rows)
+	var b strings.Builder
 	switch {
 	case unlabeled:
-		_, err = fmt.Fprintf(stdout, "rows=%d (labels unknown: no accuracy)\n", ds.X.Rows)
+		fmt.Fprintf(&b, "rows=%d (labels unknown: no accuracy)\n", ds.X.Rows)
 	case model.Labels != nil:
-		_, err = fmt.Fprintf(stdout, "accuracy=%.4f%% (%d/%d)\n", 100*float64(correct)/n, correct, ds.X.Rows)
+		fmt.Fprintf(&b, "accuracy=%.4f%% (%d/%d)", 100*float64(correct)/n, correct, ds.X.Rows)
+		if *probs {
+			fmt.Fprintf(&b, " log_loss=%.6g", logLoss(table, cols, ds.Y))
+		}
+		if *scores && model.Classes() == 2 {
+			fmt.Fprintf(&b, " auc=%.6f", binaryAUC(table, ds.Y, cols[0]))
+		}
+		b.WriteByte('\n')
+		if model.Classes() > 2 {
+			writeClassMetrics(&b, model.Labels, preds, ds.Y)
+		}
 	default:
-		_, err = fmt.Fprintf(stdout, "rmse=%.6g\n", math.Sqrt(sse/n))
+		var mean, sst float64
+		for _, y := range ds.Y {
+			mean += y / n
+		}
+		for _, y := range ds.Y {
+			sst += (y - mean) * (y - mean)
+		}
+		fmt.Fprintf(&b, "rmse=%.6g r2=%.6g\n", math.Sqrt(sse/n), 1-sse/sst)
 	}
+	_, err = io.WriteString(stdout, b.String())
 	return err
+}
+
+// scorer computes a classifier's decision values and probabilities, in
+// the column order of LIBLINEAR's output: for a binary model the positive
+// label first (LIBLINEAR's first label is the one a positive margin
+// predicts), for a one-vs-rest model the classes in the model's order.
+type scorer struct {
+	m       *engine.Model
+	margins []float64
+}
+
+func newScorer(m *engine.Model) *scorer {
+	return &scorer{m: m, margins: make([]float64, max(1, m.Classes()))}
+}
+
+// columns returns the labels the columns stand for.
+func (s *scorer) columns() []float64 {
+	switch {
+	case s.m.Classes() > 2:
+		return s.m.Labels
+	case s.m.Labels != nil:
+		return []float64{s.m.Labels[1], s.m.Labels[0]}
+	}
+	return nil
+}
+
+// scores sets out to the decision values: the margin for a binary model
+// (out has one entry, the positive label's), every class's margin for a
+// one-vs-rest model.
+func (s *scorer) scores(val []float64, idx []int32, out []float64) {
+	if s.m.Classes() > 2 {
+		s.m.Margins(val, idx, out)
+		return
+	}
+	out[0] = s.m.Margin(val, idx)
+	if len(out) > 1 {
+		out[1] = -out[0]
+	}
+}
+
+// probabilities sets out to the probability of each column's label: σ(z)
+// and 1 − σ(z) for a binary logistic model; for a one-vs-rest model each
+// class's σ(zₖ), divided by their sum, as LIBLINEAR's predict_probability.
+func (s *scorer) probabilities(val []float64, idx []int32, out []float64) {
+	sigmoid := func(z float64) float64 {
+		if z >= 0 {
+			return 1 / (1 + math.Exp(-z))
+		}
+		e := math.Exp(z)
+		return e / (1 + e)
+	}
+	if s.m.Classes() > 2 {
+		s.m.Margins(val, idx, out)
+		var sum float64
+		for k, z := range out {
+			out[k] = sigmoid(z)
+			sum += out[k]
+		}
+		for k := range out {
+			out[k] /= sum
+		}
+		return
+	}
+	z := s.m.Margin(val, idx)
+	out[0], out[1] = sigmoid(z), sigmoid(-z)
+}
+
+// logLoss returns the mean of −log p(yᵢ) over the rows, with p clipped to
+// [1e-15, 1] as scikit-learn's log_loss does.
+func logLoss(table, cols, y []float64) float64 {
+	var sum float64
+	for i, yi := range y {
+		row := table[i*len(cols) : (i+1)*len(cols)]
+		p := row[slices.Index(cols, yi)]
+		sum -= math.Log(math.Max(p, 1e-15))
+	}
+	return sum / float64(len(y))
+}
+
+// binaryAUC returns the area under the ROC curve of the scores (the first
+// column, the positive label's) against the labels: the probability that a
+// positive row scores above a negative one, ties counting half, computed
+// from the ranks.
+func binaryAUC(table, y []float64, pos float64) float64 {
+	width := len(table) / len(y)
+	type pair struct {
+		score float64
+		pos   bool
+	}
+	ps := make([]pair, len(y))
+	var npos float64
+	for i := range y {
+		ps[i] = pair{table[i*width], y[i] == pos}
+		if ps[i].pos {
+			npos++
+		}
+	}
+	nneg := float64(len(y)) - npos
+	if npos == 0 || nneg == 0 {
+		return math.NaN()
+	}
+	slices.SortFunc(ps, func(a, b pair) int { return cmp.Compare(a.score, b.score) })
+	var rankSum float64
+	for i := 0; i < len(ps); {
+		j := i
+		for j < len(ps) && ps[j].score == ps[i].score {
+			j++
+		}
+		rank := float64(i+j+1) / 2 // the mean 1-based rank of the tie
+		for k := i; k < j; k++ {
+			if ps[k].pos {
+				rankSum += rank
+			}
+		}
+		i = j
+	}
+	return (rankSum - npos*(npos+1)/2) / (npos * nneg)
+}
+
+// writeClassMetrics writes each class's precision and recall.
+func writeClassMetrics(b *strings.Builder, classes, pred, y []float64) {
+	for _, c := range classes {
+		var tp, fp, fn float64
+		for i := range y {
+			switch {
+			case pred[i] == c && y[i] == c:
+				tp++
+			case pred[i] == c:
+				fp++
+			case y[i] == c:
+				fn++
+			}
+		}
+		fmt.Fprintf(b, "class %v: precision=%.4f recall=%.4f (%d rows)\n", c, tp/math.Max(1, tp+fp), tp/math.Max(1, tp+fn), int(tp+fn))
+	}
 }

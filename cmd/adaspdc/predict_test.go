@@ -1,8 +1,10 @@
 package main
 
 import (
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -98,6 +100,72 @@ func TestPredictOutputCollisions(t *testing.T) {
 	for _, out := range []string{data, model} {
 		if status, _, errOut := runCmd("predict", "-model", model, "-data", data, "-output", out); status != 2 || !strings.Contains(errOut, "overwrite") {
 			t.Errorf("-output %s: status %d, stderr %q", out, status, errOut)
+		}
+	}
+}
+
+// TestPredictProbabilities: -probabilities writes LIBLINEAR's -b 1 format,
+// each row's probabilities summing to 1 within 1e-12 (binary and
+// one-vs-rest), and prints the log-loss; -scores writes the margins and
+// prints the AUC; a squared-loss model gives no probabilities.
+func TestPredictProbabilities(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join("data", "heart_scale")
+	model := trainedModel(t, "-bias", "1")
+	out := filepath.Join(dir, "p")
+	status, stdout, errOut := runCmd("predict", "-model", model, "-data", data, "-probabilities", "-output", out)
+	if status != 0 || !strings.Contains(stdout, " log_loss=") {
+		t.Fatalf("status %d, stdout %q, stderr %q", status, stdout, errOut)
+	}
+	checkProbabilities(t, out, "labels 1 -1", 2)
+	three := filepath.Join(dir, "three")
+	os.WriteFile(three, []byte("1 1:1\n2 2:1\n3 3:1\n1 1:0.9 2:0.1\n2 2:0.8 3:0.1\n3 1:0.1 3:1.1\n"), 0o644)
+	m3 := filepath.Join(dir, "m3.json")
+	if status, _, errOut := runCmd("train", "-quiet", "-data", three, "-model", m3); status != 0 {
+		t.Fatal(errOut)
+	}
+	if status, _, errOut := runCmd("predict", "-model", m3, "-data", three, "-probabilities", "-output", out); status != 0 {
+		t.Fatal(errOut)
+	}
+	checkProbabilities(t, out, "labels 1 2 3", 3)
+	status, stdout, _ = runCmd("predict", "-model", model, "-data", data, "-scores", "-output", out)
+	if status != 0 || !strings.Contains(stdout, " auc=0.") {
+		t.Errorf("-scores: status %d, stdout %q", status, stdout)
+	}
+	sq := trainedModel(t, "-loss", "squared")
+	if status, _, errOut := runCmd("predict", "-model", sq, "-data", data, "-probabilities"); status != 1 || !strings.Contains(errOut, "only logistic models") {
+		t.Errorf("squared model: status %d, stderr %q", status, errOut)
+	}
+	if status, stdout, _ := runCmd("predict", "-model", sq, "-data", data); status != 0 || !strings.Contains(stdout, " r2=") {
+		t.Errorf("regression metrics: %q", stdout)
+	}
+}
+
+func checkProbabilities(t *testing.T, path, header string, classes int) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if lines[0] != header {
+		t.Errorf("header %q, want %q", lines[0], header)
+	}
+	for i, l := range lines[1:] {
+		f := strings.Fields(l)
+		if len(f) != classes+1 {
+			t.Fatalf("line %d: %q", i+2, l)
+		}
+		var sum float64
+		for _, s := range f[1:] {
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil || v < 0 || v > 1 {
+				t.Fatalf("line %d: probability %q", i+2, s)
+			}
+			sum += v
+		}
+		if math.Abs(sum-1) > 1e-12 {
+			t.Errorf("line %d: probabilities sum to %.17g", i+2, sum)
 		}
 	}
 }
