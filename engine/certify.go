@@ -54,9 +54,15 @@ func Certify(prob Problem, w []float64) (TracePoint, error) {
 					z := kernels.SparseDot(val, idx, w)
 					b := prob.B[k]
 					y := prob.Loss.DualFeasible(prob.Loss.Deriv(z, b), b)
-					ls.add(prob.Loss.Value(z, b))
-					cs.add(prob.Loss.Conj(y, b))
-					kernels.SparseAxpy(y*invN, val, idx, v)
+					wk := 1.0
+					if prob.SampleWeights != nil {
+						// wφ's dual point is w·y, and its conjugate's
+						// term there w·φ*(y).
+						wk = prob.SampleWeights[k]
+					}
+					ls.add(wk * prob.Loss.Value(z, b))
+					cs.add(wk * prob.Loss.Conj(y, b))
+					kernels.SparseAxpy(wk*y*invN, val, idx, v)
 				}
 				lossSum[c], conjSum[c] = ls.sum(), cs.sum()
 			}

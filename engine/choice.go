@@ -37,6 +37,15 @@ import (
 // problem, as Train does.
 func AutoSolver(prob Problem, opt Options) (Solver, string) {
 	kappa := sync.OnceValue(func() float64 { return sdcaKappaPerSample(prob) })
+	if prob.SampleWeights != nil {
+		// Only newton and glmnet weight the rows.
+		for _, s := range []Solver{SolverNewton, SolverGLMNET} {
+			if e := lookupSolver(s); e != nil && acceptsProblem(e, prob, Options{Solver: s, M: opt.M, BlockSize: opt.BlockSize}) == nil {
+				return s, "sample weights, which newton (L2) and glmnet (L1) take"
+			}
+		}
+		return "", "no solver takes sample weights with this loss and regularizer: newton needs a smooth loss with L2, glmnet one with L1"
+	}
 	opt.Solver = SolverNewton
 	newtonOK := acceptsNewton(prob, opt) == nil
 	newtonWhy := func(what string) string {

@@ -188,6 +188,12 @@ func regPath(ctx context.Context, prob Problem, opt Options, folds [][]int, grid
 		}
 		tp := prob
 		tp.X, tp.B = prob.X.SelectRows(rows), b
+		if prob.SampleWeights != nil {
+			tp.SampleWeights = make([]float64, len(rows))
+			for i, r := range rows {
+				tp.SampleWeights[i] = prob.SampleWeights[r]
+			}
+		}
 		fs[f] = fold{train: tp, test: test}
 	}
 	res := &PathResult{}

@@ -195,10 +195,17 @@ func (s *glmnet) sweepAt() error {
 			if s.loss.DualFeasible(d1, b[k]) != d1 {
 				clipped = true
 			}
-			s.z[k], s.y[k], s.curv[k] = zk, d1, d2*s.invN
-			ls.add(v)
-			cs.add(conj)
-			kernels.SparseAxpy(d1*s.invN, val, idx, g)
+			// y keeps φ′(z); with sample weights the dual point is w·φ′(z),
+			// and w's factor goes on the value, the curvature, the
+			// conjugate's term and the gradient.
+			wk := 1.0
+			if sw := s.prob.SampleWeights; sw != nil {
+				wk = sw[k]
+			}
+			s.z[k], s.y[k], s.curv[k] = zk, d1, wk*d2*s.invN
+			ls.add(wk * v)
+			cs.add(wk * conj)
+			kernels.SparseAxpy(wk*d1*s.invN, val, idx, g)
 			cv := s.curv[k]
 			if cv == 0 {
 				continue
@@ -246,7 +253,11 @@ func (s *glmnet) sweepAt() error {
 		if theta = dualScale(s.grad, s.reg.L1); theta != 1 {
 			var cs neumaier
 			for k, yk := range s.y {
-				cs.add(s.loss.Conj(theta*yk, b[k]))
+				c := s.loss.Conj(theta*yk, b[k])
+				if sw := s.prob.SampleWeights; sw != nil {
+					c *= sw[k]
+				}
+				cs.add(c)
 			}
 			dv = -cs.sum() * s.invN
 		} else {
@@ -516,8 +527,13 @@ func (s *glmnet) lineSearch() (bool, error) {
 	beta := 1.0
 	for range glmnetMaxLine {
 		var ls neumaier
+		sw := s.prob.SampleWeights
 		for k, zk := range s.z {
-			ls.add(s.loss.Value(zk+beta*s.ad[k], b[k]))
+			v := s.loss.Value(zk+beta*s.ad[k], b[k])
+			if sw != nil {
+				v *= sw[k]
+			}
+			ls.add(v)
 		}
 		var l1b float64
 		for _, j := range s.active {

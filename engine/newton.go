@@ -444,11 +444,16 @@ func (s *newton) sweepAt() error {
 			zk := kernels.SparseDot(val, idx, w)
 			s.z[k] = zk
 			val0, d1, d2, conj := curvedTerms(loss, zk, b[k])
-			c := d2 * s.invN
-			s.curv[k] = c
 			if y := loss.DualFeasible(d1, b[k]); y != d1 {
 				clipped = true
 			}
+			if sw := s.prob.SampleWeights; sw != nil {
+				// wφ: its derivatives and its conjugate's term at the
+				// paired dual point w·φ′(z) all scale by w.
+				val0, d1, d2, conj = sw[k]*val0, sw[k]*d1, sw[k]*d2, sw[k]*conj
+			}
+			c := d2 * s.invN
+			s.curv[k] = c
 			ls.add(val0)
 			cs.add(conj)
 			kernels.SparseAxpy(d1*s.invN, val, idx, g)
@@ -700,16 +705,24 @@ func (s *newton) along(alpha float64, withLoss bool) (slope, loss float64, err e
 		var ls neumaier
 		var sl float64
 		b, z, dz := s.prob.B, s.z[lo:hi], s.dz[lo:hi]
+		sw := s.prob.SampleWeights
+		weight := func(k int) float64 {
+			if sw == nil {
+				return 1
+			}
+			return sw[lo+k]
+		}
 		if withLoss {
 			for k, dk := range dz {
 				val, d1, _, _ := curvedTerms(s.loss, z[k]+alpha*dk, b[lo+k])
-				ls.add(val)
-				sl += d1 * dk
+				wk := weight(k)
+				ls.add(wk * val)
+				sl += wk * d1 * dk
 			}
 		} else {
 			for k, dk := range dz {
 				if dk != 0 {
-					sl += s.loss.Deriv(z[k]+alpha*dk, b[lo+k]) * dk
+					sl += weight(k) * s.loss.Deriv(z[k]+alpha*dk, b[lo+k]) * dk
 				}
 			}
 		}

@@ -29,6 +29,12 @@ type Problem struct {
 	// (sparse.BinaryLabels' Neg and Pos), for a classification loss; the
 	// model's Predict returns them. Nil: the model predicts ±1.
 	Classes []float64
+	// SampleWeights, when not nil, weights each row's loss: P becomes
+	// (1/n) Σₖ wₖ φ(aₖᵀx, bₖ) + g(x), with n the number of rows, so that a
+	// weight of 2 is the row written twice (at λ·n/(n + 1) on the file with
+	// the copy). Each must be finite and > 0. The solvers that take them
+	// are newton and glmnet (and Certify); the others refuse the problem.
+	SampleWeights []float64
 	// Bias, when nonzero, is the value of a constant feature that is X's
 	// last column (sparse.CSR.WithBias), as LIBLINEAR's -B: the model then
 	// has Dim = X.Cols − 1 and adds Bias times the last weight itself, so
@@ -93,6 +99,16 @@ func (p Problem) Validate() error {
 	}
 	if !finite(p.Bias) || p.Bias < 0 || p.Bias != 0 && p.X.Cols == 0 {
 		return fmt.Errorf("engine: Bias %v: must be a finite value ≥ 0, and X must then hold the bias column", p.Bias)
+	}
+	if p.SampleWeights != nil {
+		if len(p.SampleWeights) != p.X.Rows {
+			return fmt.Errorf("engine: %d sample weights for %d rows", len(p.SampleWeights), p.X.Rows)
+		}
+		for k, w := range p.SampleWeights {
+			if !(w > 0) || math.IsInf(w, 0) {
+				return fmt.Errorf("engine: sample weight of row %d is %v: want a finite value > 0 (leave the row out instead of weighting it 0)", k+1, w)
+			}
+		}
 	}
 	for k, b := range p.B {
 		if math.IsNaN(b) || math.IsInf(b, 0) {

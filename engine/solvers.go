@@ -122,13 +122,24 @@ func init() {
 // chooseSolver returns the solver that runs prob: the one asked for, which
 // must accept it (its refusal names one that would), or with none asked
 // for the first in order of preference that accepts it.
+// weightedSolvers are the solvers that take Problem.SampleWeights.
+var weightedSolvers = map[Solver]bool{SolverNewton: true, SolverGLMNET: true}
+
+// acceptsProblem is e.accepts, with the sample weights' gate in front.
+func acceptsProblem(e *solverEntry, prob Problem, opt Options) error {
+	if prob.SampleWeights != nil && !weightedSolvers[e.Name] {
+		return fmt.Errorf("engine: %s does not take sample weights (newton, for a smooth loss with L2, and glmnet, with L1, do)", e.Name)
+	}
+	return e.accepts(prob, opt)
+}
+
 func chooseSolver(prob Problem, opt Options) (*solverEntry, error) {
 	if opt.Solver == "" {
 		var why []string
 		for _, e := range registry {
 			o := opt
 			o.Solver = e.Name
-			err := e.accepts(prob, o)
+			err := acceptsProblem(e, prob, o)
 			if err == nil {
 				return e, nil
 			}
@@ -140,14 +151,14 @@ func chooseSolver(prob Problem, opt Options) (*solverEntry, error) {
 	if e == nil {
 		return nil, fmt.Errorf("engine: unknown solver %q (want one of %s)", opt.Solver, solverNames())
 	}
-	err := e.accepts(prob, opt)
+	err := acceptsProblem(e, prob, opt)
 	if err == nil {
 		return e, nil
 	}
 	for _, o := range registry {
 		oo := opt
 		oo.Solver = o.Name
-		if o != e && o.accepts(prob, oo) == nil {
+		if o != e && acceptsProblem(o, prob, oo) == nil {
 			return nil, fmt.Errorf("%w; solver %s takes this problem", err, o.Name)
 		}
 	}
