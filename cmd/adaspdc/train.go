@@ -47,6 +47,7 @@ type trainFlags struct {
 	lambdaAuto, l1Auto               bool
 	cv                               int
 	lambdaGrid, init                 string
+	sampleWeights, classWeights      string
 	tolSet                           bool
 	seed                             uint64
 	timeLimit                        time.Duration
@@ -66,6 +67,8 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.Var(lambdaValue{&f.lambda, &f.lambdaAuto}, "lambda", "L2 strength λ ≥ 0 in (λ/2)‖x‖² (default 1/n; 0 needs a solver that takes it, such as the lasso's), or auto: chosen by cross-validation over a geometric grid from λ_max down (-cv folds, default 5; -lambda-grid). LIBLINEAR's C is 1/(nλ) for logistic and sqhinge, 1/(2nλ) for squared")
 	fs.IntVar(&f.cv, "cv", 0, "K-fold cross-validation (stratified for classes, folds from -seed): print cv_accuracy= or cv_rmse= and train no model, as LIBLINEAR's -v; with -lambda auto, the folds of the search")
 	fs.StringVar(&f.lambdaGrid, "lambda-grid", "", "with -lambda auto: the grid `hi:lo:count`, count values from hi down to lo, geometric (default: from λ_max, where LIBLINEAR's search over C starts, halving down to 1/(1024n))")
+	fs.StringVar(&f.sampleWeights, "sample-weights", "", "weight each row's loss by the number on its line of this `file` (one finite weight > 0 per row, in order): (1/n) Σ wᵢφᵢ; newton and glmnet take weights")
+	fs.StringVar(&f.classWeights, "class-weights", "", "weight each row by its class: `LABEL:W,LABEL:W,…` (LIBLINEAR's -wi; classes not listed weigh 1), or balanced (scikit-learn's n/(K·n_k)); multiplies -sample-weights")
 	fs.StringVar(&f.init, "init", "", "start from the weights of this saved `model` (same features, bias and normalisation)")
 	fs.Var(lambdaValue{&f.l1, &f.l1Auto}, "l1", "L1 strength of the elastic net, ≥ 0, or auto: chosen by cross-validation over a geometric grid from l1_max (where every weight is zero) down to l1_max/10⁴, printing the nonzero weights along the path (-cv folds, default 5; -lambda-grid)")
 	fs.StringVar(&f.normalize, "normalize", "none", "scale rows before training: none, or unit (each row to norm 1; the model applies it when predicting)")
@@ -346,6 +349,13 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	prob := engine.Problem{X: x, B: b, Loss: loss, Reg: engine.ElasticNet{Lambda: f.lambda, L1: f.l1}, Classes: labels, Bias: f.bias}
 	if multi {
 		prob.Classes = nil
+	}
+	if f.sampleWeights != "" || f.classWeights != "" {
+		w, err := rowWeights(f.sampleWeights, f.classWeights, ds.Y, loss)
+		if err != nil {
+			return err
+		}
+		prob.SampleWeights = w
 	}
 	if f.groups != "" {
 		groups, err := engine.ReadGroupsFile(f.groups, dim)
