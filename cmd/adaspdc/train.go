@@ -485,7 +485,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	case f.quiet:
 	case res.Stop == "optimal":
 		fmt.Fprintf(stderr, "adaspdc train: stopped at epoch %d at the optimum to rounding (relative gap %.3g): no further step can change the model in double precision\n", fp.Epoch, mp.RelGap)
-	case !gapTest:
+	case !gapTest && res.Stop == "max-epochs":
 		fmt.Fprintf(stderr, "adaspdc train: ran the %d epochs asked for (-tol %g: no gap test)\n", fp.Epoch, f.tol)
 	}
 	if f.model != "" {
