@@ -110,7 +110,24 @@ func CrossValidate(ctx context.Context, prob Problem, opt Options, folds [][]int
 // for a search even where one fit is too small to share. The rows of a
 // fold's training set are copied once, for the whole path.
 func LambdaPath(ctx context.Context, prob Problem, opt Options, folds [][]int, grid []float64, patience int) (*PathResult, error) {
-	return regPath(ctx, prob, opt, folds, grid, patience, func(en ElasticNet, v float64) ElasticNet { en.Lambda = v; return en })
+	return regPath(ctx, prob, nil, opt, folds, grid, patience, setLambda)
+}
+
+func setLambda(en ElasticNet, v float64) ElasticNet { en.Lambda = v; return en }
+func setL1(en ElasticNet, v float64) ElasticNet     { en.L1 = v; return en }
+
+// OneVsRestPath is LambdaPath (or, with l1, L1Path) for a problem of three
+// classes or more: each fold's model is TrainOneVsRest's on the raw labels
+// y, scored by the class it predicts. Its fits start cold at every point.
+func OneVsRestPath(ctx context.Context, prob Problem, y []float64, opt Options, folds [][]int, grid []float64, patience int, l1 bool) (*PathResult, error) {
+	if len(y) != rowsOf(prob) {
+		return nil, fmt.Errorf("engine: %d labels for %d rows", len(y), rowsOf(prob))
+	}
+	set := setLambda
+	if l1 {
+		set = setL1
+	}
+	return regPath(ctx, prob, y, opt, folds, grid, patience, set)
 }
 
 // L1Path is LambdaPath over the elastic net's L1 strength, with λ fixed:
@@ -118,7 +135,7 @@ func LambdaPath(ctx context.Context, prob Problem, opt Options, folds [][]int, g
 // Each point's fits are warm-started from the last, which for newGLMNET
 // also means that its shrinking starts from the last support.
 func L1Path(ctx context.Context, prob Problem, opt Options, folds [][]int, grid []float64, patience int) (*PathResult, error) {
-	return regPath(ctx, prob, opt, folds, grid, patience, func(en ElasticNet, v float64) ElasticNet { en.L1 = v; return en })
+	return regPath(ctx, prob, nil, opt, folds, grid, patience, setL1)
 }
 
 // L1Max returns the smallest L1 strength at which w = 0 is optimal for
@@ -139,9 +156,10 @@ func L1Max(prob Problem) float64 {
 	return m
 }
 
-// regPath is the path of LambdaPath and L1Path: set returns the
-// regularizer at a grid value.
-func regPath(ctx context.Context, prob Problem, opt Options, folds [][]int, grid []float64, patience int, set func(ElasticNet, float64) ElasticNet) (*PathResult, error) {
+// regPath is the path of LambdaPath, L1Path and OneVsRestPath: set returns
+// the regularizer at a grid value; y, when not nil, are the raw labels of a
+// one-vs-rest problem.
+func regPath(ctx context.Context, prob Problem, y []float64, opt Options, folds [][]int, grid []float64, patience int, set func(ElasticNet, float64) ElasticNet) (*PathResult, error) {
 	if err := prob.Validate(); err != nil {
 		return nil, err
 	}
@@ -166,9 +184,10 @@ func regPath(ctx context.Context, prob Problem, opt Options, folds [][]int, grid
 	parallel := min(k, budget)
 	per := max(1, budget/parallel)
 	type fold struct {
-		train Problem
-		test  []int
-		warm  []float64
+		train  Problem
+		labels []float64 // the training rows' raw labels, one-vs-rest
+		test   []int
+		warm   []float64
 	}
 	fs := make([]fold, k)
 	for f, test := range folds {
@@ -195,6 +214,12 @@ func regPath(ctx context.Context, prob Problem, opt Options, folds [][]int, grid
 			}
 		}
 		fs[f] = fold{train: tp, test: test}
+		if y != nil {
+			fs[f].labels = make([]float64, len(rows))
+			for i, r := range rows {
+				fs[f].labels[i] = y[r]
+			}
+		}
 	}
 	res := &PathResult{}
 	stale := 0
@@ -219,13 +244,29 @@ func regPath(ctx context.Context, prob Problem, opt Options, folds [][]int, grid
 				p.Reg = reg
 				o := opt
 				o.Threads, o.WarmStart, o.Callback = per, fd.warm, nil
-				model, r, err := Train(ctx, p, o)
+				var model *Model
+				var err error
+				if y != nil {
+					var rs []ClassResult
+					o.WarmStart = nil
+					model, rs, err = TrainOneVsRest(ctx, p, fd.labels, o, nil)
+					for _, c := range rs {
+						if c.Result != nil {
+							score.Gaps[f] = math.Max(score.Gaps[f], c.Result.Model.RelGap)
+						}
+					}
+				} else {
+					var r *Result
+					model, r, err = Train(ctx, p, o)
+					if err == nil {
+						fd.warm = model.Weights
+						score.Gaps[f] = r.Model.RelGap
+					}
+				}
 				if err != nil {
 					errs[f] = fmt.Errorf("fold %d of %d at λ = %g: %w", f+1, k, lam, err)
 					return
 				}
-				fd.warm = model.Weights
-				score.Gaps[f] = r.Model.RelGap
 				for _, v := range model.Weights {
 					if v != 0 {
 						nonzeros[f]++
@@ -233,6 +274,12 @@ func regPath(ctx context.Context, prob Problem, opt Options, folds [][]int, grid
 				}
 				for _, row := range fd.test {
 					val, idx := prob.X.Row(row)
+					if y != nil {
+						if model.Predict(val, idx) == y[row] {
+							correct[f]++
+						}
+						continue
+					}
 					z := model.Margin(val, idx)
 					if prob.Loss.Classification() {
 						if (z > 0) == (prob.B[row] > 0) {

@@ -202,3 +202,53 @@ func TestL1PathWarmMatchesCold(t *testing.T) {
 		t.Errorf("at L1Max/100 the models have %.1f nonzero weights", last)
 	}
 }
+
+// TestOneVsRestPathByHand: the cross-validated accuracy of a one-vs-rest
+// problem is what training TrainOneVsRest on each fold's complement and
+// predicting its rows gives.
+func TestOneVsRestPathByHand(t *testing.T) {
+	x, _ := sparseData(240, 15, 5, 12)
+	y := make([]float64, x.Rows)
+	b := make([]float64, x.Rows)
+	for i := range y {
+		y[i] = float64(i % 3)
+		b[i] = -1
+		if y[i] == 0 {
+			b[i] = 1
+		}
+	}
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2}}
+	folds, _ := Folds(y, 3, 5, true)
+	opt := Options{Solver: SolverNewton, Tol: 1e-10, MaxEpochs: 100, Threads: 1}
+	path, err := OneVsRestPath(context.Background(), prob, y, opt, folds, []float64{1e-2}, 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	correct := 0
+	for _, test := range folds {
+		held := map[int]bool{}
+		for _, r := range test {
+			held[r] = true
+		}
+		var rows []int
+		var yy []float64
+		for r := range x.Rows {
+			if !held[r] {
+				rows, yy = append(rows, r), append(yy, y[r])
+			}
+		}
+		m, _, err := TrainOneVsRest(context.Background(), Problem{X: x.SelectRows(rows), Loss: Logistic{}, Reg: prob.Reg}, yy, opt, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range test {
+			val, idx := x.Row(r)
+			if m.Predict(val, idx) == y[r] {
+				correct++
+			}
+		}
+	}
+	if want := float64(correct) / float64(x.Rows); path.Scores[0].Accuracy != want {
+		t.Errorf("accuracy %v, by hand %v", path.Scores[0].Accuracy, want)
+	}
+}

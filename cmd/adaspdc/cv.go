@@ -76,12 +76,16 @@ const l1GridPoints = 30
 
 // searchLambda runs -cv alone (the score at -lambda) or -lambda auto (the
 // search), prints what it finds and returns the best λ.
-func searchLambda(ctx context.Context, prob engine.Problem, opt engine.Options, f trainFlags, grid []float64, stdout, stderr io.Writer) (float64, error) {
+func searchLambda(ctx context.Context, prob engine.Problem, classesY []float64, opt engine.Options, f trainFlags, grid []float64, stdout, stderr io.Writer) (float64, error) {
 	k := f.cv
 	if k == 0 {
 		k = 5
 	}
-	folds, err := engine.Folds(prob.B, k, f.seed, prob.Loss.Classification())
+	strata := prob.B
+	if classesY != nil {
+		strata = classesY // one-vs-rest: stratify by class
+	}
+	folds, err := engine.Folds(strata, k, f.seed, prob.Loss.Classification())
 	if err != nil {
 		return 0, err
 	}
@@ -124,6 +128,12 @@ func searchLambda(ctx context.Context, prob engine.Problem, opt engine.Options, 
 				count = int(math.Round(math.Log2(hi/lo))) + 1
 			}
 			grid = engine.LambdaGrid(hi, lo, count)
+		}
+	}
+	if classesY != nil {
+		l1 := f.l1Auto
+		path = func(ctx context.Context, prob engine.Problem, opt engine.Options, folds [][]int, grid []float64, patience int) (*engine.PathResult, error) {
+			return engine.OneVsRestPath(ctx, prob, classesY, opt, folds, grid, patience, l1)
 		}
 	}
 	res, err := path(ctx, prob, opt, folds, grid, patience)

@@ -304,7 +304,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		for _, o := range []struct {
 			on   bool
 			what string
-		}{{f.cv > 0 || f.lambdaAuto || f.l1Auto, "-cv, -lambda auto and -l1 auto"}, {f.trace != "", "-trace"}, {f.init != "", "-init"}, {f.groups != "", "-groups"}} {
+		}{{f.trace != "", "-trace"}, {f.init != "", "-init"}, {f.groups != "", "-groups"}} {
 			if o.on {
 				return cli.UsageErrorf(fs, "%s: %d classes: %s are not supported with several classes yet", ds.Name, len(labels), o.what)
 			}
@@ -393,7 +393,11 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		opt.WarmStart = w
 	}
 	if f.cv > 0 || search {
-		best, err := searchLambda(ctx0, prob, opt, f, grid, stdout, stderr)
+		var classesY []float64
+		if multi {
+			classesY = ds.Y
+		}
+		best, err := searchLambda(ctx0, prob, classesY, opt, f, grid, stdout, stderr)
 		if err != nil || !search {
 			return err
 		}

@@ -156,8 +156,11 @@ func TestTrainOneVsRest(t *testing.T) {
 			t.Errorf("predict with %s: status %d, stdout %q, stderr %q", filepath.Base(m), status, out, errOut)
 		}
 	}
-	if status, _, errOut := runCmd("train", "-quiet", "-data", path, "-cv", "3"); status != 2 || !strings.Contains(errOut, "not supported with several classes") {
-		t.Errorf("-cv with three classes: status %d, stderr %q", status, errOut)
+	if status, out, errOut := runCmd("train", "-quiet", "-data", path, "-cv", "2"); status != 0 || !strings.HasPrefix(out, "cv_accuracy=") {
+		t.Errorf("-cv with three classes: status %d, stdout %q, stderr %q", status, out, errOut)
+	}
+	if status, _, errOut := runCmd("train", "-quiet", "-data", path, "-trace", filepath.Join(dir, "t.csv")); status != 2 || !strings.Contains(errOut, "not supported with several classes") {
+		t.Errorf("-trace with three classes: status %d, stderr %q", status, errOut)
 	}
 }
 
