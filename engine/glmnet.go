@@ -102,6 +102,7 @@ type glmnet struct {
 	w, grad, hdiag []float64 // the iterate, ∇L and H's diagonal (without ν)
 	hmat           []float64 // (1/n) Aᵀ diag(φ″) A, d×d, where it pays to form it
 	hd             []float64 // H·d during the dense coordinate descent
+	hStale         bool      // hmat is not yet formed at w
 	z, y, curv     []float64 // margins Aw, φ′(z) and φ″(z)/n per row
 	step, ad       []float64 // the direction d and A·d
 	active         []int32   // the features not shrunk in this step
@@ -179,11 +180,7 @@ func (s *glmnet) sweepAt() error {
 	clear(s.grad)
 	clear(s.hdiag)
 	outs := [][]float64{s.grad, s.hdiag}
-	if s.hmat != nil {
-		clear(s.hmat)
-		outs = append(outs, s.hmat)
-	}
-	b, w, d := s.prob.B, s.w, s.d
+	b, w := s.prob.B, s.w
 	err := s.sweep.runChunks(func(c, lo, hi int, acc [][]float64) {
 		g, h := acc[0], acc[1]
 		var ls, cs neumaier
@@ -213,15 +210,6 @@ func (s *glmnet) sweepAt() error {
 			for p, j := range idx {
 				h[j] += cv * val[p] * val[p]
 			}
-			if len(acc) > 2 {
-				hm := acc[2]
-				for p, j := range idx {
-					a, row := cv*val[p], hm[int(j)*d:int(j+1)*d]
-					for q := p; q < len(idx); q++ {
-						row[idx[q]] += a * val[q]
-					}
-				}
-			}
 		}
 		s.lossSum[c], s.conjSum[c], s.clippedChunk[c] = ls.sum(), cs.sum(), clipped
 	}, outs...)
@@ -229,13 +217,9 @@ func (s *glmnet) sweepAt() error {
 		return err
 	}
 	s.visits += 2 * float64(s.x.NNZ())
-	if h := s.hmat; h != nil {
-		for i := range d {
-			for j := i + 1; j < d; j++ {
-				h[j*d+i] = h[i*d+j]
-			}
-		}
-	}
+	// The Hessian is formed when a step needs it (formHessian): the sweep
+	// of the certificate that ends a run never pays for it.
+	s.hStale = s.hmat != nil
 	var lsum, csum neumaier
 	clipped := false
 	for c := range s.lossSum {
@@ -371,6 +355,11 @@ func (s *glmnet) outerStep() (bool, error) {
 	clear(s.step)
 	var passes int
 	if s.hmat != nil {
+		if s.hStale {
+			if err := s.formHessian(); err != nil {
+				return false, err
+			}
+		}
 		passes = s.descendDense()
 		// A·d for the line search, one pass over the rows.
 		if err := s.sweep.run(func(lo, hi int, _ [][]float64) {
@@ -392,6 +381,41 @@ func (s *glmnet) outerStep() (bool, error) {
 		s.innerTol *= 0.25
 	}
 	return s.lineSearch()
+}
+
+// formHessian forms (1/n) Aᵀ diag(w·φ″) A at w from the curvatures the
+// last sweep stored, its upper triangle summed by rows on the workers and
+// then mirrored.
+func (s *glmnet) formHessian() error {
+	d := s.d
+	clear(s.hmat)
+	err := s.sweep.runChunks(func(c, lo, hi int, acc [][]float64) {
+		hm := acc[0]
+		for k := lo; k < hi; k++ {
+			cv := s.curv[k]
+			if cv == 0 {
+				continue
+			}
+			val, idx := s.x.Row(k)
+			for p, j := range idx {
+				a, row := cv*val[p], hm[int(j)*d:int(j+1)*d]
+				for q := p; q < len(idx); q++ {
+					row[idx[q]] += a * val[q]
+				}
+			}
+		}
+	}, s.hmat)
+	if err != nil {
+		return err
+	}
+	h := s.hmat
+	for i := range d {
+		for j := i + 1; j < d; j++ {
+			h[j*d+i] = h[i*d+j]
+		}
+	}
+	s.hStale = false
+	return nil
 }
 
 // descendColumns runs coordinate descent on q reading A's columns, and
