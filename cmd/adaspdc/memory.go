@@ -4,11 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/adaspdc/adaspdc/sparse"
 )
 
 // Training holds, beside the data, vectors of d and of n doubles: the
@@ -86,45 +83,6 @@ func formatBytes(b int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.3g %ciB", v, "KMGTP"[exp-1])
-}
-
-// usedColumns returns, in increasing order, the columns of x that hold at
-// least one entry. It costs O(nnz) time and memory whatever x.Cols is: a
-// mark per column where the columns are no more than the entries, a
-// sorted copy of the indices otherwise (a 28-byte file may name column
-// 2³¹ − 1).
-func usedColumns(x *sparse.CSR) []int32 {
-	nnz := x.NNZ()
-	if int64(x.Cols) <= 4*nnz+1024 {
-		mark := make([]bool, x.Cols)
-		for _, j := range x.Indices {
-			mark[j] = true
-		}
-		var used []int32
-		for j, m := range mark {
-			if m {
-				used = append(used, int32(j))
-			}
-		}
-		return used
-	}
-	idx := slices.Clone(x.Indices)
-	slices.Sort(idx)
-	return slices.Compact(idx)
-}
-
-// compactColumns returns x with only the columns in used (increasing),
-// renumbered 0, 1, …: the problem a solver needs to see, since a column
-// with no entry has weight 0 at the optimum of any elastic net without a
-// centre (its gradient is that of the regularizer alone), and its dual
-// term is 0 too, so P and D are the same on both.
-func compactColumns(x *sparse.CSR, used []int32) *sparse.CSR {
-	out := &sparse.CSR{Rows: x.Rows, Cols: len(used), Indptr: x.Indptr, Values: x.Values, Indices: make([]int32, len(x.Indices))}
-	for p, j := range x.Indices {
-		k, _ := slices.BinarySearch(used, j)
-		out.Indices[p] = int32(k)
-	}
-	return out
 }
 
 // expandWeights returns the weights of a model trained on the columns in

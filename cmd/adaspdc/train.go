@@ -327,17 +327,16 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	// a file naming feature 30000000 costs vectors of its used width, and
 	// the model gets its full width back at the end. The group lasso's
 	// groups are by original column, so it keeps them all.
-	used := usedColumns(x)
+	used := x.UsedColumns()
 	var remap []int32
-	if f.groups == "" && len(used) < x.Cols/2 {
-		remap = used
-		x = compactColumns(x, used)
+	if f.groups == "" && used < x.Cols/2 {
+		x, remap = x.CompactColumns()
 	}
 	threads := f.threads
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	if err := checkMemory(ds.Name, x.Rows, x.Cols, dim, len(used), threads, availableMemory()); err != nil {
+	if err := checkMemory(ds.Name, x.Rows, x.Cols, dim, used, threads, availableMemory()); err != nil {
 		return err
 	}
 	if f.bias != 0 {
