@@ -25,8 +25,10 @@ const underflowFloor = 1e-150
 // counts on small data, to exercise the concurrent paths.
 var minWorkPerWorker = defaultMinWorkPerWorker
 
-// 1000: on two cores, two workers broke even with one at 1350–1800
-// nonzeros a batch on a9a and w8a (bench/README.md, "Threads").
+// 1000: below it, a second worker's barrier rounds and coordinate hand-offs
+// cost more than the half batch it takes over (the break-even measured on
+// two cores lay somewhat above it, so the first epoch's timing,
+// calibrateThreads, settles the cases near the bound).
 const defaultMinWorkPerWorker = 1000
 
 // lazyBreakEven: LazyAuto picks the lazy update when the dimension is above
@@ -85,8 +87,8 @@ type solver struct {
 	// extent, which the loop only reads, and duals the dual and the prox's
 	// memory, which it writes. Apart, the read-only half stays shared by
 	// every core's cache, while a sample's dual moves to the core that
-	// drew it (one record: both did, a cross-core miss on half the
-	// samples of a two-thread a9a epoch; bench/README.md).
+	// drew it (one record: both did, and half the samples of a two-thread
+	// epoch missed in the other core's cache).
 	rows     []sampleRow
 	duals    []sampleDual
 	logistic bool // the loss is Logistic: its prox keeps the logit in sampleDual.aux
@@ -253,8 +255,8 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 	threads := threadBudget(opt.Threads)
 	// Each iteration pays two barrier rounds and moves the touched
 	// coordinates between cores; below about a thousand nonzeros per worker
-	// and iteration that costs more than the work it shares (bench/README.md:
-	// two workers made a9a and w8a epochs 1.1–1.3× slower at m = 64).
+	// and iteration that costs more than the work it shares: two workers
+	// made the epochs of short-row data slower at small m.
 	// So the thread count, asked for or not, is an upper bound, and a worker
 	// is added per minWorkPerWorker nonzeros of a batch; above one, the
 	// first epoch then times one worker against all (calibrateThreads).
@@ -595,8 +597,8 @@ func (s *solver) setWorkers(n int) {
 // calibrateThreads decides whether threads pay by measuring rather than
 // guessing: how much a second core gains depends on how often the cores
 // pass coordinates to each other, which depends on the data and the host
-// (on the two-core development VM, two workers ran news20 epochs at half
-// the speed of one and url-shaped ones at 1.2–1.8×; bench/README.md). It
+// (on one two-core host a second worker halved news20's epoch speed and
+// raised url-shaped data's). It
 // runs up to calibrationRounds rounds of c iterations of the first epoch
 // and keeps the faster setting; the rounds are ordinary iterations, so the
 // run is the same whatever it keeps. It returns the rounds it ran.
@@ -828,7 +830,7 @@ func (s *solver) readPhase(ws *workerState, bt *batch, t int32, claims *sched.Cl
 	}
 	// Guided self-scheduling (sched.Claims): claims shrink as the batch
 	// runs out, so that the workers finish together when rows differ in
-	// length (7% off the 2-thread epoch on a9a at m = 512; bench/README.md).
+	// length, and the last claims do not leave one worker alone at the end.
 	for {
 		first, end, ok := claims.Next(m, len(s.workers))
 		if !ok {

@@ -71,7 +71,7 @@
 // disjoint rows a batch of m is worth m single steps. θ is Eq. 15 with the
 // same substitution. The rows of news20 with unit norm share little
 // (the mean of vᵢ/Rᵢ² is 1.5 at m = 16, 9 at m = 256), a9a's share much
-// (7.7 at m = 16); bench/README.md ("ESO steps") has passes against m.
+// (7.7 at m = 16); the lab notebook (git show c876b51:bench/README.md) ("ESO steps") has passes against m.
 //
 // # Lazy updates
 //
@@ -131,7 +131,7 @@
 // whose row norms spread over orders of magnitude (raw counts) and with
 // small m, short rows then take very long primal steps with a noisy batch
 // estimate, and the gap can stall far above the tolerance; the measurements
-// are in bench/README.md. Rows scaled to unit norm (as in the paper's
+// are in the lab notebook (git show c876b51:bench/README.md). Rows scaled to unit norm (as in the paper's
 // experiments), or blocks grouped by norm, avoid it.
 //
 // # Certificates and stopping

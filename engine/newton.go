@@ -194,7 +194,7 @@ const newtonLastStepSafety = 0.1
 // with their α = 0.01, written for our scaling. λⱼ and Hⱼⱼ scale alike
 // when a feature is rescaled (Aⱼ ← cAⱼ, λⱼ ← c²λⱼ), so the steps stay
 // invariant to feature scale (TestNewtonScaleInvariant). Measured in
-// passes to a 1e-7 gap, two threads, -deterministic (bench/README.md,
+// passes to a 1e-7 gap, two threads, -deterministic (the lab notebook (git show c876b51:bench/README.md),
 // "A mixed preconditioner on wide data"): news20 binarised, unit rows
 // (d = 3.9n), logistic 55.5 → 40.5 (λ = 1e-5) and 98.5 → 78.5 (1e-6),
 // squared hinge 58.9 → 43.3 and 161 → 116; url-shaped (d = 16n) 55.5 →
@@ -212,8 +212,8 @@ const newtonDenseMaxD = 1024
 
 // denseHessianFactor is the number of products with A that forming the
 // Hessian may cost. CG took 5–12 steps per Newton step on a9a, w8a and
-// ijcnn1, where forming it costs 3.7, 5.9 and 3.5 products; it cut the whole
-// process by 2–28% there (bench/README.md, "Newton on narrow data, and page faults").
+// ijcnn1, where forming it costs 3.7, 5.9 and 3.5 products, and forming it
+// cut the whole process on all three.
 const denseHessianFactor = 6.0
 
 // denseHessianPays reports whether newton should form the Hessian's data
@@ -302,9 +302,9 @@ func (s *newton) newtonStep() (moved bool, err error) {
 	// Preconditioned conjugate gradients from s = 0. The vector updates
 	// run by coordinate ranges on the sweep's workers (coords), and the
 	// product's regularizer term and pᵀHp in the product's own second
-	// phase: serial, they were 4 ms of news20's 0.1 s solve on one thread
-	// and 7 ms on two, where each range of Hp sat in the other core's
-	// cache (bench/README.md, "Cores buy time, again"). Within a range the
+	// phase: serial, they were a measurable share of a wide problem's
+	// solve, the more so on two threads, where each range of Hp sat in the
+	// other core's cache. Within a range the
 	// loops divide by Mⱼⱼ and sum in coordinate order: on raw australian's
 	// squared hinge, a SIMD dot product for rz, or a product with 1/Mⱼⱼ,
 	// moved TestNewtonScaleInvariant's rescaled iterates by 2e-7, past its
@@ -352,7 +352,7 @@ func (s *newton) newtonStep() (moved bool, err error) {
 		// Each CG step is a pass here: to the default 1e-6, news20's
 		// (unit rows, two threads) logistic at λ = 1e-6 took 64.5 passes
 		// instead of 78.5 and its squared hinge 93 instead of 106
-		// (bench/README.md, "The last Newton step"). The certificate
+		// (the lab notebook (git show c876b51:bench/README.md), "The last Newton step"). The certificate
 		// still decides the stop; a short guess costs one more step.
 		eta = math.Max(eta, math.Min(0.5, math.Sqrt(newtonLastStepSafety*s.tol/g)))
 	}
@@ -773,7 +773,7 @@ const newtonMaxStretch = 4.0
 //     two secant steps on d from the last two points, up to α = 4,
 //     stretch it: each costs one exponential a row, against a sweep that
 //     forms the Hessian, and they saved 1–2 of 5–14 Newton steps on a9a,
-//     w8a and ijcnn1 (bench/README.md, "Newton's line search, long
+//     w8a and ijcnn1 (the lab notebook (git show c876b51:bench/README.md), "Newton's line search, long
 //     decimals and waking workers"). Where
 //     it does not, a Newton step's cost is its CG steps, and the longer
 //     steps left more of them to the next steps (news20, logistic,

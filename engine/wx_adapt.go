@@ -59,7 +59,7 @@ const (
 // the first steps are those of the regularised problem with its strong
 // convexity doubled, and at least 1e-6·cap, so that a tiny λ (1e-4/n) does
 // not need dozens of doublings to reach the strong convexity of typical
-// data. (Measured on a9a and ijcnn1 with unit rows: see bench/README.md.)
+// data. (Measured on a9a and ijcnn1 with unit rows: see the lab notebook (git show c876b51:bench/README.md).)
 func wxInitialDelta(lam, cap float64) float64 {
 	return math.Min(cap, math.Max(lam, 1e-6*cap))
 }

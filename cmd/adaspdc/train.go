@@ -413,7 +413,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if f.normalize != "unit" && !f.quiet && opt.Solver != engine.SolverNewton {
 		// AdaSPDC's primal step follows 1/R of the sampled rows; with m = 1
 		// on data whose row norms spread widely (raw counts) it can stall
-		// at a gap of 1e-4..1e-3 (bench/README.md, news20). The norms cost
+		// at a gap of 1e-4..1e-3 (the lab notebook (git show c876b51:bench/README.md), news20). The norms cost
 		// a pass over the data, so only a run that may print the hint
 		// computes them.
 		if lo, hi := normRange(x); hi > 10*lo {
