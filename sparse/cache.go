@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"sort"
 	"sync"
 	"unsafe"
 )
@@ -58,6 +59,16 @@ func (h cacheHeader) encode() []byte {
 	return b
 }
 
+// compressedCache returns the error for a cache whose first bytes, head,
+// are a compression's magic number (a compressed cache, for which "bad
+// magic" would be a riddle), or nil.
+func compressedCache(head []byte, name string) error {
+	if format, tool := compressed(head); format != "" {
+		return fmt.Errorf("%s is compressed (%s): decompress it first (%s)", name, format, tool)
+	}
+	return nil
+}
+
 // decodeCacheHeader checks everything the header alone can tell, so that
 // nothing is allocated on the word of a corrupt or foreign header.
 func decodeCacheHeader(b []byte, name string) (cacheHeader, error) {
@@ -66,6 +77,9 @@ func decodeCacheHeader(b []byte, name string) (cacheHeader, error) {
 		return h, fmt.Errorf("%s: cache truncated: %d-byte header, want %d", name, len(b), cacheHeaderSize)
 	}
 	if !bytes.Equal(b[:8], cacheMagic[:]) {
+		if err := compressedCache(b, name); err != nil {
+			return h, err
+		}
 		return h, fmt.Errorf("%s: not an adaspdc cache (bad magic)", name)
 	}
 	if v := binary.LittleEndian.Uint32(b[8:]); v != cacheVersion {
@@ -131,6 +145,9 @@ func ReadCache(r io.Reader, name string) (*Dataset, error) {
 	head := make([]byte, cacheHeaderSize)
 	if n, err := io.ReadFull(r, head); err != nil {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			if err := compressedCache(head[:n], name); err != nil {
+				return nil, err
+			}
 			return nil, fmt.Errorf("%s: cache truncated: %d-byte header, want %d", name, n, cacheHeaderSize)
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -236,21 +253,60 @@ func decodeCache(buf []byte, h cacheHeader, crc uint32, name string) (*Dataset, 
 	}
 	half := rows / 2
 	var secondHalf, finite error
+	suspect := -1 // the first value that is not finite or beyond hugeValue
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		secondHalf = m.validateRows(half, rows)
 		if k := firstNonFinite(d.Y); k >= 0 {
 			finite = fmt.Errorf("label of row %d is %v", k, d.Y[k])
-		} else if k := firstNonFinite(m.Values); k >= 0 {
-			finite = fmt.Errorf("stored value %d is %v", k, m.Values[k])
+		} else {
+			suspect = firstBeyond(m.Values, hugeValue)
 		}
 	})
 	firstHalf := m.validateRows(0, half)
 	wg.Wait()
-	if err := cmp.Or(firstHalf, secondHalf, finite); err != nil {
+	err := cmp.Or(firstHalf, secondHalf, finite)
+	if err == nil && suspect >= 0 {
+		err = m.checkValuesFrom(suspect)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("%s: cache holds an invalid dataset: %w", name, err)
 	}
 	return d, nil
+}
+
+// firstBeyond returns the index of the first value of s that is not finite
+// or exceeds bound in magnitude, or −1: one comparison per value, as cheap
+// as a test for finiteness alone.
+func firstBeyond(s []float64, bound float64) int {
+	for k, v := range s {
+		if !(math.Abs(v) <= bound) {
+			return k
+		}
+	}
+	return -1
+}
+
+// checkValuesFrom checks the values of a valid matrix from entry k, the
+// first that firstBeyond flagged, on: that they are finite, and that no
+// row's squared norm overflows, the rule ReadLIBSVM applies to text, since
+// the solvers square the rows. Only the rows with a value beyond hugeValue
+// are summed.
+func (m *CSR) checkValuesFrom(k int) error {
+	if j := firstNonFinite(m.Values[k:]); j >= 0 {
+		return fmt.Errorf("stored value %d is %v", k+j, m.Values[k+j])
+	}
+	first := sort.Search(m.Rows, func(i int) bool { return m.Indptr[i+1] > int64(k) })
+	for i := first; i < m.Rows; i++ {
+		val, _ := m.Row(i)
+		if firstBeyond(val, hugeValue) < 0 {
+			continue
+		}
+		if j := overflowingEntry(val); j >= 0 {
+			return fmt.Errorf("the squared norm of row %d overflows float64 (values up to %g in magnitude): scale the features", i, math.Abs(val[j]))
+		}
+	}
+	return nil
 }
 
 // applyNumFeatures widens the matrix to numFeatures columns, or fails if a

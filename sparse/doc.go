@@ -43,6 +43,19 @@
 //   - Explicit zeros ("13:0.0") are kept as stored entries, as LIBLINEAR
 //     keeps them, so NNZ counts the entries written in the file (the
 //     figures of ../shared/data/SOURCES.md are checked this way).
+//   - A row's squared norm Σ v², summed in order, must be finite: the
+//     solvers square the rows (norms, step sizes, Hessians), so values up
+//     to about 1e154 are fine, 1e155 is not, and two of 1e154 are not
+//     either. Such a row is refused with its line, the column of its
+//     largest value pointed at, so that the data is scaled rather than a
+//     solver failing later. Only a row with a value beyond 1e149 needs its
+//     sum formed: fewer than 2³¹ squares of at most 1e298 cannot overflow.
+//   - A line may be at most ReadOptions.MaxLineBytes long (64 MiB by
+//     default, far beyond real data: news20's longest line is under 18 KiB).
+//     Longer input is a file without newlines or not a LIBSVM file at all,
+//     and is refused without being buffered (see "Long lines" below).
+//   - Compressed input (gzip, bzip2, xz, zstd, zip, by their magic number)
+//     is refused as such, with the tool that decompresses it.
 //
 // Everything else is an error, reported as a *ParseError naming the input,
 // the 1-based line and the 1-based byte column of the offending token (of
@@ -119,6 +132,23 @@
 // [64 KiB, 1 MiB] when the size is known, so that even a 2 MB file is
 // split among the threads, and 1 MiB otherwise.
 //
+// # Long lines
+//
+// A line longer than a chunk makes the reader read on, in pieces, to find
+// its end: the sized reader's first pass to end the chunk where the line
+// starts, the streaming reader to grow its buffer. Before each piece both
+// judge what they have of the line, so that neither buffers much of a line
+// it will refuse: once the line's first token has ended, a bad label
+// refuses the line (a binary or compressed file thus fails at its first
+// blank), and once more than MaxLineBytes have come without a newline, the
+// line is too long. A line too long is judged by its label if the label
+// ends within the bound, so the verdict does not depend on chunk sizes. The
+// refusal takes the line's place among the errors (an earlier malformed
+// line is still the one reported) and SkipInvalid skips it like any other,
+// without holding more than a chunk of it: the sized reader's chunks that
+// lie inside it find no newline and are dropped, the streaming reader reads
+// it through its buffer.
+//
 // Errors are reported in file order, not in the order goroutines hit them:
 // each chunk records its first error with a chunk-local line number, and
 // after all chunks finish the earliest failing chunk wins, its line number
@@ -157,7 +187,8 @@
 // file size, all before allocating; then it reads the file in one call,
 // checks the payload CRC (hash/crc32 uses the SSE4.2/ARMv8 CRC instructions
 // for Castagnoli) and finally validates the decoded dataset (ascending
-// in-range indices, monotone row pointers, finite values and labels), since
+// in-range indices, monotone row pointers, finite values and labels, rows
+// whose squared norms do not overflow, as for text), since
 // a checksum only guards against accidents. Any failure, a flipped bit or a
 // truncated or extended file included, returns an error and no dataset; the
 // tests flip every bit of a small cache and cut it at every length. On a

@@ -32,11 +32,13 @@ type ReadOptions struct {
 	// Threads is the number of parser goroutines; 0 means
 	// runtime.GOMAXPROCS(0).
 	Threads int
-	// MaxLineBytes bounds the length of a line; 0 means
-	// DefaultMaxLineBytes. A longer line is refused with its line number
-	// as soon as the bound is passed, before it is buffered whole: a
-	// stray multi-gigabyte line (a file without newlines, a binary) would
-	// otherwise take its size in memory before its first token is read.
+	// MaxLineBytes bounds the length of a line in bytes, without its
+	// newline; 0 means DefaultMaxLineBytes. A longer line is refused with
+	// its line number as soon as the bound is passed, before it is
+	// buffered whole, or earlier by its label (see the package
+	// documentation): a stray multi-gigabyte line (a file without
+	// newlines, a binary) would otherwise take its size in memory before
+	// its first token is read. Under SkipInvalid it is skipped.
 	MaxLineBytes int
 
 	// chunkSize overrides the chunk size so that tests can put many chunk
@@ -75,9 +77,10 @@ func (e *ParseError) Error() string {
 	return e.File + ":" + strconv.Itoa(e.Line) + ":" + strconv.Itoa(e.Column) + ": " + e.Msg
 }
 
-// DefaultMaxLineBytes is the longest line ReadLIBSVM accepts by default:
-// far beyond real data (news20's longest line is 20 KiB, url's a few), far
-// below what buffering a line costs to fail on.
+// DefaultMaxLineBytes is the longest line ReadLIBSVM accepts by default,
+// 64 MiB: thousands of times the lines of real data (news20's longest,
+// with its 1.35 million features, is under 18 KiB), yet little memory to
+// hold before refusing a line that is longer.
 const DefaultMaxLineBytes = 64 << 20
 
 const (
@@ -227,34 +230,68 @@ func maxLine(opt ReadOptions) int64 {
 	return DefaultMaxLineBytes
 }
 
-// errLineTooLong is a line past ReadOptions.MaxLineBytes, found at byte
-// offset start of the input (where its line begins).
-type errLineTooLong struct {
-	start int64
-	limit int64
-}
-
-func (e *errLineTooLong) Error() string {
-	return fmt.Sprintf("a line longer than %d bytes (the limit, ReadOptions.MaxLineBytes): is this a LIBSVM file?", e.limit)
-}
-
-// lineTooLong turns e into a ParseError naming the line, counting the
-// newlines before it (an error path: the count reads the input up to it).
-func lineTooLong(r io.ReaderAt, name string, e *errLineTooLong) error {
-	line := 1
-	buf := make([]byte, 1<<20)
-	for off := int64(0); off < e.start; {
-		n, err := r.ReadAt(buf[:min(int64(len(buf)), e.start-off)], off)
-		line += bytes.Count(buf[:n], []byte{'\n'})
-		off += int64(n)
-		if err != nil && n == 0 {
-			break
-		}
+// longLine is the error of a line longer than limit bytes, given its first
+// limit bytes. Its label is judged first, where those bytes hold all of
+// it: a stray binary or a file without newlines then fails on its first
+// token, as a short line would, and that verdict does not depend on how
+// much of the line a reader has seen beyond it. Otherwise the line is too
+// long.
+func longLine(head []byte, limit int64) (col int, msg string) {
+	if col, msg, decided := labelError(head); decided && msg != "" {
+		return col, msg
 	}
-	return &ParseError{File: name, Line: line, Column: 1, Msg: fmt.Sprintf("line longer than %d bytes (ReadOptions.MaxLineBytes): is this a LIBSVM file?", e.limit)}
+	return 1, "line longer than " + byteSize(limit) + " (ReadOptions.MaxLineBytes): is this a LIBSVM file?"
 }
 
-// compressed names the compression whose magic number begins head, or "".
+// labelError judges the label of a line from its beginning, head, which
+// must not hold the line's end. Where head holds the whole first token
+// (a blank, a tab or a '#' follows it), decided is true and msg is what
+// parseLine says of that label, "" if it is good or the line has none (a
+// comment); otherwise nothing can be said yet. It lets the readers refuse
+// a long line by its label before they have read the rest of it.
+func labelError(head []byte) (col int, msg string, decided bool) {
+	p := 0
+	for p < len(head) && isSpace(head[p]) {
+		p++
+	}
+	if p < len(head) && head[p] == '#' {
+		return 0, "", true // a comment line
+	}
+	q := p
+	for q < len(head) && !isSpace(head[q]) && head[q] != '#' {
+		q++
+	}
+	if q == len(head) {
+		return 0, "", false // the token may go on
+	}
+	tok := head[p:q]
+	if bytes.IndexByte(tok, ':') >= 0 {
+		return p + 1, fmt.Sprintf("missing label: the line starts with %s", quote(tok)), true
+	}
+	if _, msg := parseFinite(tok); msg != "" {
+		return p + 1, "label " + msg, true
+	}
+	return 0, "", true
+}
+
+// byteSize formats a number of bytes, in MiB or KiB where it is a whole
+// number of them.
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// maxMagic is the length of the longest magic number compressed knows.
+const maxMagic = 6
+
+// compressed names the compression whose magic number begins head, or "",
+// and the tool that undoes it. No LIBSVM file starts with one of these
+// bytes: a line starts with a number, a blank, a '#' or a newline.
 func compressed(head []byte) (format, tool string) {
 	for _, m := range []struct {
 		magic        string
@@ -271,6 +308,29 @@ func compressed(head []byte) (format, tool string) {
 		}
 	}
 	return "", ""
+}
+
+// errCompressed is the message for compressed input, which ReadLIBSVM
+// returns as a ParseError about the whole input, without a line.
+type errCompressed struct{ format, tool string }
+
+func (e errCompressed) Error() string {
+	return "the input is compressed (" + e.format + "): decompress it first (e.g. " + e.tool + ")"
+}
+
+func compressedInput(name, format, tool string) error {
+	return &ParseError{File: name, Msg: errCompressed{format, tool}.Error()}
+}
+
+// failsAtStart reports whether the first error of a read, fatal or
+// skipped, is at the first byte of the input: what compressed input gives,
+// as no magic number begins with a number, a blank or a '#'.
+func failsAtStart(err error, stats ReadStats) bool {
+	pe, ok := err.(*ParseError)
+	if !ok || pe.Line == 0 {
+		pe = stats.FirstSkipped
+	}
+	return pe != nil && pe.Line == 1 && pe.Column == 1
 }
 
 // threadsAndChunkSize returns the parser goroutines and the chunk size for
@@ -302,6 +362,13 @@ type chunk struct {
 	nnzOff, nnzCap int
 
 	lineLimit int64 // ReadOptions.MaxLineBytes, for parseChunk
+
+	// A line that planChunk refused (by its label, or as too long) before
+	// reading all of it: it follows the chunk's bytes, which end before
+	// it, and parseChunk reports it, with this column and message, after
+	// the chunk's lines.
+	pendCol int
+	pendMsg string
 
 	// Set by parseChunk.
 	rows, nnz int   // rows and entries written
@@ -349,9 +416,9 @@ func (b *firstBad) mark(k int) {
 // place. Peak memory is the result plus a chunk buffer per thread.
 func readSized(r io.ReaderAt, size int64, name string, opt ReadOptions) (*Dataset, ReadStats, error) {
 	threads, chunkSize := threadsAndChunkSize(opt, size)
-	chunks, bufs, err := planChunks(r, size, chunkSize, threads, maxLine(opt))
-	if long, ok := err.(*errLineTooLong); ok {
-		return nil, ReadStats{}, lineTooLong(r, name, long)
+	chunks, bufs, err := planChunks(r, size, chunkSize, threads, maxLine(opt), opt.SkipInvalid)
+	if c, ok := err.(errCompressed); ok {
+		return nil, ReadStats{}, &ParseError{File: name, Msg: c.Error()}
 	}
 	if err != nil {
 		return nil, ReadStats{}, fmt.Errorf("%s: %w", name, err)
@@ -417,6 +484,16 @@ func readSized(r io.ReaderAt, size int64, name string, opt ReadOptions) (*Datase
 	}
 	g.Wait()
 	stats, cols, err := summarize(chunks, name, opt)
+	if failsAtStart(err, stats) {
+		// planChunk looks for a magic number in chunk 0, which only
+		// tests make shorter than one.
+		head := make([]byte, min(size, maxMagic))
+		if readFull(r, head, 0) == nil {
+			if format, tool := compressed(head); format != "" {
+				return nil, ReadStats{}, compressedInput(name, format, tool)
+			}
+		}
+	}
 	if err != nil {
 		return nil, stats, err
 	}
@@ -473,19 +550,24 @@ func trim[E any](s []E, n int) []E {
 // its chunks into a buffer of its own: serial, this pass took 5 ms of the
 // 25 ms that reading news20's 9 MB took on two threads. A chunk inside a
 // line longer than chunkSize is empty and dropped; the chunk where such a
-// line starts reads on to its end. It returns the buffers for the second
-// pass to reuse.
-func planChunks(r io.ReaderAt, size int64, chunkSize, threads int, limit int64) ([]*chunk, [][]byte, error) {
+// line starts reads on to its end, unless planChunk refuses the line
+// first. Unless skipInvalid, no chunk after one that ends at a refused
+// line is planned or kept: the read fails at that line or before. It
+// returns the buffers for the second pass to reuse.
+func planChunks(r io.ReaderAt, size int64, chunkSize, threads int, limit int64, skipInvalid bool) ([]*chunk, [][]byte, error) {
 	nominal := int((size + int64(chunkSize) - 1) / int64(chunkSize))
 	planned := make([]*chunk, nominal)
 	bufs := make([][]byte, min(threads, nominal))
 	var next atomic.Int64
+	refused := newFirstBad() // the first chunk known to end at a refused line
 	var g errgroup.Group
 	for t := range bufs {
 		g.Go(func() error {
 			for {
+				// Chunks are taken in increasing order, so every chunk
+				// before one that is taken is planned to its end.
 				k := int(next.Add(1) - 1)
-				if k >= nominal {
+				if k >= nominal || refused.Load() < int64(k) {
 					return nil
 				}
 				c, err := planChunk(r, size, chunkSize, k, &bufs[t], limit)
@@ -494,6 +576,9 @@ func planChunks(r io.ReaderAt, size int64, chunkSize, threads int, limit int64) 
 					return err
 				}
 				planned[k] = c
+				if c != nil && c.pendMsg != "" && !skipInvalid {
+					refused.mark(k)
+				}
 			}
 		})
 	}
@@ -501,7 +586,10 @@ func planChunks(r io.ReaderAt, size int64, chunkSize, threads int, limit int64) 
 		return nil, nil, err
 	}
 	chunks := planned[:0]
-	for _, c := range planned {
+	for k, c := range planned {
+		if refused.Load() < int64(k) {
+			break
+		}
 		if c != nil {
 			chunks = append(chunks, c)
 		}
@@ -532,6 +620,20 @@ func readFull(r io.ReaderAt, b []byte, off int64) error {
 
 // planChunk plans chunk k of planChunks, reading into *buf (grown where
 // it is short, and kept for the next chunk); nil if the chunk is empty.
+//
+// The last line that starts in the chunk is read on to its end in pieces
+// that double, from planTail to maxPiece, so that the usual short line
+// costs one small read. Only the counts are needed here (the second pass
+// reads the chunk again), so the pieces are read into a scratch buffer and
+// dropped, except while the line's label is still undecided (see
+// labelError), where they are kept to judge it. A line is thus never
+// buffered here beyond its first token, and its fate is judged before each
+// piece: a bad label, once its token has ended, or more than limit bytes,
+// refuse the line there (see longLine), and the chunk then ends before it,
+// with the refusal pending (chunk.pendMsg) for parseChunk to report in its
+// place among the chunk's errors. A refused line is not part of any chunk:
+// those after it begin after its newline, wherever it is, and planChunk
+// reads no more of it.
 func planChunk(r io.ReaderAt, size int64, chunkSize, k int, buf *[]byte, limit int64) (*chunk, error) {
 	lo := int64(k) * int64(chunkSize)
 	hi := min(size, lo+int64(chunkSize))
@@ -543,6 +645,11 @@ func planChunk(r io.ReaderAt, size int64, chunkSize, k int, buf *[]byte, limit i
 	if err := readFull(r, text, from); err != nil {
 		return nil, err
 	}
+	if k == 0 {
+		if format, tool := compressed(text); format != "" {
+			return nil, errCompressed{format, tool}
+		}
+	}
 	start := 0
 	if k > 0 {
 		// The first newline at or after lo − 1 ends the line that chunk
@@ -553,45 +660,98 @@ func planChunk(r io.ReaderAt, size int64, chunkSize, k int, buf *[]byte, limit i
 		}
 		start = nl + 1
 	}
+	// The line that straddles hi starts after the chunk's last newline.
+	last := start
+	if nl := bytes.LastIndexByte(text[start:], '\n'); nl >= 0 {
+		last += nl + 1
+	}
+	c := &chunk{off: from + int64(start)}
 	rows := bytes.Count(text[start:], []byte{'\n'})
 	colons := bytes.Count(text[start:], []byte{':'})
 	end := hi
-	// The line that straddles hi starts after the chunk's last newline.
-	lineStart := from + int64(start)
-	if nl := bytes.LastIndexByte(text[start:], '\n'); nl >= 0 {
-		lineStart += int64(nl) + 1
-	}
-	// Unless the input ends here or at a newline, read on to the end of
-	// the line that straddles hi: it starts in this chunk. Lines are
-	// mostly short, so the first piece is small; the pieces double.
-	for more := planTail; end < size && text[len(text)-1] != '\n'; more *= 2 {
-		more := int(min(int64(more), size-end))
-		n := len(text)
-		text = slices.Grow(text, more)[:n+more]
-		if err := readFull(r, text[n:], end); err != nil {
+	lineLen := int64(len(text) - last) // of the last line, so far
+	ended := lineLen == 0              // it ended with the chunk
+	labelDone := false                 // its label is judged, and good
+	var scratch []byte
+	for more := int64(planTail); end < size && !ended; more = min(2*more, maxPiece) {
+		if !labelDone {
+			// text[last:] is the whole of the line so far.
+			line := text[last:]
+			col, msg, decided := labelError(line[:min(int64(len(line)), limit)])
+			if msg != "" {
+				return c.refuse(text, start, last, buf, col, msg), nil
+			}
+			labelDone = decided
+		}
+		if lineLen > limit {
+			line := text[last:]
+			col, msg := longLine(line[:min(int64(len(line)), limit)], limit)
+			return c.refuse(text, start, last, buf, col, msg), nil
+		}
+		// Read no more than it takes to pass the limit.
+		n := int(min(more, size-end, limit+1-lineLen))
+		var tail []byte
+		if labelDone {
+			if cap(scratch) < n {
+				// The buffer's spare room serves the first, small pieces.
+				if scratch = text[len(text):cap(text)]; cap(scratch) < n {
+					scratch = make([]byte, more)
+				}
+			}
+			tail = scratch[:n]
+		} else {
+			text = slices.Grow(text, n)
+			tail = text[len(text) : len(text)+n]
+		}
+		if err := readFull(r, tail, end); err != nil {
 			return nil, err
 		}
-		tail := text[n:]
 		if nl := bytes.IndexByte(tail, '\n'); nl >= 0 {
-			tail = tail[:nl+1]
+			tail, ended = tail[:nl+1], true
 		}
 		rows += bytes.Count(tail, []byte{'\n'})
 		colons += bytes.Count(tail, []byte{':'})
 		end += int64(len(tail))
-		text = text[:n+len(tail)]
-		if end-lineStart > limit && text[len(text)-1] != '\n' {
-			return nil, &errLineTooLong{start: lineStart, limit: limit}
+		lineLen += int64(len(tail))
+		if !labelDone {
+			text = text[:len(text)+len(tail)]
 		}
 	}
-	if end-lineStart > limit+1 { // the newline does not count
-		return nil, &errLineTooLong{start: lineStart, limit: limit}
+	// The last line is whole: it ends with a newline or the input.
+	if content := lineLen - int64(b2i(ended)); content > limit {
+		line := text[last:]
+		col, msg := longLine(line[:min(int64(len(line)), limit)], limit)
+		return c.refuse(text, start, last, buf, col, msg), nil
 	}
 	*buf = text[:0]
-	c := &chunk{off: from + int64(start), length: int(end - from - int64(start)), rowCap: rows, nnzCap: colons}
-	if end == size && text[len(text)-1] != '\n' {
-		c.rowCap++ // the last line lacks its newline
+	c.length = int(end - c.off)
+	c.rowCap, c.nnzCap = rows, colons
+	if !ended && lineLen > 0 {
+		c.rowCap++ // the last line lacks its newline (the input ends)
 	}
 	return c, nil
+}
+
+// maxPiece bounds the pieces in which planChunk reads a long line.
+const maxPiece = 1 << 20
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// refuse ends c with the lines text[start:last], which precede a line
+// refused with col and msg, and keeps text's buffer in *buf.
+func (c *chunk) refuse(text []byte, start, last int, buf *[]byte, col int, msg string) *chunk {
+	*buf = text[:0]
+	text = text[start:last]
+	c.length = len(text)
+	c.rowCap = bytes.Count(text, []byte{'\n'})
+	c.nnzCap = bytes.Count(text, []byte{':'})
+	c.pendCol, c.pendMsg = col, msg
+	return c
 }
 
 // readStream is the reader for inputs that can only be read once, front to
@@ -603,7 +763,24 @@ func planChunk(r io.ReaderAt, size int64, chunkSize, k int, buf *[]byte, limit i
 // and nonzero counts place each chunk in the result, and the chunks are
 // copied there concurrently. Peak memory is therefore about twice the
 // result: the chunks' arrays and the result they are copied into.
+//
+// A line longer than a chunk makes the buffer grow until it holds the
+// line's end; as in planChunk, the part read so far is judged before each
+// growth, and a line refused by its label or its length (see longLine)
+// becomes a chunk of its own that holds just the error, so that errors
+// still come out in the order of the lines. Under SkipInvalid the rest of
+// such a line is read through the buffer and dropped.
 func readStream(r io.Reader, size int64, name string, opt ReadOptions) (*Dataset, ReadStats, error) {
+	head := make([]byte, maxMagic)
+	n, err := io.ReadFull(r, head)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, ReadStats{}, fmt.Errorf("%s: %w", name, err)
+	}
+	if format, tool := compressed(head[:n]); format != "" {
+		return nil, ReadStats{}, compressedInput(name, format, tool)
+	}
+	r = io.MultiReader(bytes.NewReader(head[:n]), r)
+
 	threads, chunkSize := threadsAndChunkSize(opt, size)
 	var (
 		chunks  []*chunk
@@ -614,8 +791,14 @@ func readStream(r io.Reader, size int64, name string, opt ReadOptions) (*Dataset
 	g.SetLimit(threads)
 	// free recycles chunk buffers: at most threads+1 are in use at a time.
 	free := make(chan []byte, min(threads, 64)+1)
+	recycle := func(buf []byte) {
+		select {
+		case free <- buf[:cap(buf)]:
+		default:
+		}
+	}
 	var carry []byte // the unterminated last line of the previous read
-	limit, lines := maxLine(opt), 1
+	limit := maxLine(opt)
 	for k := 0; bad.ok(k); k++ {
 		var buf []byte
 		select {
@@ -629,6 +812,8 @@ func readStream(r io.Reader, size int64, name string, opt ReadOptions) (*Dataset
 		n := copy(buf, carry)
 		carry = carry[:0]
 		eof := false
+		var refusedCol int
+		var refused string // why the line at the start of buf is refused
 		for {
 			m, err := io.ReadFull(r, buf[n:])
 			n += m
@@ -640,16 +825,45 @@ func readStream(r io.Reader, size int64, name string, opt ReadOptions) (*Dataset
 			if eof || readErr != nil || bytes.LastIndexByte(buf[:n], '\n') >= 0 {
 				break
 			}
-			if int64(n) > limit {
-				readErr = &ParseError{File: name, Line: lines, Column: 1, Msg: fmt.Sprintf("line longer than %d bytes (ReadOptions.MaxLineBytes): is this a LIBSVM file?", limit)}
+			// buf[:n] is the beginning of a line that goes on.
+			if col, msg, _ := labelError(buf[:min(int64(n), limit)]); msg != "" {
+				refusedCol, refused = col, msg
 				break
 			}
-			// A single line longer than the buffer: grow and read on.
-			buf = slices.Grow(buf[:n], len(buf))
+			if int64(n) > limit {
+				refusedCol, refused = longLine(buf[:limit], limit)
+				break
+			}
+			// A single line longer than the buffer: grow and read on, to
+			// no more than it takes to pass the limit (straight to it from
+			// half of it, rather than to the limit and then one byte more).
+			grown := 2 * int64(len(buf))
+			if grown >= limit {
+				grown = limit + 1
+			}
+			buf = append(hugepage.Make[byte](int(grown))[:0], buf[:n]...)
 			buf = buf[:cap(buf)]
 		}
 		if readErr != nil {
 			break
+		}
+		if refused != "" {
+			c := &chunk{maxIndex: -1, lines: 1, err: &ParseError{Line: 1, Column: refusedCol, Msg: refused}}
+			chunks = append(chunks, c)
+			if !opt.SkipInvalid {
+				break // the chunks before may still hold an earlier error
+			}
+			c.skipped = 1
+			carry, eof, readErr = skipLine(r, buf, carry)
+			recycle(buf)
+			if readErr != nil {
+				readErr = fmt.Errorf("%s: %w", name, readErr)
+				break
+			}
+			if eof && len(carry) == 0 {
+				break
+			}
+			continue
 		}
 		cut := n
 		if !eof {
@@ -662,7 +876,6 @@ func readStream(r io.Reader, size int64, name string, opt ReadOptions) (*Dataset
 		c := &chunk{}
 		chunks = append(chunks, c)
 		text := buf[:cut]
-		lines += bytes.Count(text, []byte{'\n'})
 		g.Go(func() error {
 			if bad.ok(k) {
 				parseOwn(c, text, opt)
@@ -670,10 +883,7 @@ func readStream(r io.Reader, size int64, name string, opt ReadOptions) (*Dataset
 					bad.mark(k)
 				}
 			}
-			select {
-			case free <- text[:cap(text)]:
-			default:
-			}
+			recycle(text)
 			return nil
 		})
 		if eof {
@@ -689,6 +899,26 @@ func readStream(r io.Reader, size int64, name string, opt ReadOptions) (*Dataset
 		return nil, stats, err
 	}
 	return concatenate(chunks, name, cols, threads), stats, nil
+}
+
+// skipLine reads r, through buf, to the end of the current line, and
+// returns what follows the newline in what it read (in carry's storage) and
+// whether r ended.
+func skipLine(r io.Reader, buf, carry []byte) ([]byte, bool, error) {
+	buf = buf[:cap(buf)]
+	for {
+		n, err := io.ReadFull(r, buf)
+		eof := err == io.EOF || err == io.ErrUnexpectedEOF
+		if err != nil && !eof {
+			return carry[:0], false, err
+		}
+		if nl := bytes.IndexByte(buf[:n], '\n'); nl >= 0 {
+			return append(carry[:0], buf[nl+1:n]...), eof, nil
+		}
+		if eof {
+			return carry[:0], true, nil
+		}
+	}
 }
 
 // parseOwn parses a chunk of the streaming reader into arrays of its own,
@@ -816,24 +1046,28 @@ func parseChunk(c *chunk, text []byte, labels []float64, ends []int64, base int6
 		var n, col int
 		var msg string
 		if c.lineLimit > 0 && int64(len(line)) > c.lineLimit {
-			n, col, msg = -1, 1, fmt.Sprintf("line longer than %d bytes (ReadOptions.MaxLineBytes): is this a LIBSVM file?", c.lineLimit)
+			n = -1
+			col, msg = longLine(line[:c.lineLimit], c.lineLimit)
 		} else {
 			label, n, col, msg = parseLine(line, limit, ind[nnz:], val[nnz:])
 		}
 		if n > 0 {
-			// Solvers square the rows' values (norms, step sizes, Hessians):
-			// a row whose squared norm overflows cannot be trained on, and
-			// is best refused here, where the line is known.
-			var sq float64
+			// Solvers square the rows' values (norms, step sizes,
+			// Hessians): a row whose squared norm overflows cannot be
+			// trained on, and is best refused here, where its line is
+			// known. Finite values compare as their bit patterns without
+			// the sign bit, so the largest magnitude is an integer max,
+			// without a chain of floating-point additions; only a row with
+			// a value beyond hugeValue can overflow, and only such a row
+			// has its norm summed.
+			var big uint64
 			for _, v := range val[nnz : nnz+n] {
-				sq += v * v
+				big = max(big, math.Float64bits(v)&^(1<<63))
 			}
-			if math.IsInf(sq, 0) {
-				big := 0.0
-				for _, v := range val[nnz : nnz+n] {
-					big = math.Max(big, math.Abs(v))
+			if big > hugeValueBits {
+				if k := overflowingEntry(val[nnz : nnz+n]); k >= 0 {
+					n, col, msg = -1, valueColumn(line, k), fmt.Sprintf("the squared norm of the row overflows float64 (values up to %g in magnitude; their squares must sum below %.3g): scale the features", math.Abs(val[nnz+k]), math.MaxFloat64)
 				}
-				n, col, msg = -1, 1, fmt.Sprintf("the squared norm of this row overflows float64 (a value of magnitude %g): scale the features", big)
 			}
 		}
 		if n >= 0 {
@@ -865,7 +1099,73 @@ func parseChunk(c *chunk, text []byte, labels []float64, ends []int64, base int6
 		}
 		c.skipped++
 	}
+	if c.pendMsg != "" && c.fatal == nil && (c.err == nil || skipInvalid) {
+		// The line that planChunk refused comes after the chunk's lines.
+		c.lines++
+		if c.err == nil {
+			c.err = &ParseError{Line: c.lines, Column: c.pendCol, Msg: c.pendMsg}
+		}
+		if skipInvalid {
+			c.skipped++
+		}
+	}
 	c.rows, c.nnz, c.maxIndex = rows, nnz, maxIdx
+}
+
+// hugeValue bounds the values of a row whose squared norm may overflow: a
+// row has fewer than 2³¹ entries (its column indices are distinct int32s),
+// so if none exceeds hugeValue in magnitude its squared norm is at most
+// 2³¹·10²⁹⁸ ≈ 2.1·10³⁰⁷, under MaxFloat64 ≈ 1.8·10³⁰⁸ with room to spare
+// for rounding. Only rows with a larger value need their norm summed.
+const hugeValue = 1e149
+
+var hugeValueBits = math.Float64bits(hugeValue)
+
+// overflowingEntry returns −1 if Σ v² over val, summed in order as the
+// solvers sum it, is finite, and otherwise the index of the first entry
+// of the largest magnitude, for the error to point at.
+func overflowingEntry(val []float64) int {
+	var sq float64
+	for _, v := range val {
+		sq += v * v
+	}
+	if !math.IsInf(sq, 0) {
+		return -1
+	}
+	k := 0
+	for i, v := range val {
+		if math.Abs(v) > math.Abs(val[k]) {
+			k = i
+		}
+	}
+	return k
+}
+
+// valueColumn returns the 1-based column where the value of entry k (the
+// k-th index:value pair, from 0) of a line that parseLine accepted begins.
+func valueColumn(line []byte, k int) int {
+	if h := bytes.IndexByte(line, '#'); h >= 0 {
+		line = line[:h]
+	}
+	for p, tokens := 0, 0; p < len(line); {
+		if isSpace(line[p]) {
+			p++
+			continue
+		}
+		start := p
+		for p < len(line) && !isSpace(line[p]) {
+			p++
+		}
+		tokens++
+		if tokens == 1 || bytes.HasPrefix(line[start:p], []byte("qid:")) {
+			continue // the label, or a query id (only before the features)
+		}
+		if k == 0 {
+			return start + bytes.IndexByte(line[start:p], ':') + 2
+		}
+		k--
+	}
+	return 1
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' }

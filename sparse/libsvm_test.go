@@ -513,6 +513,8 @@ func FuzzReadLIBSVM(f *testing.F) {
 		"3 qid:1 1:1 # comment\n\n# whole line\n2 qid:1 2:9.8E-02",
 		"1 0:1\n", "1 2:1 1:1\n", "1 1:nan\n", "1 1:1e999\n", "1 1\n", "x 1:1\n", "1:1\n", "1 -1:2\n",
 		"1 99999999999:1\n", "1 1:\n", "", "\n\n", "1 1:1 qid:2\n", "1 1:0x1p-3 2:-0\n",
+		"1 1:1e154 2:-1e154 3:1\n-1 1:1e200\n", "\x1f\x8b\x08\x00 1:1\n", "\xfd7zXZ\x00\n1 1:1\n",
+		"1 1:1\nbad 1:1 2:2 3:3 4:4 5:5 6:6\n-1 2:1\n", "   1 1:0.5 2:0.25 3:0.125 4:1 # long comment\n1 1:1\n",
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s), uint16(0))
@@ -558,6 +560,38 @@ func FuzzReadLIBSVM(f *testing.F) {
 			}
 			if err := skipSerial.X.Validate(); err != nil {
 				t.Fatal(err)
+			}
+		}
+		// So must a bound on the line length, which the readers apply as
+		// they read, before they have a whole line.
+		for _, skip := range []bool{false, true} {
+			short := ReadOptions{NumFeatures: opt.NumFeatures, MaxLineBytes: 16, SkipInvalid: skip}
+			var errs [3]error
+			var stats [3]ReadStats
+			var ds [3]*Dataset
+			for k, o := range []ReadOptions{{Threads: 1}, {Threads: 3, chunkSize: 5}, {Threads: 2, chunkSize: 4}} {
+				o.NumFeatures, o.MaxLineBytes, o.SkipInvalid = short.NumFeatures, short.MaxLineBytes, short.SkipInvalid
+				var r io.Reader = bytes.NewReader(input)
+				if k == 2 {
+					r = streamOnly{bytes.NewReader(input)}
+				}
+				ds[k], stats[k], errs[k] = ReadLIBSVMStats(r, "fuzz", o)
+			}
+			for k := 1; k < 3; k++ {
+				summary := func(k int) string {
+					if !skip {
+						return fmt.Sprint(errs[k]) // the statistics of a failed read are partial
+					}
+					return fmt.Sprintf("%v; lines %d, skipped %d, first %v", errs[k], stats[k].Lines, stats[k].Skipped, stats[k].FirstSkipped)
+				}
+				if summary(k) != summary(0) {
+					t.Fatalf("MaxLineBytes 16, SkipInvalid %v, reader %d: %s; serial %s", skip, k, summary(k), summary(0))
+				}
+				if errs[0] == nil {
+					if msg := datasetDiff(ds[k], ds[0]); msg != "" {
+						t.Fatalf("MaxLineBytes 16, SkipInvalid %v, reader %d: %s", skip, k, msg)
+					}
+				}
 			}
 		}
 		if serr != nil {

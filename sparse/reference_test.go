@@ -13,6 +13,11 @@ import (
 // reader, to check it against. It returns the dataset, or the line and
 // column of the first malformed line.
 func referenceRead(input string, numFeatures int) (d *Dataset, errLine, errCol int) {
+	for _, magic := range []string{"\x1f\x8b", "BZh", "\xfd7zXZ\x00", "\x28\xb5\x2f\xfd", "PK\x03\x04"} {
+		if strings.HasPrefix(input, magic) {
+			return nil, 0, 0 // compressed: an error about the whole input
+		}
+	}
 	var y []float64
 	m := &CSR{Indptr: []int64{0}}
 	maxIdx := 0
@@ -55,6 +60,7 @@ func referenceRead(input string, numFeatures int) (d *Dataset, errLine, errCol i
 		prev := 0
 		var idx []int32
 		var val []float64
+		var valCol []int
 		for _, tok := range tokens[1:] {
 			name, value, found := strings.Cut(tok.text, ":")
 			if name == "qid" && found && prev == 0 {
@@ -81,13 +87,22 @@ func referenceRead(input string, numFeatures int) (d *Dataset, errLine, errCol i
 			prev = int(j)
 			idx = append(idx, int32(j-1))
 			val = append(val, v)
+			valCol = append(valCol, tok.col+len(name)+1)
 		}
 		var sq float64
 		for _, v := range val {
 			sq += v * v
 		}
 		if math.IsInf(sq, 0) {
-			return nil, n + 1, 1 // a row whose squared norm overflows
+			// A row whose squared norm overflows: the error points at its
+			// (first) largest value.
+			k := 0
+			for i, v := range val {
+				if math.Abs(v) > math.Abs(val[k]) {
+					k = i
+				}
+			}
+			return nil, n + 1, valCol[k]
 		}
 		maxIdx = max(maxIdx, prev)
 		y = append(y, label)

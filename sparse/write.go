@@ -42,7 +42,8 @@ func WriteLIBSVM(w io.Writer, d *Dataset) error {
 }
 
 // check verifies that d can be written and read back: a valid matrix, one
-// finite label per row and finite values.
+// finite label per row, finite values and rows whose squared norms do not
+// overflow.
 func (d *Dataset) check() error {
 	if d == nil || d.X == nil {
 		return errors.New("sparse: nil dataset or matrix")
@@ -56,8 +57,10 @@ func (d *Dataset) check() error {
 	if k := firstNonFinite(d.Y); k >= 0 {
 		return fmt.Errorf("sparse: dataset %q: label of row %d is %v", d.Name, k, d.Y[k])
 	}
-	if k := firstNonFinite(d.X.Values); k >= 0 {
-		return fmt.Errorf("sparse: dataset %q: stored value %d is %v", d.Name, k, d.X.Values[k])
+	if k := firstBeyond(d.X.Values, hugeValue); k >= 0 {
+		if err := d.X.checkValuesFrom(k); err != nil {
+			return fmt.Errorf("sparse: dataset %q: %w", d.Name, err)
+		}
 	}
 	return nil
 }
