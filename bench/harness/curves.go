@@ -89,6 +89,9 @@ type CurvesResult struct {
 	Ref      []Reference // per panel
 	Curves   [][]*curve  // [panel][method]; nil: not run on that panel
 	Duration time.Duration
+	// Interrupted, when set, says what stopped the reproduction and after
+	// how many panels: Config.Panels then holds only those finished.
+	Interrupted string
 }
 
 // Reference is a panel's optimum: P* is the lowest primal value seen
@@ -130,10 +133,16 @@ func Curves(ctx context.Context, cfg CurvesConfig, progressOut io.Writer, tty bo
 	}
 	prog := newProgress(progressOut, tty, total, "bench paper "+cfg.Name)
 	for _, p := range cfg.Panels {
+		if ctx.Err() != nil {
+			return res.interrupt(ctx, start)
+		}
 		ref, ok := cache[p.Key]
 		if !ok {
 			var err error
 			if ref, err = curveReference(ctx, p, cfg); err != nil {
+				if ctx.Err() != nil {
+					return res.interrupt(ctx, start)
+				}
 				return nil, fmt.Errorf("%s: the reference optimum of %s: %w", cfg.Name, p.Title, err)
 			}
 		} else {
@@ -148,9 +157,14 @@ func Curves(ctx context.Context, cfg CurvesConfig, progressOut io.Writer, tty bo
 			c := &curve{Mean: make([]float64, cfg.Passes+1)}
 			for seed := 1; seed <= cfg.Seeds; seed++ {
 				if ctx.Err() != nil {
-					return nil, context.Cause(ctx)
+					return res.interrupt(ctx, start)
 				}
 				primal, err := curveRun(ctx, p, m, uint64(seed), cfg.Passes)
+				if ctx.Err() != nil {
+					// A curve cut short would bias the mean: its panel is
+					// left out whole.
+					return res.interrupt(ctx, start)
+				}
 				if err != nil {
 					c.Note = firstLine(err.Error())
 				}
@@ -184,6 +198,22 @@ func Curves(ctx context.Context, cfg CurvesConfig, progressOut io.Writer, tty bo
 	}
 	res.Duration = time.Since(start)
 	return res, nil
+}
+
+// interrupt ends a reproduction whose context was cancelled, keeping the
+// panels whose every curve finished (and so their references, which are
+// the expensive part to recompute), or returning only the error when none
+// did.
+func (res *CurvesResult) interrupt(ctx context.Context, start time.Time) (*CurvesResult, error) {
+	cause := context.Cause(ctx)
+	done, planned := len(res.Curves), len(res.Config.Panels)
+	if done == 0 {
+		return nil, fmt.Errorf("%s: interrupted before the first panel was finished: %w", res.Config.Name, cause)
+	}
+	res.Config.Panels = res.Config.Panels[:done]
+	res.Duration = time.Since(start)
+	res.Interrupted = fmt.Sprintf("%v after %d of %d panels", cause, done, planned)
+	return res, fmt.Errorf("%s: interrupted after %d of %d panels: %w", res.Config.Name, done, planned, cause)
 }
 
 // curveRun returns P(x) on the panel's problem at the pass grid 0…passes:
@@ -655,6 +685,9 @@ func (res *CurvesResult) markdown() string {
 	cfg := res.Config
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\nMeasured on this machine:\n\n%s\n```sh\n%s\n```\n\n", cfg.Title, res.Machine.Markdown(), cfg.Command)
+	if res.Interrupted != "" {
+		fmt.Fprintf(&b, "**Interrupted** (%s): only the panels below, whose every curve finished, are shown.\n\n", res.Interrupted)
+	}
 	fmt.Fprintf(&b, "%s\n\nOne sample per iteration (m = 1), one thread, %d passes, solver seeds 1–%d averaged. Run time %v.\n\n",
 		cfg.Intro, cfg.Passes, cfg.Seeds, res.Duration.Round(time.Second))
 	fmt.Fprintf(&b, "P* is the lowest objective value seen (reference runs and every curve's points), certified by the best dual bound D of the reference runs "+

@@ -168,7 +168,9 @@ type FamilyResult struct {
 var FamilyThresholds = []float64{1e-2, 1e-4, 1e-6}
 
 // RunFamilies runs every family of cfg in turn; progress lines go to
-// progressOut (nil: none).
+// progressOut (nil: none). On an error, or when ctx is cancelled, the
+// families that finished come back beside the error, so that they can
+// still be written.
 func RunFamilies(ctx context.Context, cfg FamilyConfig, progressOut io.Writer) ([]*FamilyResult, error) {
 	fams := cfg.Families
 	if len(fams) == 0 {
@@ -177,6 +179,12 @@ func RunFamilies(ctx context.Context, cfg FamilyConfig, progressOut io.Writer) (
 	var out []*FamilyResult
 	for _, f := range fams {
 		r, err := RunFamily(ctx, cfg, f, progressOut)
+		if ctx.Err() != nil {
+			// The family in progress was cut short, whatever it
+			// returned: its curves would end early for no reason of
+			// their own.
+			return out, fmt.Errorf("interrupted after %d of %d families: %w", len(out), len(fams), context.Cause(ctx))
+		}
 		if err != nil {
 			return out, fmt.Errorf("family %s: %w", f.Name, err)
 		}

@@ -134,6 +134,9 @@ type Fig1Result struct {
 	// Final[λ][method][seed].
 	Final    [][][]float64
 	Duration time.Duration
+	// Interrupted, when set, says what stopped the experiment and after
+	// how many λ values: Config.Lambdas then holds only those finished.
+	Interrupted string
 }
 
 // registered reports whether the engine has a solver called name.
@@ -188,9 +191,14 @@ func Fig1(ctx context.Context, cfg Fig1Config, progressOut io.Writer, tty bool) 
 			var final []float64
 			for seed := 1; seed <= cfg.Seeds; seed++ {
 				if ctx.Err() != nil {
-					return nil, context.Cause(ctx)
+					return res.interrupt(ctx, start)
 				}
 				curve, err := fig1Run(ctx, prob, m, uint64(seed), cfg.Passes, cert.Primal)
+				if ctx.Err() != nil {
+					// A curve cut short would bias the mean: the λ it
+					// belongs to is left out whole.
+					return res.interrupt(ctx, start)
+				}
 				if err != nil {
 					return nil, fmt.Errorf("fig1: %s at λ = %g, seed %d: %w", m.Label, lam, seed, err)
 				}
@@ -208,6 +216,22 @@ func Fig1(ctx context.Context, cfg Fig1Config, progressOut io.Writer, tty bool) 
 	}
 	res.Duration = time.Since(start)
 	return res, nil
+}
+
+// interrupt ends an experiment whose context was cancelled, keeping the
+// λ values whose every curve finished (an average over some of the seeds
+// would not be the figure's), or returning only the error when none did.
+func (res *Fig1Result) interrupt(ctx context.Context, start time.Time) (*Fig1Result, error) {
+	cause := context.Cause(ctx)
+	done, planned := len(res.Mean), len(res.Config.Lambdas)
+	if done == 0 {
+		return nil, fmt.Errorf("interrupted before the first λ was finished: %w", cause)
+	}
+	res.PStar = res.PStar[:done]
+	res.Config.Lambdas = res.Config.Lambdas[:done]
+	res.Duration = time.Since(start)
+	res.Interrupted = fmt.Sprintf("%v after %d of %d λ values", cause, done, planned)
+	return res, fmt.Errorf("interrupted after %d of %d λ values: %w", done, planned, cause)
 }
 
 // fig1Run returns J(xᵗ) − J(x*) after each of passes epochs (entry 0: the
@@ -335,6 +359,9 @@ func (res *Fig1Result) markdown() string {
 		"J(x) = (1/2n)‖Ax − b‖² + (λ/2)‖x‖²; x* from the normal equations (Cholesky, one refinement step). "+
 		"One sample per iteration (m = 1), one thread, %d passes, solver seeds 1–%d; the curves average J(xᵗ) − J(x*) over the seeds. "+
 		"Run time %v.\n\n", cfg.N, cfg.D, cfg.DataSeed, cfg.Passes, cfg.Seeds, res.Duration.Round(time.Second))
+	if res.Interrupted != "" {
+		fmt.Fprintf(&b, "**Interrupted** (%s): only the λ values below, whose every curve finished, are shown.\n\n", res.Interrupted)
+	}
 	if len(res.Skipped) > 0 {
 		b.WriteString("Not drawn:\n\n")
 		for _, s := range res.Skipped {

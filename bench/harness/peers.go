@@ -77,6 +77,9 @@ type PeersResult struct {
 	Problems []PeerProblem
 	Missing  []string // peers not installed
 	Duration time.Duration
+	// Interrupted, when set, says what stopped the comparison and after
+	// how many problems: Problems then holds only those finished.
+	Interrupted string
 }
 
 // peerTool is one way of running a peer: a name, the tolerance ladder,
@@ -146,7 +149,9 @@ func BuildAdaspdc(ctx context.Context, dir string) (string, error) {
 	return bin, nil
 }
 
-// Peers runs the comparison.
+// Peers runs the comparison. When ctx is cancelled, the problems that
+// finished come back beside the error (a nil result only when none did),
+// so that they can still be written.
 func Peers(ctx context.Context, cfg PeersConfig, log io.Writer) (*PeersResult, error) {
 	if len(cfg.Data) == 0 || len(cfg.Objectives) == 0 || len(cfg.Ms) == 0 || cfg.Runs < 1 {
 		return nil, errors.New("peers: need data, objectives, -m values and at least one run")
@@ -197,9 +202,14 @@ func Peers(ctx context.Context, cfg PeersConfig, log io.Writer) (*PeersResult, e
 		}
 		for _, obj := range cfg.Objectives {
 			if ctx.Err() != nil {
-				return nil, context.Cause(ctx)
+				return res.interrupt(ctx, start)
 			}
 			pp, err := peersOne(ctx, cfg, data, path, obj, ll, py, tmp, log)
+			if ctx.Err() != nil {
+				// The problem in progress had its processes killed: its
+				// times are not the tools' own.
+				return res.interrupt(ctx, start)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("%s, %s λ=%g: %w", data.Name, obj.Loss, obj.Lambda, err)
 			}
@@ -208,6 +218,19 @@ func Peers(ctx context.Context, cfg PeersConfig, log io.Writer) (*PeersResult, e
 	}
 	res.Duration = time.Since(start)
 	return res, nil
+}
+
+// interrupt ends a comparison whose context was cancelled, keeping the
+// problems that finished, or returning only the error when none did.
+func (res *PeersResult) interrupt(ctx context.Context, start time.Time) (*PeersResult, error) {
+	cause := context.Cause(ctx)
+	planned := len(res.Config.Data) * len(res.Config.Objectives)
+	if len(res.Problems) == 0 {
+		return nil, fmt.Errorf("interrupted before the first problem was finished: %w", cause)
+	}
+	res.Duration = time.Since(start)
+	res.Interrupted = fmt.Sprintf("%v after %d of %d problems", cause, len(res.Problems), planned)
+	return res, fmt.Errorf("interrupted after %d of %d problems: %w", len(res.Problems), planned, cause)
 }
 
 func writeLIBSVM(path string, d *Data) error {
@@ -606,6 +629,9 @@ func (res *PeersResult) Write(dir string) error {
 		fmt.Sprintf("Times are medians of %d runs, taken in rounds that run every timed command of the problem once; ours is the fastest of the solvers {%s} and m among {%s} (newton: no m), stopped by -target-primal. Ratio = ours / best peer; the target is ≤ 0.5.\n\n", res.Config.Runs, strings.Join(ourSolvers(res.Config.Solvers), ", "), joinInts(res.Config.Ms)))
 	if len(res.Missing) > 0 {
 		fmt.Fprintf(&b, "Not installed, so not compared: %s.\n\n", strings.Join(res.Missing, "; "))
+	}
+	if res.Interrupted != "" {
+		fmt.Fprintf(&b, "**Interrupted** (%s): only the problems below, which finished, are compared.\n\n", res.Interrupted)
 	}
 	b.WriteString("| data | loss | λ | P* (bound) |")
 	for _, t := range PeerTargets {

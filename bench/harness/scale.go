@@ -98,6 +98,12 @@ type ScaleResult struct {
 	// LoadBefore and LoadAfter are the machine's load averages when the
 	// sweep started and ended (LoadAverage).
 	LoadBefore, LoadAfter string
+	// Planned is the number of runs the configuration asks for; fewer are
+	// in Runs when the sweep was interrupted.
+	Planned int
+	// Interrupted, when set, says what stopped the sweep before its end
+	// (a signal, say), so that the summary of a partial sweep says so.
+	Interrupted string
 }
 
 // Validate checks a configuration before any data is read.
@@ -153,7 +159,11 @@ func never([]engine.TracePoint) bool { return false }
 
 // Scale runs the sweep. Progress goes to progressOut (nil: none), in place
 // when tty is set. Runs the solver refuses or that fail are recorded with
-// their error and do not stop the sweep; a cancelled context does.
+// their error and do not stop the sweep; a cancelled context does, and
+// then Scale returns the runs that finished beside the error (a nil result
+// only when none did), so that an interrupted sweep of hours can still be
+// written: the run the cancellation cut short keeps what it certified, with
+// the stop "interrupted".
 func Scale(ctx context.Context, cfg ScaleConfig, progressOut io.Writer, tty bool) (*ScaleResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -173,6 +183,7 @@ func Scale(ctx context.Context, cfg ScaleConfig, progressOut io.Writer, tty bool
 		LoadBefore: LoadAverage(),
 	}
 	total := cfg.Repeats * len(cfg.Solvers) * len(cfg.Ms) * len(cfg.Threads)
+	res.Planned = total
 	prog := newProgress(progressOut, tty, total, "bench scale")
 	// Repeats are the outer loop, so that a drift in the machine's load
 	// spreads over every configuration instead of biasing one.
@@ -181,9 +192,19 @@ func Scale(ctx context.Context, cfg ScaleConfig, progressOut io.Writer, tty bool
 			for _, m := range cfg.Ms {
 				for _, t := range cfg.Threads {
 					if ctx.Err() != nil {
-						return nil, context.Cause(ctx)
+						return res.interrupt(ctx)
 					}
 					run := runOnce(ctx, prob, cfg, s, m, t, r)
+					if ctx.Err() != nil {
+						// A run cut short before its first certificate has
+						// nothing to show; one cut short later keeps its
+						// trace, marked so that its stop is not mistaken
+						// for the solver's own.
+						if len(run.Trace) == 0 {
+							return res.interrupt(ctx)
+						}
+						run.Stop = "interrupted"
+					}
 					res.Runs = append(res.Runs, run)
 					what := fmt.Sprintf("%s m=%d threads=%d seed=%d: %.0f passes, %.2fs, gap %.1e", s, m, t, run.Seed, run.Passes, run.Seconds+run.SetupSeconds, run.FinalRelGap)
 					if run.Err != "" {
@@ -194,10 +215,29 @@ func Scale(ctx context.Context, cfg ScaleConfig, progressOut io.Writer, tty bool
 			}
 		}
 	}
+	res.finish()
+	return res, nil
+}
+
+// finish records the sweep's duration and the load at its end, and sets
+// the speed-ups, which need every run of a configuration.
+func (res *ScaleResult) finish() {
 	res.TotalDuration = time.Since(res.Started)
 	res.LoadAfter = LoadAverage()
 	res.fillSpeedups()
-	return res, nil
+}
+
+// interrupt ends a sweep whose context was cancelled: the runs that
+// finished come back with an error naming the cause, or only the error
+// when no run finished.
+func (res *ScaleResult) interrupt(ctx context.Context) (*ScaleResult, error) {
+	cause := context.Cause(ctx)
+	if len(res.Runs) == 0 {
+		return nil, fmt.Errorf("interrupted before the first run ended: %w", cause)
+	}
+	res.Interrupted = cause.Error()
+	res.finish()
+	return res, fmt.Errorf("interrupted after %d of %d runs: %w", len(res.Runs), res.Planned, cause)
 }
 
 func firstLine(s string) string {
@@ -466,6 +506,11 @@ func (res *ScaleResult) summary() string {
 	fmt.Fprintf(&b, "# bench scale: %s, %s loss, λ = %.4g\n\n", res.DataName, cfg.Loss, res.Lambda)
 	fmt.Fprintf(&b, "Measured on this machine (every figure below comes from it, and from no other):\n\n%s\n", res.Machine.Markdown())
 	fmt.Fprintf(&b, "```sh\n%s\n```\n\n", cfg.Command)
+	if res.Interrupted != "" {
+		fmt.Fprintf(&b, "**Interrupted** (%s) after %d of %d runs: the tables and figures below cover only the runs that finished, "+
+			"so configurations may have fewer repeats than asked for, and a run marked `interrupted` was cut short.\n\n",
+			res.Interrupted, len(res.Runs), res.Planned)
+	}
 	fmt.Fprintf(&b, "Data: %s, n = %d rows, d = %d columns, %d nonzeros. Solvers %s; m ∈ {%s}; threads ∈ {%s}; %d repeat(s) with seeds %d–%d; each run stops at a relative gap of %g or after %d epochs",
 		res.DataName, res.Rows, res.Cols, res.NNZ, strings.Join(cfg.Solvers, ", "), joinInts(cfg.Ms), joinInts(cfg.Threads),
 		cfg.Repeats, cfg.Seed, cfg.Seed+uint64(cfg.Repeats)-1, cfg.Tol, cfg.MaxEpochs)

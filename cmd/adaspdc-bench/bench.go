@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -109,12 +110,23 @@ func commandLine(sub string, args []string) string {
 	return strings.TrimSpace("adaspdc-bench " + sub + " " + strings.Join(q, " "))
 }
 
-// signalContext is cancelled by an interrupt, so that a long sweep can
-// be stopped with Ctrl-C.
-func signalContext() (context.Context, context.CancelFunc) {
-	// SIGTERM is how timeout, systemd, Slurm and docker stop ask a
-	// process to end: like Ctrl-C, it ends the sweep with what it measured.
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+// signalContext is cancelled by Ctrl-C (SIGINT) or SIGTERM, so that a
+// sweep that is stopped still writes what it measured: SIGTERM is how
+// timeout, systemd, Slurm, Kubernetes and docker stop ask a process to end.
+// The first signal is announced on stderr and gives the default handling
+// back, so that a second one ends the process at once when the writing
+// itself hangs.
+func signalContext(stderr io.Writer) (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	context.AfterFunc(ctx, func() {
+		stop()
+		// stop itself cancels with context.Canceled; a signal has a
+		// cause of its own (which errors.Is still matches to Canceled).
+		if cause := context.Cause(ctx); cause != context.Canceled {
+			fmt.Fprintf(stderr, "adaspdc-bench: %v: stopping, and writing what was measured; a second signal ends at once\n", cause)
+		}
+	})
+	return ctx, stop
 }
 
 func runBenchScale(args []string, stdout, stderr io.Writer) error {
@@ -165,14 +177,19 @@ func runBenchScale(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutDir(fs, out); err != nil {
 		return err
 	}
-	ctx, stop := signalContext()
+	ctx, stop := signalContext(stderr)
 	defer stop()
 	res, err := harness.Scale(ctx, cfg, stderr, isTerminal(stderr))
-	if err != nil {
+	if res == nil {
 		return err
 	}
-	if err := res.Write(out); err != nil {
-		return err
+	if werr := res.Write(out); werr != nil {
+		return errors.Join(err, werr)
+	}
+	if err != nil {
+		// An interrupted sweep is written, and still fails, so that a
+		// script or a scheduler does not take it for a finished one.
+		return fmt.Errorf("%w; wrote the %d runs that finished to %s", err, len(res.Runs), out)
 	}
 	fmt.Fprintf(stdout, "adaspdc-bench scale: %d runs in %v on %s\nwrote %s\n", len(res.Runs), res.TotalDuration.Round(time.Second),
 		res.Machine.Short(), filepath.Join(out, "{runs.csv,summary.md,*.png,*.svg}"))

@@ -1,14 +1,15 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"github.com/adaspdc/adaspdc/internal/cli"
 	"io"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/adaspdc/adaspdc/bench/harness"
+	"github.com/adaspdc/adaspdc/internal/cli"
 )
 
 // runBenchFamily draws one convergence figure per solver family.
@@ -58,18 +59,23 @@ func runBenchFamily(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutDir(fs, out); err != nil {
 		return err
 	}
-	ctx, stop := signalContext()
+	ctx, stop := signalContext(stderr)
 	defer stop()
 	start := time.Now()
 	results, err := harness.RunFamilies(ctx, cfg, stderr)
-	if err != nil {
-		return err
-	}
 	mach := harness.ThisMachine()
+	// The families that finished are written even when a later one failed
+	// or the run was interrupted: each has a folder of its own.
 	for _, r := range results {
-		if err := r.Write(filepath.Join(out, "family-"+r.Family.Name), cfg.Command, mach); err != nil {
-			return err
+		if werr := r.Write(filepath.Join(out, "family-"+r.Family.Name), cfg.Command, mach); werr != nil {
+			return errors.Join(err, werr)
 		}
+	}
+	if err != nil {
+		if len(results) > 0 {
+			return fmt.Errorf("%w; wrote the %d families that finished under %s", err, len(results), out)
+		}
+		return err
 	}
 	fmt.Fprint(stdout, harness.FamilyTable(results))
 	fmt.Fprintf(stdout, "adaspdc-bench family: %v on %s\nwrote %s/family-*/\n", time.Since(start).Round(time.Second), mach.Short(), out)

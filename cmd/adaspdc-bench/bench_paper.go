@@ -1,14 +1,15 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"github.com/adaspdc/adaspdc/internal/cli"
 	"io"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/adaspdc/adaspdc/bench/harness"
+	"github.com/adaspdc/adaspdc/internal/cli"
 )
 
 func paperUsage(w io.Writer) {
@@ -83,19 +84,24 @@ func runBenchPaper(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutDir(fs, out); err != nil {
 		return err
 	}
-	ctx, stop := signalContext()
+	ctx, stop := signalContext(stderr)
 	defer stop()
 	res, err := harness.Fig1(ctx, cfg, stderr, isTerminal(stderr))
-	if err != nil {
+	if res == nil {
 		return err
 	}
 	for _, s := range res.Skipped {
 		fmt.Fprintf(stderr, "note: %s\n", s)
 	}
-	if err := res.Write(out); err != nil {
-		return err
+	if werr := res.Write(out); werr != nil {
+		return errors.Join(err, werr)
 	}
-	for li, lam := range cfg.Lambdas {
+	if err != nil {
+		// An interrupted experiment is written, and still fails, so that
+		// a script does not take it for a finished one.
+		return fmt.Errorf("%w; wrote the λ values that finished to %s", err, out)
+	}
+	for li, lam := range res.Config.Lambdas {
 		fmt.Fprintf(stdout, "λ=%g: AdaSPDC is %.3g× better than SPDC after %d passes\n", lam, res.Factor(li, "AdaSPDC", "SPDC"), cfg.Passes)
 	}
 	fmt.Fprintf(stdout, "adaspdc-bench paper %s: %v on %s\nwrote %s/fig1.{png,svg,csv,md}\n", name, res.Duration.Round(time.Second), res.Machine.Short(), out)

@@ -1,15 +1,16 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
-	"github.com/adaspdc/adaspdc/internal/cli"
 	"io"
 	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/adaspdc/adaspdc/bench/harness"
+	"github.com/adaspdc/adaspdc/internal/cli"
 )
 
 // realPapers are the reproductions on real data that share the curves
@@ -148,16 +149,21 @@ func runRealPaper(name string, args []string, stdout, stderr io.Writer) error {
 	if err := checkOutDir(fs, out); err != nil {
 		return err
 	}
-	ctx, stop := signalContext()
+	ctx, stop := signalContext(stderr)
 	defer stop()
 	res, err := harness.Curves(ctx, cfg, stderr, isTerminal(stderr))
+	if res == nil {
+		return err
+	}
+	if werr := res.Write(); werr != nil {
+		return errors.Join(err, werr)
+	}
 	if err != nil {
-		return err
+		// An interrupted reproduction is written, and still fails, so
+		// that a script does not take it for a finished one.
+		return fmt.Errorf("%w; wrote the panels that finished to %s", err, out)
 	}
-	if err := res.Write(); err != nil {
-		return err
-	}
-	for pi, p := range cfg.Panels {
+	for pi, p := range res.Config.Panels {
 		if cfg.Baseline != "" {
 			fmt.Fprintf(stdout, "%s: %s ends %.3g× lower than %s after %d passes\n", p.Title, cfg.Contender, res.Factor(pi), cfg.Baseline, passes)
 		}

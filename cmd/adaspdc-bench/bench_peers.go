@@ -1,14 +1,15 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"github.com/adaspdc/adaspdc/internal/cli"
 	"io"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/adaspdc/adaspdc/bench/harness"
+	"github.com/adaspdc/adaspdc/internal/cli"
 )
 
 func runBenchPeers(args []string, stdout, stderr io.Writer) error {
@@ -67,17 +68,22 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutDir(fs, out); err != nil {
 		return err
 	}
-	ctx, stop := signalContext()
+	ctx, stop := signalContext(stderr)
 	defer stop()
 	res, err := harness.Peers(ctx, cfg, stderr)
 	if res != nil && len(res.Missing) > 0 {
 		fmt.Fprintf(stderr, "adaspdc-bench peers: not installed: %s\nInstall them with: %s\n", strings.Join(res.Missing, "; "), harness.InstallHint)
 	}
-	if err != nil {
+	if err != nil && (res == nil || res.Interrupted == "") {
 		return err
 	}
-	if err := res.Write(out); err != nil {
-		return err
+	if werr := res.Write(out); werr != nil {
+		return errors.Join(err, werr)
+	}
+	if err != nil {
+		// An interrupted comparison is written, and still fails, so that
+		// a script does not take it for a finished one.
+		return fmt.Errorf("%w; wrote the %d problems that finished to %s", err, len(res.Problems), out)
 	}
 	fmt.Fprintf(stdout, "adaspdc-bench peers: %d problems in %v on %s\nwrote %s/peers.md and peers_*.png\n", len(res.Problems), res.Duration.Round(time.Second), res.Machine.Short(), out)
 	return nil

@@ -2,10 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/adaspdc/adaspdc/kernels"
 )
@@ -78,5 +82,90 @@ func TestBenchVersion(t *testing.T) {
 	var out, errOut bytes.Buffer
 	if status := run([]string{"-version"}, &out, &errOut); status != 0 || !strings.HasPrefix(out.String(), "adaspdc-bench ") || !strings.Contains(out.String(), "go1.") {
 		t.Errorf("status %d, stdout %q", status, out.String())
+	}
+}
+
+// lockedBuffer is a buffer the sweep and the signal's announcement can
+// write to from their own goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	// onWrite, when set, sees everything written so far after each write.
+	onWrite func(all string)
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	b.buf.Write(p)
+	all := b.buf.String()
+	b.mu.Unlock()
+	if b.onWrite != nil {
+		b.onWrite(all)
+	}
+	return len(p), nil
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// waitFor polls until cond holds, failing the test after a while.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// TestSignalContextSIGTERM: SIGTERM, which timeout, systemd, Slurm and
+// docker stop send, cancels the context as Ctrl-C does instead of killing
+// the process, and is announced on stderr.
+func TestSignalContextSIGTERM(t *testing.T) {
+	var stderr lockedBuffer
+	ctx, stop := signalContext(&stderr)
+	defer stop()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("SIGTERM did not cancel the context")
+	}
+	if cause := context.Cause(ctx); !strings.Contains(cause.Error(), "terminated") {
+		t.Errorf("cause %v, want the signal", cause)
+	}
+	waitFor(t, "the announcement on stderr", func() bool { return strings.Contains(stderr.String(), "writing what was measured") })
+}
+
+// TestBenchScaleSIGTERMWritesRuns: a sweep that receives SIGTERM after its
+// first run writes the runs that finished, says so in summary.md, and
+// fails, so that a scheduler does not take it for a finished sweep.
+func TestBenchScaleSIGTERMWritesRuns(t *testing.T) {
+	dir := t.TempDir()
+	var once sync.Once
+	var out bytes.Buffer
+	stderr := &lockedBuffer{onWrite: func(all string) {
+		if strings.Contains(all, "1/400 runs") {
+			once.Do(func() { syscall.Kill(os.Getpid(), syscall.SIGTERM) })
+		}
+	}}
+	// Far more runs than the signal needs to arrive, so that the sweep
+	// cannot end before it.
+	status := run([]string{"scale", "-data", "synth:rcv1:100", "-solvers", "adaspdc", "-m", "1", "-threads", "1",
+		"-repeats", "400", "-tol", "1e-2", "-out", dir}, &out, stderr)
+	if status != 1 || !strings.Contains(stderr.String(), "interrupted after") || !strings.Contains(stderr.String(), "wrote the") {
+		t.Fatalf("status %d, want 1 with the interruption reported:\n%s%s", status, out.String(), stderr.String())
+	}
+	sum, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+	if err != nil || !strings.Contains(string(sum), "**Interrupted** (terminated signal received)") {
+		t.Errorf("summary.md does not say the sweep was interrupted (%v):\n%.2000s", err, sum)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "runs.csv")); err != nil || st.Size() == 0 {
+		t.Errorf("runs.csv missing or empty: %v", err)
 	}
 }
