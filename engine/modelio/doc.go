@@ -16,20 +16,34 @@
 //	normalize  "unit" when rows are scaled to unit norm before the bias
 //	           feature is appended; absent otherwise
 //	labels     [negative, positive]: the raw labels that a margin ≤ 0 and
-//	           a margin > 0 predict; absent for a regression
+//	           a margin > 0 predict; for a one-vs-rest model of K ≥ 3
+//	           classes, the K classes in increasing order; absent for a
+//	           regression
 //	dim        the number of features
-//	weights    dim weights, then the bias feature's weight when bias ≠ 0
+//	weights    dim weights, then the bias feature's weight when bias ≠ 0;
+//	           for K classes, K such vectors one after another, in the
+//	           order of labels
 //
 // A model with fewer than a quarter of its weights nonzero (an L1 model of
-// many features) is written sparse instead of weights: nonzero_index, the
-// increasing 0-based indices of the nonzero weights (the bias feature's is
-// dim), and nonzero_weight, their values. Load reads both forms.
+// many features, or one trained with -features far beyond the data's) is
+// written sparse instead of weights, so that its file grows with the
+// nonzero weights and not with dim: nonzero_index, the increasing 0-based
+// positions of the nonzero weights in the weights array above (the bias
+// feature's is dim; class k's vector starts at k·(dim+1) with a bias,
+// k·dim without), and nonzero_weight, their values:
+//
+//	"dim": 30000000,
+//	"nonzero_index": [0, 4, 29999999, 30000000],
+//	"nonzero_weight": [0.25, -1.5, 3e-07, 0.125]
+//
+// Load reads both forms and refuses a file with both, with indices out of
+// order or beyond the weights, or with unequal lengths.
 //
 // Weights are written with the shortest representation that reads back to
 // the same float64, so a round trip is bit-exact. Load rejects a file that
 // is not such an object, or whose model fails engine.Model.Validate (a
 // weight count that does not match dim and bias, a non-finite weight, an
-// unknown loss, labels that are not two distinct values, labels on a
+// unknown loss or normalize, labels that are not distinct, labels on a
 // regression), with an error that names the file. Load also reads
 // LIBLINEAR's format, telling the two apart by the first bytes.
 //

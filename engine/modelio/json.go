@@ -58,9 +58,9 @@ func Save(path string, m *engine.Model) error {
 // LoadLIBLINEAR), telling them apart by their first bytes, and validates
 // it. Its errors name path: a file that cannot be read, is neither format,
 // or holds a model that engine.Model.Validate rejects (weights that do not
-// match dim and bias, a non-finite weight, an unknown loss, labels that
-// are not two distinct values, labels on a regression) is reported as
-// such.
+// match dim, bias and classes, a non-finite weight or bias, an unknown loss
+// or normalize, labels that are not distinct, labels on a regression) is
+// reported as such.
 func Load(path string) (*engine.Model, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -89,12 +89,20 @@ func Load(path string) (*engine.Model, error) {
 		if len(jm.NonzeroIndex) != len(jm.NonzeroWeight) {
 			return nil, fmt.Errorf("%s: %d nonzero indices for %d nonzero weights", path, len(jm.NonzeroIndex), len(jm.NonzeroWeight))
 		}
+		// The indices run over Weights as a whole: for a one-vs-rest
+		// model, over its classes' vectors one after another.
+		if m.Dim < 0 {
+			return nil, fmt.Errorf("%s: dim %d is negative", path, m.Dim)
+		}
 		n := m.Dim
 		if m.Bias != 0 {
 			n++
 		}
-		if m.Dim < 0 || n > 1<<31 {
-			return nil, fmt.Errorf("%s: dim %d out of range", path, m.Dim)
+		if k := m.Classes(); k > 2 && n < 1<<31 {
+			n *= k
+		}
+		if n > 1<<31 {
+			return nil, fmt.Errorf("%s: dim %d (with the bias and the classes) needs more than 2³¹ weights", path, m.Dim)
 		}
 		m.Weights = make([]float64, n)
 		prev := -1

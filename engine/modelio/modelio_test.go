@@ -516,3 +516,41 @@ func TestLIBLINEARPredictAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestSparseJSONOneVsRest: a one-vs-rest model whose weights are mostly
+// zero is written in the sparse form, its indices running over the
+// classes' vectors one after another, and reads back bit for bit.
+func TestSparseJSONOneVsRest(t *testing.T) {
+	for _, bias := range []float64{0, 1} {
+		w := 1000
+		if bias != 0 {
+			w++
+		}
+		m := &engine.Model{Loss: "logistic", Lambda: 0.01, Bias: bias, Labels: []float64{1, 2, 3}, Dim: 1000, Weights: make([]float64, 3*w)}
+		for k := range 3 {
+			m.Weights[k*w] = float64(k) + 0.1
+			m.Weights[k*w+w-1] = -1.0 / float64(k+3) // the last class's last weight: the bias's when there is one
+		}
+		path := filepath.Join(t.TempDir(), "m.json")
+		if err := Save(path, m); err != nil {
+			t.Fatal(err)
+		}
+		data, _ := os.ReadFile(path)
+		if !strings.Contains(string(data), `"nonzero_index"`) {
+			t.Errorf("bias %v: not written sparse:\n%s", bias, data[:min(len(data), 400)])
+		}
+		got, err := Load(path)
+		if err != nil {
+			t.Fatalf("bias %v: %v", bias, err)
+		}
+		if !reflect.DeepEqual(got, m) {
+			t.Errorf("bias %v: read back a different model", bias)
+		}
+	}
+	// An index beyond the last class's vector is refused.
+	path := filepath.Join(t.TempDir(), "m.json")
+	os.WriteFile(path, []byte(`{"loss":"logistic","labels":[1,2,3],"dim":2,"nonzero_index":[6],"nonzero_weight":[1]}`), 0o644)
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "below 6") {
+		t.Errorf("index 6 of 3×2 weights: %v", err)
+	}
+}
