@@ -174,13 +174,15 @@ func runBenchScale(args []string, stdout, stderr io.Writer) error {
 	}
 	// The output folder is checked before the first run, so that a sweep
 	// of hours cannot end in a write error.
-	if err := checkOutDir(fs, out); err != nil {
+	undo, err := checkOutDir(fs, out)
+	if err != nil {
 		return err
 	}
 	ctx, stop := signalContext(stderr)
 	defer stop()
 	res, err := harness.Scale(ctx, cfg, stderr, isTerminal(stderr))
 	if res == nil {
+		undo()
 		return err
 	}
 	if werr := res.Write(out); werr != nil {
@@ -197,16 +199,34 @@ func runBenchScale(args []string, stdout, stderr io.Writer) error {
 }
 
 // checkOutDir creates the -out folder if need be and checks that it takes
-// a new file, refusing with a command-line mistake (status 2) otherwise.
-func checkOutDir(fs *flag.FlagSet, dir string) error {
+// a new file, refusing with a command-line mistake (status 2) otherwise:
+// a sweep of hours must not end in a write error that loses it. The
+// returned undo removes the folders the check made, for a command that
+// fails before it writes anything, so that a mistake elsewhere in the
+// command line leaves no empty folder behind.
+func checkOutDir(fs *flag.FlagSet, dir string) (undo func(), err error) {
+	var made []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
+			break
+		}
+		made = append(made, d)
+	}
+	undo = func() {
+		for _, d := range made {
+			os.Remove(d) // only while empty
+		}
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return cli.UsageErrorf(fs, "-out %s: %v", dir, err)
+		undo()
+		return nil, cli.UsageErrorf(fs, "-out %s: %v", dir, err)
 	}
 	probe, err := os.CreateTemp(dir, ".adaspdc-bench-probe-*")
 	if err != nil {
-		return cli.UsageErrorf(fs, "-out %s: cannot create files there: %v", dir, err)
+		undo()
+		return nil, cli.UsageErrorf(fs, "-out %s: cannot create files there: %v", dir, err)
 	}
 	probe.Close()
 	os.Remove(probe.Name())
-	return nil
+	return undo, nil
 }

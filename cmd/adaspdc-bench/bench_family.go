@@ -56,13 +56,18 @@ func runBenchFamily(args []string, stdout, stderr io.Writer) error {
 	cfg.Command = commandLine("family", args)
 	// The output folder is checked before the first run, so that a sweep
 	// of hours cannot end in a write error.
-	if err := checkOutDir(fs, out); err != nil {
+	undo, err := checkOutDir(fs, out)
+	if err != nil {
 		return err
 	}
 	ctx, stop := signalContext(stderr)
 	defer stop()
 	start := time.Now()
 	results, err := harness.RunFamilies(ctx, cfg, stderr)
+	if len(results) == 0 && err != nil {
+		undo()
+		return err
+	}
 	mach := harness.ThisMachine()
 	// The families that finished are written even when a later one failed
 	// or the run was interrupted: each has a folder of its own.

@@ -81,13 +81,15 @@ func runBenchPaper(args []string, stdout, stderr io.Writer) error {
 	cfg.Command = commandLine("paper", args)
 	// The output folder is checked before the first run, so that a sweep
 	// of hours cannot end in a write error.
-	if err := checkOutDir(fs, out); err != nil {
+	undo, err := checkOutDir(fs, out)
+	if err != nil {
 		return err
 	}
 	ctx, stop := signalContext(stderr)
 	defer stop()
 	res, err := harness.Fig1(ctx, cfg, stderr, isTerminal(stderr))
 	if res == nil {
+		undo()
 		return err
 	}
 	for _, s := range res.Skipped {

@@ -139,20 +139,23 @@ func runRealPaper(name string, args []string, stdout, stderr io.Writer) error {
 	if passes < 1 || seeds < 1 {
 		return cli.UsageErrorf(fs, "-passes and -seeds must be at least 1")
 	}
-	cfg, err := build()
+	// The output folder is checked before the data are read and the first
+	// run starts, so that a sweep of hours cannot end in a write error.
+	undo, err := checkOutDir(fs, out)
 	if err != nil {
 		return err
 	}
-	cfg.Command = commandLine("paper", append([]string{name}, args...))
-	// The output folder is checked before the first run, so that a sweep
-	// of hours cannot end in a write error.
-	if err := checkOutDir(fs, out); err != nil {
+	cfg, err := build()
+	if err != nil {
+		undo()
 		return err
 	}
+	cfg.Command = commandLine("paper", append([]string{name}, args...))
 	ctx, stop := signalContext(stderr)
 	defer stop()
 	res, err := harness.Curves(ctx, cfg, stderr, isTerminal(stderr))
 	if res == nil {
+		undo()
 		return err
 	}
 	if werr := res.Write(); werr != nil {

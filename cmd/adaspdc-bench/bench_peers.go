@@ -65,7 +65,8 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) error {
 	cfg.Command = commandLine("peers", args)
 	// The output folder is checked before the first run, so that a sweep
 	// of hours cannot end in a write error.
-	if err := checkOutDir(fs, out); err != nil {
+	undo, err := checkOutDir(fs, out)
+	if err != nil {
 		return err
 	}
 	ctx, stop := signalContext(stderr)
@@ -75,6 +76,7 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "adaspdc-bench peers: not installed: %s\nInstall them with: %s\n", strings.Join(res.Missing, "; "), harness.InstallHint)
 	}
 	if err != nil && (res == nil || res.Interrupted == "") {
+		undo()
 		return err
 	}
 	if werr := res.Write(out); werr != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adaspdc/adaspdc/internal/cli"
 	"github.com/adaspdc/adaspdc/kernels"
 )
 
@@ -54,12 +56,12 @@ func TestBenchMistakes(t *testing.T) {
 		{[]string{"nope"}, 2, "unknown subcommand"},
 		{[]string{"scale", "-data", "synth:rcv1:10", "-solvers", "nope"}, 2, "unknown solver"},
 		{[]string{"scale", "-data", "synth:rcv1:10", "-m", "0"}, 2, "not a positive integer"},
-		{[]string{"scale", "-data", "synth:nope:10", "-threads", "1", "-repeats", "1"}, 1, "unknown generator"},
+		{[]string{"scale", "-data", "synth:nope:10", "-threads", "1", "-repeats", "1", "-out", t.TempDir()}, 1, "unknown generator"},
 		{[]string{"paper"}, 2, "zhu-storkey-fig1"},
 		{[]string{"paper", "nope"}, 2, "unknown paper"},
 		{[]string{"paper", "wang-xiao-fig2-3", "-scales", "0"}, 2, "not a positive number"},
 		{[]string{"paper", "allen-zhu-hazan", "-passes", "0"}, 2, "at least 1"},
-		{[]string{"paper", "zhu-storkey-fig2-3", "-data-dir", "/nonexistent", "-out", filepath.Join(os.TempDir(), "adaspdc-bench-test")}, 1, "nonexistent"},
+		{[]string{"paper", "zhu-storkey-fig2-3", "-data-dir", "/nonexistent", "-out", t.TempDir()}, 1, "nonexistent"},
 		{[]string{"scale", "-data", "synth:rcv1:200", "-out", "/dev/null/x"}, 2, "-out /dev/null/x"},
 		{[]string{"peers", "-data", "x", "-out", "/dev/null/x"}, 2, "-out /dev/null/x"},
 		{[]string{"peers"}, 2, "-data"},
@@ -167,5 +169,71 @@ func TestBenchScaleSIGTERMWritesRuns(t *testing.T) {
 	}
 	if st, err := os.Stat(filepath.Join(dir, "runs.csv")); err != nil || st.Size() == 0 {
 		t.Errorf("runs.csv missing or empty: %v", err)
+	}
+}
+
+// TestBenchOutChecked: every subcommand that writes to -out refuses a
+// folder it cannot create or write to before its first run, with status 2
+// and a message naming the folder and the cause, instead of losing a sweep
+// when it comes to write its results.
+func TestBenchOutChecked(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outs := map[string]string{filepath.Join(file, "x"): "not a directory", file: "not a directory"}
+	if os.Geteuid() != 0 {
+		// The probe file: a folder that exists but takes no new file.
+		ro := filepath.Join(t.TempDir(), "read-only")
+		if err := os.Mkdir(ro, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		outs[ro] = "cannot create files there"
+	}
+	for out, cause := range outs {
+		for _, args := range [][]string{
+			{"scale", "-data", "synth:rcv1:200", "-threads", "1", "-repeats", "1"},
+			{"peers", "-data", "synth:rcv1:200"},
+			{"family", "-data-dir", t.TempDir()},
+			{"paper", "zhu-storkey-fig1", "-n", "10", "-d", "10", "-passes", "1", "-seeds", "1"},
+			{"paper", "zhu-storkey-fig2-3", "-data-dir", t.TempDir()},
+		} {
+			var stdout, stderr bytes.Buffer
+			status := run(append(args, "-out", out), &stdout, &stderr)
+			if status != 2 || !strings.Contains(stderr.String(), "-out "+out+": ") || !strings.Contains(stderr.String(), cause) {
+				t.Errorf("%v -out %s: status %d, want 2 naming the folder and %q:\n%s%s", args, out, status, cause, stdout.String(), stderr.String())
+			}
+			if strings.Contains(stderr.String(), "runs,") {
+				t.Errorf("%v -out %s: runs started before the folder was checked:\n%s", args, out, stderr.String())
+			}
+		}
+	}
+	// A folder that does not exist yet is made, and the probe leaves
+	// nothing behind in it; undo removes what the check made.
+	parent := t.TempDir()
+	fresh := filepath.Join(parent, "new", "out")
+	undo, err := checkOutDir(cli.NewFlagSet("adaspdc-bench", "test", io.Discard), fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ents, err := os.ReadDir(fresh); err != nil || len(ents) != 0 {
+		t.Errorf("%s: %v, %d entries; want an empty folder", fresh, err, len(ents))
+	}
+	undo()
+	if ents, _ := os.ReadDir(parent); len(ents) != 0 {
+		t.Errorf("undo left %v in %s", ents, parent)
+	}
+	// A command refused after the check leaves no empty folder behind.
+	for _, args := range [][]string{
+		{"paper", "wang-xiao-fig2-3", "-data-dir", t.TempDir()},
+		{"scale", "-data", "synth:nope:10", "-threads", "1", "-repeats", "1"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if status := run(append(args, "-out", fresh), &stdout, &stderr); status == 0 {
+			t.Errorf("%v: status 0", args)
+		}
+		if ents, _ := os.ReadDir(parent); len(ents) != 0 {
+			t.Errorf("%v: left %v in %s", args, ents, parent)
+		}
 	}
 }
