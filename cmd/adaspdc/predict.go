@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,7 +59,7 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 		return cli.UsageErrorf(fs, "-scores and -probabilities: choose one")
 	}
 	if *output != "" {
-		if err := checkWritable(*output); err != nil {
+		if err := checkOutput(*output); err != nil {
 			return cli.UsageErrorf(fs, "-output %s: %v", *output, err)
 		}
 		if err := checkCollisions([]namedPath{{"data", *dataPath}, {"model", *modelPath}}, []namedPath{{"output", *output}}); err != nil {
@@ -336,4 +337,16 @@ func writeClassMetrics(b *strings.Builder, classes, pred, y []float64) {
 		}
 		fmt.Fprintf(b, "class %v: precision=%.4f recall=%.4f (%d rows)\n", c, tp/math.Max(1, tp+fp), tp/math.Max(1, tp+fn), int(tp+fn))
 	}
+}
+
+// checkOutput reports whether -output can be written: as checkWritable
+// asks for a file, which is replaced through a temporary file in its
+// folder. A device or a pipe (/dev/null, /dev/stdout in a pipeline, a named
+// pipe) is written in place by modelio.WriteFileAtomic, so its folder, which
+// the user may not write (/dev), need not take new files.
+func checkOutput(path string) error {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		return nil
+	}
+	return checkWritable(path)
 }

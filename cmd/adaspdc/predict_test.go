@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -167,5 +169,28 @@ func checkProbabilities(t *testing.T, path, header string, classes int) {
 		if math.Abs(sum-1) > 1e-12 {
 			t.Errorf("line %d: probabilities sum to %.17g", i+2, sum)
 		}
+	}
+}
+
+// TestPredictOutputToPipe: -output naming a pipe (here /proc/self/fd/N,
+// as /dev/stdout is in a pipeline) writes the predictions into it, where
+// a temporary file and a rename have no folder to go to.
+func TestPredictOutputToPipe(t *testing.T) {
+	model := trainedModel(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	out := fmt.Sprintf("/proc/self/fd/%d", w.Fd())
+	if _, err := os.Stat(out); err != nil {
+		t.Skip(err)
+	}
+	status, stdout, errOut := runCmd("predict", "-model", model, "-data", filepath.Join("data", "heart_scale"), "-output", out)
+	w.Close()
+	got, _ := io.ReadAll(r)
+	if status != 0 || !strings.HasPrefix(stdout, "accuracy=") || strings.Count(string(got), "\n") != 270 {
+		t.Errorf("status %d, stdout %q, stderr %q, %d bytes through the pipe", status, stdout, errOut, len(got))
 	}
 }

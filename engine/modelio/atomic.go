@@ -22,6 +22,10 @@ import (
 //     0666 less the process's umask, as os.Create gives, so that
 //     teammates on a shared cluster can read a model their umask lets
 //     them read.
+//   - A path that is not a regular file or a folder (/dev/null, a named
+//     pipe, /dev/stdout on a terminal or in a pipeline) is written in
+//     place: replacing a device or a pipe with a file would break it for
+//     others, and such files have no old content to keep.
 //   - The temporary file is named .NAME.tmp-PID-RAND. On an error it is
 //     removed and the target is left as it was; temporary files for NAME
 //     that processes no longer running left behind (a crash, a kill -9)
@@ -29,6 +33,9 @@ import (
 //
 // The error, an *os.PathError, names path and the step that failed.
 func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		return writeInPlace(path, write)
+	}
 	target, err := resolveLink(path)
 	if err != nil {
 		return pathError("resolve", path, err)
@@ -74,6 +81,26 @@ func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
 	}
 	if err = os.Rename(f.Name(), target); err != nil {
 		return pathError("rename", path, err)
+	}
+	return nil
+}
+
+// writeInPlace writes path, a device, a pipe or a socket, by opening it
+// and writing: renaming a file over /dev/null would replace the device for
+// every process, and a pipe (/dev/stdout in a pipeline) has no folder to
+// put a temporary file in. Such files have no old content to keep, so
+// atomicity does not apply.
+func writeInPlace(path string, write func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return pathError("open", path, err)
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return pathError("write", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return pathError("close", path, err)
 	}
 	return nil
 }

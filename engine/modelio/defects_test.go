@@ -3,6 +3,8 @@
 package modelio
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -183,5 +185,53 @@ func TestLoadLIBLINEAR(t *testing.T) {
 	}
 	if again, err := Load(path); err != nil || !reflect.DeepEqual(again, want) {
 		t.Errorf("round trip: %+v (%v)", again, err)
+	}
+}
+
+// TestWriteInPlaceNotRegular: a destination that is a named pipe, or a
+// /proc/self/fd link to a pipe (as /dev/stdout in a pipeline), is written
+// in place: the pipe stays a pipe and its reader gets the model. Renaming
+// over it would replace a device or pipe that others use (as /dev/null).
+func TestWriteInPlaceNotRegular(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := Save(fifo, smallModel()); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Fatalf("the named pipe was replaced: %v (%v)", fi.Mode(), err)
+	}
+	got, err := io.ReadAll(r)
+	if err != nil || !strings.Contains(string(got), `"loss": "logistic"`) {
+		t.Errorf("the reader got %q (%v)", got, err)
+	}
+	if tmp := tempFiles(t, filepath.Dir(fifo)); len(tmp) > 0 {
+		t.Errorf("temporary files left behind: %v", tmp)
+	}
+
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	defer pw.Close()
+	link := fmt.Sprintf("/proc/self/fd/%d", pw.Fd())
+	if _, err := os.Stat(link); err != nil {
+		t.Skip(err)
+	}
+	if err := SaveLIBLINEAR(link, smallModel()); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	got, err = io.ReadAll(pr)
+	if err != nil || !strings.HasPrefix(string(got), "solver_type L2R_LR\n") {
+		t.Errorf("the pipe's reader got %q (%v)", got, err)
 	}
 }
