@@ -3,12 +3,14 @@ package modelio
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // WriteFileAtomic writes path through write, atomically: to a temporary
@@ -26,10 +28,13 @@ import (
 //     pipe, /dev/stdout on a terminal or in a pipeline) is written in
 //     place: replacing a device or a pipe with a file would break it for
 //     others, and such files have no old content to keep.
-//   - The temporary file is named .NAME.tmp-PID-RAND. On an error it is
-//     removed and the target is left as it was; temporary files for NAME
-//     that processes no longer running left behind (a crash, a kill -9)
-//     are removed before writing.
+//   - The temporary file is named .NAME.tmp-PID-HOST-RAND, HOST a hash of
+//     the host's name. On an error it is removed and the target is left as
+//     it was; temporary files for NAME that processes of this host no
+//     longer running left behind (a crash, a kill -9) are removed before
+//     writing. Another host's are left alone: its process ids mean nothing
+//     here, and on a folder shared over the network its writer may still
+//     be at work.
 //
 // The error, an *os.PathError, names path and the step that failed.
 func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
@@ -49,7 +54,7 @@ func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
 	}
 	var f *os.File
 	for range 100 {
-		name := filepath.Join(dir, fmt.Sprintf(".%s.tmp-%d-%d", base, os.Getpid(), rand.Uint32()))
+		name := filepath.Join(dir, fmt.Sprintf(".%s.tmp-%d-%s-%d", base, os.Getpid(), hostTag(), rand.Uint32()))
 		f, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 		if !errors.Is(err, os.ErrExist) {
 			break
@@ -131,8 +136,8 @@ func resolveLink(path string) (string, error) {
 	return "", errors.New("too many levels of symbolic links")
 }
 
-// removeStaleTemps removes the temporary files .base.tmp-PID-RAND in dir
-// whose writing process no longer runs.
+// removeStaleTemps removes the temporary files .base.tmp-PID-HOST-RAND in
+// dir that this host's processes left and that no longer run.
 func removeStaleTemps(dir, base string) {
 	prefix := "." + base + ".tmp-"
 	entries, err := os.ReadDir(dir)
@@ -144,14 +149,28 @@ func removeStaleTemps(dir, base string) {
 		if !ok {
 			continue
 		}
-		pidText, _, ok := strings.Cut(rest, "-")
-		pid, err := strconv.Atoi(pidText)
-		if !ok || err != nil || pid <= 0 || pid == os.Getpid() || processRuns(pid) {
+		f := strings.Split(rest, "-")
+		if len(f) != 3 || f[1] != hostTag() {
+			continue
+		}
+		pid, err := strconv.Atoi(f[0])
+		if err != nil || pid <= 0 || pid == os.Getpid() || processRuns(pid) {
 			continue
 		}
 		os.Remove(filepath.Join(dir, e.Name()))
 	}
 }
+
+// hostTag returns 8 hexadecimal digits that stand for this host (a hash of
+// its name, short and free of the dashes that separate the temporary
+// files' fields), so that a process id in a temporary file's name is only
+// looked up on the host that wrote it.
+var hostTag = sync.OnceValue(func() string {
+	name, _ := os.Hostname()
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return fmt.Sprintf("%08x", h.Sum32())
+})
 
 // pathError returns err as an *os.PathError for path. An error that names
 // the temporary file instead is replaced by its cause, so that the message

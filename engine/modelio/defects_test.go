@@ -64,14 +64,25 @@ func TestSaveModes(t *testing.T) {
 	}
 }
 
-// TestStaleTemporaryFilesRemoved: temporary files that a dead process left
-// for this name are removed by the next write; a live process's are not.
+// TestStaleTemporaryFilesRemoved: temporary files that a dead process of
+// this host left for this name are removed by the next write; a live
+// process's, another name's and another host's (whose process ids mean
+// nothing here) are not.
 func TestStaleTemporaryFilesRemoved(t *testing.T) {
 	dir := t.TempDir()
-	stale := filepath.Join(dir, ".m.json.tmp-999999999-42")
-	live := filepath.Join(dir, ".m.json.tmp-1-7") // pid 1 always runs
-	other := filepath.Join(dir, ".n.json.tmp-999999999-1")
-	for _, p := range []string{stale, live, other} {
+	host := hostTag()
+	other := "0badc0de"
+	if other == host {
+		other = "0badc0df"
+	}
+	stale := filepath.Join(dir, ".m.json.tmp-999999999-"+host+"-42")
+	keep := []string{
+		filepath.Join(dir, ".m.json.tmp-1-"+host+"-7"),          // pid 1 always runs
+		filepath.Join(dir, ".n.json.tmp-999999999-"+host+"-1"),  // another name
+		filepath.Join(dir, ".m.json.tmp-999999999-"+other+"-1"), // another host
+		filepath.Join(dir, ".m.json.tmp-999999999-x"),           // not ours
+	}
+	for _, p := range append(keep, stale) {
 		os.WriteFile(p, []byte("partial"), 0o600)
 	}
 	if err := Save(filepath.Join(dir, "m.json"), smallModel()); err != nil {
@@ -80,10 +91,14 @@ func TestStaleTemporaryFilesRemoved(t *testing.T) {
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {
 		t.Error("a dead process's temporary file is still there")
 	}
-	for _, p := range []string{live, other} {
+	for _, p := range keep {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("%s was removed", filepath.Base(p))
 		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != len(keep)+1 {
+		t.Errorf("%d files in the folder, want the %d kept and the model", len(entries), len(keep))
 	}
 }
 

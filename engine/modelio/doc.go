@@ -94,13 +94,18 @@
 //
 // Both writers, and WriteFileAtomic for other outputs (adaspdc predict
 // -output), write to a temporary file in the destination's directory
-// (.NAME.tmp-PID-RAND), sync it, close it and rename it over the
-// destination. Readers therefore see the old file or the complete new one,
-// never a partial one, even if the process dies or the disk fills up in
-// the middle. On any error the temporary file is removed and the
-// destination is left as it was; the error, an *os.PathError, names the
-// destination. A destination that is a symbolic link is written through
-// (the link stays); a replaced file keeps its mode, and a new one gets
-// 0666 less the umask; temporary files of the same name whose process no
-// longer runs are removed.
+// (.NAME.tmp-PID-HOST-RAND: the writing process's id and a hash of its
+// host's name), sync it, close it and rename it over the destination.
+// Readers therefore see the old file or the complete new one, never a
+// partial one, even if the process dies or the disk fills up in the
+// middle. On any error the temporary file is removed and the destination
+// is left as it was; the error, an *os.PathError, names the destination.
+// A destination that is a symbolic link is written through (the link
+// stays); a replaced file keeps its mode, and a new one gets 0666 less the
+// umask, as os.Create gives. Temporary files of the same name that a
+// process of this host left and that no longer runs (a crash, a kill -9)
+// are removed before writing; another host's are left alone, as its
+// process ids mean nothing here. A destination that is a device or a pipe
+// (/dev/null, /dev/stdout in a pipeline) is written in place instead, as
+// replacing it would break it for everyone else.
 package modelio
