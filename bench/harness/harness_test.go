@@ -375,3 +375,69 @@ func TestRanOnFewer(t *testing.T) {
 		}
 	}
 }
+
+// fakeRun is a finished run of a sweep, made up for tests of the figures
+// and the summary: seconds per pass as given, no gap reached.
+func fakeRun(solver string, m, threads, used int, secPerPass float64) Run {
+	reach := make([]Reach, len(Epsilons))
+	for i := range reach {
+		reach[i] = Reach{math.NaN(), math.NaN(), math.NaN()}
+	}
+	return Run{Solver: solver, M: m, Threads: threads, ThreadsUsed: used, Passes: 10, IterSeconds: 10 * secPerPass,
+		SecPerPass: secPerPass, Stop: "max-epochs", Reach: reach}
+}
+
+// TestSpeedupFigureLeavesOutFewerWorkers: a configuration whose runs used
+// fewer workers than the threads asked for is not drawn as a speed-up (it
+// would show noise as one), the figure's title says so, and the summary
+// names it beside its used count and marks its ratio.
+func TestSpeedupFigureLeavesOutFewerWorkers(t *testing.T) {
+	res := &ScaleResult{
+		Config: ScaleConfig{Data: "fake", Loss: "logistic", Solvers: []string{"adaspdc"}, Ms: []int{1, 64}, Threads: []int{1, 2},
+			Repeats: 2, Tol: 1e-8, MaxEpochs: 10, Command: "test"},
+		DataName: "fake", BaseThreads: 1,
+		Runs: []Run{
+			fakeRun("adaspdc", 1, 1, 1, 1.0), fakeRun("adaspdc", 1, 1, 1, 1.0),
+			// m = 1 on 2 threads kept one worker in one of its repeats:
+			// its 1.85× is noise.
+			fakeRun("adaspdc", 1, 2, 1, 1/1.85), fakeRun("adaspdc", 1, 2, 2, 1/1.85),
+			fakeRun("adaspdc", 64, 1, 1, 2.0), fakeRun("adaspdc", 64, 1, 1, 2.0),
+			fakeRun("adaspdc", 64, 2, 2, 1.25), fakeRun("adaspdc", 64, 2, 2, 1.25),
+		},
+	}
+	res.fillSpeedups()
+	f := res.speedupFigure()
+	drawn := map[string]plotter.XYs{}
+	for _, s := range f.Lines {
+		drawn[s.Label] = s.XY
+	}
+	if xy := drawn["adaspdc m=1"]; len(xy) != 1 || xy[0].X != 1 {
+		t.Errorf("m = 1: drawn at %v, want only the baseline (1 thread)", xy)
+	}
+	if xy := drawn["adaspdc m=64"]; len(xy) != 2 || xy[1].X != 2 || math.Abs(xy[1].Y-1.6) > 1e-12 {
+		t.Errorf("m = 64: drawn at %v, want 1 and 2 threads, a speed-up of 1.6 on 2", xy)
+	}
+	if !strings.Contains(f.Title, "1 configuration(s) that used fewer workers than asked for are left out") {
+		t.Errorf("the title does not say a configuration was left out: %q", f.Title)
+	}
+	sum := res.summary()
+	for _, want := range []string{
+		"**Ran on fewer workers than asked for**",
+		"left out of the speed-up figure",
+		": adaspdc m=1 threads=2.",
+		"| solver | m | threads | used |",
+		"| adaspdc | 1 | 2 | 1–2 |",
+		"| adaspdc | 64 | 2 | 2 |",
+		"1.85 *",
+	} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("summary.md lacks %q:\n%s", want, sum)
+		}
+	}
+	if strings.Contains(sum, "m=64 threads=2") || strings.Contains(sum, "1.60 *") {
+		t.Errorf("summary.md marks m = 64, which used its 2 workers:\n%s", sum)
+	}
+	if err := res.writePlots(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+}

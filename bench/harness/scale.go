@@ -426,28 +426,7 @@ func (res *ScaleResult) writePlots(dir string) error {
 			}
 		}
 	}
-	// Hardware efficiency: seconds per pass against threads.
-	speedup := figure{Title: res.title(fmt.Sprintf("speed-up of seconds per pass against %d thread(s) (ratio of medians, %d repeat(s))", res.BaseThreads, cfg.Repeats)),
-		XLabel: "threads asked for", YLabel: "speed-up", IdealLabel: "ideal", XTicks: intsAsFloats(cfg.Threads)}
-	for _, t := range cfg.Threads {
-		speedup.Ideal = append(speedup.Ideal, plotter.XY{X: float64(t), Y: float64(t) / float64(res.BaseThreads)})
-	}
-	for si, s := range cfg.Solvers {
-		for mi, m := range cfg.Ms {
-			var xy plotter.XYs
-			for _, t := range cfg.Threads {
-				// A configuration whose runs kept fewer workers than asked
-				// for never ran in parallel: its "speed-up" is noise, and
-				// is left out of the figure (the summary's table lists it
-				// with its used count).
-				if res.ranOnFewer(s, m, t) {
-					continue
-				}
-				xy = append(xy, plotter.XY{X: float64(t), Y: res.speedup(s, m, t)})
-			}
-			speedup.Lines = append(speedup.Lines, series{Label: fmt.Sprintf("%s m=%d", s, m), XY: xy, Color: mi, Dashes: si, Points: true})
-		}
-	}
+	speedup := res.speedupFigure()
 	// Statistical efficiency against m: passes to each tolerance.
 	toEps := figure{Title: res.title(fmt.Sprintf("passes to a relative gap vs m (%d thread(s), median of %d)", res.BaseThreads, cfg.Repeats)),
 		XLabel: "m (blocks per iteration)", YLabel: "passes", LogX: true, LogY: true, XTicks: intsAsFloats(cfg.Ms)}
@@ -471,6 +450,52 @@ func (res *ScaleResult) writePlots(dir string) error {
 		}
 	}
 	return nil
+}
+
+// speedupFigure is the hardware efficiency: seconds per pass against
+// threads, as a speed-up over BaseThreads. A configuration any of whose
+// runs kept fewer workers than asked for did not run on the threads it is
+// plotted at: its "speed-up" is the noise of a run on fewer, so it is left
+// out, and the title says how many were (summary.md names them).
+func (res *ScaleResult) speedupFigure() figure {
+	cfg := res.Config
+	what := fmt.Sprintf("speed-up of seconds per pass against %d thread(s) (ratio of medians, %d repeat(s))", res.BaseThreads, cfg.Repeats)
+	if n := len(res.fewerWorkers()); n > 0 {
+		what += fmt.Sprintf("\n%d configuration(s) that used fewer workers than asked for are left out (summary.md names them)", n)
+	}
+	f := figure{Title: res.title(what), XLabel: "threads asked for", YLabel: "speed-up", IdealLabel: "ideal", XTicks: intsAsFloats(cfg.Threads)}
+	for _, t := range cfg.Threads {
+		f.Ideal = append(f.Ideal, plotter.XY{X: float64(t), Y: float64(t) / float64(res.BaseThreads)})
+	}
+	for si, s := range cfg.Solvers {
+		for mi, m := range cfg.Ms {
+			var xy plotter.XYs
+			for _, t := range cfg.Threads {
+				if res.ranOnFewer(s, m, t) {
+					continue
+				}
+				xy = append(xy, plotter.XY{X: float64(t), Y: res.speedup(s, m, t)})
+			}
+			f.Lines = append(f.Lines, series{Label: fmt.Sprintf("%s m=%d", s, m), XY: xy, Color: mi, Dashes: si, Points: true})
+		}
+	}
+	return f
+}
+
+// fewerWorkers names the configurations any of whose runs kept fewer
+// workers than asked for, as "adaspdc m=1 threads=2".
+func (res *ScaleResult) fewerWorkers() []string {
+	var fewer []string
+	for _, s := range res.Config.Solvers {
+		for _, m := range res.Config.Ms {
+			for _, t := range res.Config.Threads {
+				if res.ranOnFewer(s, m, t) {
+					fewer = append(fewer, fmt.Sprintf("%s m=%d threads=%d", s, m, t))
+				}
+			}
+		}
+	}
+	return fewer
 }
 
 func traceXY(trace []engine.TracePoint, bySeconds bool) plotter.XYs {
@@ -541,26 +566,16 @@ func (res *ScaleResult) summary() string {
 		}
 	}
 
-	var fewer []string
-	for _, sv := range res.Config.Solvers {
-		for _, m := range res.Config.Ms {
-			for _, t := range res.Config.Threads {
-				if t > 1 && res.ranOnFewer(sv, m, t) {
-					fewer = append(fewer, fmt.Sprintf("%s m=%d threads=%d", sv, m, t))
-				}
-			}
-		}
-	}
-	if len(fewer) > 0 {
-		b.WriteString("\n**Ran on fewer workers than asked for** (a batch too small to share, or one worker timed faster), and so left out of the speed-up figure: " + strings.Join(fewer, ", ") + ".\n")
+	if fewer := res.fewerWorkers(); len(fewer) > 0 {
+		b.WriteString("\n**Ran on fewer workers than asked for** (a batch too small to share, or one worker timed faster), and so left out of the speed-up figure, " +
+			"their speed-up marked * in the table below, being the noise of runs on fewer workers: " + strings.Join(fewer, ", ") + ".\n")
 	}
 	b.WriteString("\n## Seconds per pass and speed-up (hardware efficiency)\n\n")
 	b.WriteString("| solver | m | threads | used | s/pass | speed-up | iteration s to ≤ 1e-04 | to ≤ 1e-06 | to ≤ 1e-08 | stop |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, s := range cfg.Solvers {
 		for _, m := range cfg.Ms {
 			for _, t := range cfg.Threads {
-				used := summarize(res.collect(s, m, t, func(r Run) float64 { return float64(r.ThreadsUsed) }))
-				fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s |", s, m, t, used.format("%.0f"),
+				fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s |", s, m, t, res.usedCell(s, m, t),
 					summarize(res.collect(s, m, t, func(r Run) float64 { return r.SecPerPass })).format("%.3g"),
 					res.speedupCell(s, m, t))
 				for i := 1; i < len(Epsilons); i++ {
@@ -609,14 +624,33 @@ func (res *ScaleResult) speedup(solver string, m, threads int) float64 {
 	return base.Median / this.Median
 }
 
+// usedCell gives the workers a configuration's runs kept: one count when
+// they agree, the smallest and the largest otherwise (a median of 1.5
+// workers would round to a count no run used).
+func (res *ScaleResult) usedCell(solver string, m, threads int) string {
+	u := summarize(res.collect(solver, m, threads, func(r Run) float64 { return float64(r.ThreadsUsed) }))
+	switch {
+	case u.N == 0:
+		return "–"
+	case u.Min == u.Max:
+		return fmt.Sprintf("%.0f", u.Min)
+	}
+	return fmt.Sprintf("%.0f–%.0f", u.Min, u.Max)
+}
+
 // speedupCell is the ratio of medians with the range of the runs' own
-// speed-ups (each against the baseline's median) in brackets.
+// speed-ups (each against the baseline's median) in brackets, marked * for
+// a configuration that ran on fewer workers than asked for, whose ratio is
+// no speed-up.
 func (res *ScaleResult) speedupCell(solver string, m, threads int) string {
 	per := summarize(res.collect(solver, m, threads, func(r Run) float64 { return r.Speedup }))
 	if per.N == 0 {
 		return "–"
 	}
 	per.Median = res.speedup(solver, m, threads)
+	if res.ranOnFewer(solver, m, threads) {
+		return per.format("%.2f") + " *"
+	}
 	return per.format("%.2f")
 }
 
