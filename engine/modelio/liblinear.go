@@ -150,13 +150,17 @@ var liblinearLoss = map[string]string{
 	"L2R_L2LOSS_SVR":      "squared", "L2R_L2LOSS_SVR_DUAL": "squared", "L2R_L1LOSS_SVR_DUAL": "squared",
 }
 
-// LoadLIBLINEAR reads a two-class or regression model in LIBLINEAR's text
-// format (as liblinear-train or SaveLIBLINEAR write it) and validates it.
-// LIBLINEAR predicts its first label when wᵀx > 0, so that label becomes
-// the model's positive one; "bias -1" means no bias feature, and a bias
-// of 0 a feature that adds nothing, dropped. Models of several classes, of
-// the Crammer–Singer solver and one-class models are refused with the
-// reason. The model's λ and l1 are unknown and read as 0.
+// LoadLIBLINEAR reads a model in LIBLINEAR's text format (as
+// liblinear-train or SaveLIBLINEAR write it) and validates it: two-class,
+// one-vs-rest and regression models. LIBLINEAR stores one weight column
+// for two classes and predicts its first label when wᵀx > 0, so that label
+// becomes the model's positive one, whichever order the labels came in.
+// A one-vs-rest model's classes are put in increasing order with their
+// columns. "bias -1" means no bias feature, and a bias of 0 a feature
+// that adds nothing, dropped. Models of the Crammer–Singer solver and
+// one-class models are refused with the reason, as their decision rules
+// are not ours. The model's λ and l1 are unknown and read as 0. Errors
+// name path and the line.
 func LoadLIBLINEAR(path string) (*engine.Model, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -222,6 +226,10 @@ func parseLIBLINEAR(data []byte, path string) (*engine.Model, error) {
 			return nil, bad("%s %q: %v", f[0], f[1], err)
 		}
 	}
+	if err := sc.Err(); err != nil {
+		line++ // the line that could not be read
+		return nil, bad("%v", err)
+	}
 	switch {
 	case m.Loss == "":
 		return nil, bad("no solver_type")
@@ -244,7 +252,11 @@ func parseLIBLINEAR(data []byte, path string) (*engine.Model, error) {
 	if bias >= 0 {
 		rows++
 	}
-	w := make([]float64, 0, rows*cols) // LIBLINEAR's layout: a row per feature, a column per class
+	// LIBLINEAR's layout: a row per feature, a column per class. Each
+	// weight takes two bytes of the file at least, which bounds what a
+	// header claiming billions of features can make us allocate before
+	// the weights run out.
+	w := make([]float64, 0, min(rows*cols, len(data)/2+1))
 	for len(w) < rows*cols && sc.Scan() {
 		line++
 		f := strings.Fields(sc.Text())
@@ -263,7 +275,8 @@ func parseLIBLINEAR(data []byte, path string) (*engine.Model, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		line++
+		return nil, bad("%v", err)
 	}
 	if len(w) != rows*cols {
 		return nil, bad("%d weights for nr_feature %d, bias %g and %d classes", len(w), dim, bias, cols)

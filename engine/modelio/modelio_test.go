@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -552,5 +553,191 @@ func TestSparseJSONOneVsRest(t *testing.T) {
 	os.WriteFile(path, []byte(`{"loss":"logistic","labels":[1,2,3],"dim":2,"nonzero_index":[6],"nonzero_weight":[1]}`), 0o644)
 	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "below 6") {
 		t.Errorf("index 6 of 3×2 weights: %v", err)
+	}
+}
+
+// TestLoadLIBLINEARPredictsAsSaved: a model written by SaveLIBLINEAR and
+// read back by LoadLIBLINEAR predicts what the original predicts, row by
+// row: on heart_scale with raw labels 2 and 7, a bias and features the
+// model never saw, on housing_scale (regression), and on a9a.t for a model
+// of a9a when the shared data are there.
+func TestLoadLIBLINEARPredictsAsSaved(t *testing.T) {
+	dir := t.TempDir()
+	heart := filepath.Join(dir, "heart_2_7")
+	relabel(t, heartScale, heart, 2, 7, false)
+	heartWide := filepath.Join(dir, "heart_2_7_wide")
+	relabel(t, heartScale, heartWide, 2, 7, true)
+	cases := []struct {
+		name, train, test string
+		loss              engine.Loss
+		bias              float64
+	}{
+		{"logistic", heartScale, heartScale, engine.Logistic{}, 0},
+		{"logistic-bias", heart, heartWide, engine.Logistic{}, 1},
+		{"sqhinge-negative-bias", heart, heartWide, engine.SquaredHinge{}, -2},
+		{"squared", housingScale, housingScale, engine.Squared{}, 1},
+	}
+	const a9a, a9aTest = "/work/shared/data/a9a", "/work/shared/data/a9a.t"
+	if _, err := os.Stat(a9aTest); err == nil {
+		cases = append(cases, struct {
+			name, train, test string
+			loss              engine.Loss
+			bias              float64
+		}{"a9a", a9a, a9aTest, engine.Logistic{}, 1})
+	} else {
+		t.Logf("a9a.t not checked: %v", err)
+	}
+	for _, tc := range cases {
+		m := train(t, tc.train, tc.loss, 1e-3, tc.bias)
+		path := filepath.Join(dir, tc.name+".model")
+		if err := SaveLIBLINEAR(path, m); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		back, err := LoadLIBLINEAR(path)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !slices.Equal(back.Labels, m.Labels) || back.Dim != m.Dim || back.Loss != m.Loss {
+			t.Errorf("%s: read back loss %s, labels %v, dim %d; saved %s, %v, %d", tc.name, back.Loss, back.Labels, back.Dim, m.Loss, m.Labels, m.Dim)
+		}
+		ds, err := sparse.ReadFile(tc.test, sparse.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		differ := 0
+		for i := range ds.X.Rows {
+			val, idx := ds.X.Row(i)
+			want, got := m.Predict(val, idx), back.Predict(val, idx)
+			if m.Labels == nil {
+				// 17 significant digits read back exactly; the margin
+				// may differ only where a negative bias was flipped.
+				if math.Abs(got-want) > 1e-12*math.Max(1, math.Abs(want)) {
+					differ++
+				}
+			} else if got != want {
+				differ++
+			}
+		}
+		if differ > 0 {
+			t.Errorf("%s: %d of %d rows predicted differently after the round trip", tc.name, differ, ds.X.Rows)
+		}
+	}
+}
+
+// TestLoadLIBLINEARFromLiblinearTrain: models that liblinear-train writes
+// (labels in their order of appearance, one weight column for two
+// classes, a column per class for several) read back to models that
+// predict what liblinear-predict predicts, row by row. It is skipped when
+// liblinear-train is not installed (Debian: apt-get install
+// liblinear-tools).
+func TestLoadLIBLINEARFromLiblinearTrain(t *testing.T) {
+	trainCmd, err1 := exec.LookPath("liblinear-train")
+	predict, err2 := exec.LookPath("liblinear-predict")
+	if err1 != nil || err2 != nil {
+		t.Skip("liblinear-train or liblinear-predict is not installed")
+	}
+	dir := t.TempDir()
+	// heart_scale's first row is +1: its labels read "1 -1"; the copy
+	// whose labels are 7 and 2, with 2 first, reads "2 7".
+	heart := filepath.Join(dir, "heart_7_2")
+	relabel(t, heartScale, heart, 7, 2, true)
+	// Three classes from housing_scale's prices, the first row's class
+	// not the smallest, so that liblinear-train's label order is not ours.
+	three := filepath.Join(dir, "housing_3")
+	in, err := os.ReadFile(housingScale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(string(in)), "\n") {
+		label, rest, _ := strings.Cut(line, " ")
+		y, _ := strconv.ParseFloat(label, 64)
+		class := 5
+		switch {
+		case y < 19:
+			class = 3
+		case y < 25:
+			class = 4
+		}
+		fmt.Fprintf(&b, "%d %s\n", class, rest)
+	}
+	os.WriteFile(three, []byte(b.String()), 0o644)
+	for _, tc := range []struct {
+		name, data string
+		args       []string
+		classes    int
+	}{
+		{"lr", heartScale, []string{"-s", "0"}, 2},
+		{"l2svc-bias-2-7", heart, []string{"-s", "2", "-B", "1"}, 2},
+		{"l1lr", heart, []string{"-s", "6", "-B", "1"}, 2},
+		{"svr", housingScale, []string{"-s", "11", "-B", "1"}, 0},
+		{"ovr", three, []string{"-s", "0", "-B", "1"}, 3},
+	} {
+		path := filepath.Join(dir, tc.name+".model")
+		args := append(append([]string{"-q"}, tc.args...), tc.data, path)
+		if out, err := exec.Command(trainCmd, args...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: liblinear-train: %v\n%s", tc.name, err, out)
+		}
+		m, err := Load(path)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if m.Classes() != tc.classes {
+			t.Errorf("%s: %d classes, want %d", tc.name, m.Classes(), tc.classes)
+		}
+		outPath := filepath.Join(dir, tc.name+".out")
+		if out, err := exec.Command(predict, tc.data, path, outPath).CombinedOutput(); err != nil {
+			t.Fatalf("%s: liblinear-predict: %v\n%s", tc.name, err, out)
+		}
+		out, _ := os.ReadFile(outPath)
+		got := strings.Fields(string(out))
+		ds, err := sparse.ReadFile(tc.data, sparse.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != ds.X.Rows {
+			t.Fatalf("%s: %d predictions for %d rows", tc.name, len(got), ds.X.Rows)
+		}
+		differ, seen := 0, map[float64]bool{}
+		for i := range ds.X.Rows {
+			val, idx := ds.X.Row(i)
+			want, _ := strconv.ParseFloat(got[i], 64)
+			p := m.Predict(val, idx)
+			seen[p] = true
+			if p != want && (m.Labels != nil || math.Abs(p-want) > 1e-9*math.Max(1, math.Abs(want))) {
+				differ++
+			}
+		}
+		if differ > 0 {
+			t.Errorf("%s: %d of %d rows predicted otherwise than liblinear-predict", tc.name, differ, ds.X.Rows)
+		}
+		if m.Labels != nil && len(seen) < 2 {
+			t.Errorf("%s: every row predicted the same class; the test proves little", tc.name)
+		}
+	}
+}
+
+// TestLoadLIBLINEARBadHeaders: a header that claims billions of features
+// with a few weights, or a line too long to read, is refused with the file
+// and the line, without allocating what the header claims.
+func TestLoadLIBLINEARBadHeaders(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, content, cause string
+	}{
+		{"huge-binary", "solver_type L2R_LR\nnr_class 2\nlabel 1 -1\nnr_feature 2147483647\nbias 1\nw\n1 \n2 \n", ":8: LIBLINEAR model: 2 weights for nr_feature 2147483647"},
+		{"huge-ovr", "solver_type L2R_LR\nnr_class 3\nlabel 1 2 3\nnr_feature 2000000000\nbias 1\nw\n1 2 3 \n", ":7: LIBLINEAR model: 3 weights for nr_feature 2000000000"},
+		{"long-label-line", "solver_type L2R_LR\nnr_class 2\nlabel 1" + strings.Repeat(" 1", 1<<20) + "\n", ":3: LIBLINEAR model: bufio.Scanner: token too long"},
+		{"long-weight-line", "solver_type L2R_LR\nnr_class 2\nlabel 1 -1\nnr_feature 1\nbias -1\nw\n" + strings.Repeat("1", 2<<20) + "\n", ":7: LIBLINEAR model: bufio.Scanner: token too long"},
+		{"one-label", "solver_type L2R_LR\nnr_class 1\nlabel 1\nnr_feature 1\nbias -1\nw\n1 \n", "a two-class model needs two labels, has 1"},
+		{"crammer-singer", "solver_type MCSVM_CS\nnr_class 3\nlabel 1 2 3\nnr_feature 1\nbias -1\nw\n1 2 3 \n", "solver_type MCSVM_CS is not supported"},
+		{"same-labels", "solver_type L2R_LR\nnr_class 2\nlabel 1 1\nnr_feature 1\nbias -1\nw\n1 \n", "want distinct values"},
+	} {
+		path := filepath.Join(dir, tc.name+".model")
+		os.WriteFile(path, []byte(tc.content), 0o644)
+		m, err := Load(path)
+		if err == nil || !strings.HasPrefix(err.Error(), path+":") || !strings.Contains(err.Error(), tc.cause) {
+			t.Errorf("%s: %v (%v); want %q", tc.name, err, m != nil, tc.cause)
+		}
 	}
 }
