@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"cmp"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -112,8 +113,12 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 		case known == 0:
 			unlabeled = true
 		case firstUnknown >= 0:
+			where := *dataPath
+			if line := dataLine(*dataPath, firstUnknown, ds.Y[firstUnknown]); line > 0 {
+				where += ":" + strconv.Itoa(line)
+			}
 			return fmt.Errorf("%s: row %d has label %v, not one of the model's labels %v (%d of %d rows have the model's labels; unlabeled data need a placeholder label on every row)",
-				ds.Name, firstUnknown+1, ds.Y[firstUnknown], model.Labels, known, ds.X.Rows)
+				where, firstUnknown+1, ds.Y[firstUnknown], model.Labels, known, ds.X.Rows)
 		}
 	}
 	if *probs && model.Loss != "logistic" {
@@ -349,4 +354,44 @@ func checkOutput(path string) error {
 		return nil
 	}
 	return checkWritable(path)
+}
+
+// dataLine returns the 1-based line of a LIBSVM text file that holds its
+// row'th row (0-based), whose label is label, or 0 where it cannot tell (a
+// compressed file or a cache, a file that changed). Blank and comment-only
+// lines hold no row, so a row's line is its number only in files without
+// them. It reads the file again, which only an error message pays for.
+func dataLine(path string, row int, label float64) int {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	if b, err := r.Peek(1); err != nil || !strings.ContainsRune("0123456789+-. \t\r\n#", rune(b[0])) {
+		return 0
+	}
+	rows := 0
+	for line := 1; ; line++ {
+		text, err := r.ReadSlice('\n')
+		head := string(text) // ReadSlice's buffer is reused by the next read
+		for errors.Is(err, bufio.ErrBufferFull) {
+			// A long line: its label is in the first part, and the rest
+			// only has to be skipped.
+			_, err = r.ReadSlice('\n')
+		}
+		data, _, _ := strings.Cut(head, "#")
+		if fields := strings.Fields(data); len(fields) > 0 {
+			if rows == row {
+				if v, perr := strconv.ParseFloat(fields[0], 64); perr == nil && v == label {
+					return line
+				}
+				return 0
+			}
+			rows++
+		}
+		if err != nil {
+			return 0
+		}
+	}
 }

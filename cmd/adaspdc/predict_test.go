@@ -53,7 +53,7 @@ func TestPredictUnlabeled(t *testing.T) {
 	os.WriteFile(mixed, []byte("1 1:0.5\n-1 2:1\n7 3:1\n"), 0o644)
 	out2 := filepath.Join(dir, "pred2")
 	status, _, errOut = runCmd("predict", "-model", model, "-data", mixed, "-output", out2)
-	if status != 1 || !strings.Contains(errOut, "row 3 has label 7") {
+	if status != 1 || !strings.Contains(errOut, mixed+":3: row 3 has label 7") {
 		t.Errorf("mixed labels: status %d, stderr %q", status, errOut)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 3 { // new, pred, mixed, and no pred2 or temporary file
@@ -192,5 +192,25 @@ func TestPredictOutputToPipe(t *testing.T) {
 	got, _ := io.ReadAll(r)
 	if status != 0 || !strings.HasPrefix(stdout, "accuracy=") || strings.Count(string(got), "\n") != 270 {
 		t.Errorf("status %d, stdout %q, stderr %q, %d bytes through the pipe", status, stdout, errOut, len(got))
+	}
+}
+
+// TestPredictMixedLabelsLine: the refusal of a label outside the model's
+// names the file and the line the row is on, which blank and comment
+// lines put after its row number, and a long line before it does not
+// confuse.
+func TestPredictMixedLabelsLine(t *testing.T) {
+	model := trainedModel(t)
+	data := filepath.Join(t.TempDir(), "mixed")
+	var long strings.Builder // a line longer than a read buffer
+	long.WriteString("1")
+	for j := 1; j <= 20000; j++ {
+		fmt.Fprintf(&long, " %d:0.5", j)
+	}
+	long.WriteString("\n")
+	os.WriteFile(data, []byte("# a header\n1 1:0.5\n\n"+long.String()+"  # comment only\n-1 2:1 # why\n3 3:1\n-1 1:1\n"), 0o644)
+	status, _, errOut := runCmd("predict", "-model", model, "-data", data)
+	if status != 1 || !strings.Contains(errOut, data+":7: row 4 has label 3") {
+		t.Errorf("status %d, stderr %q", status, errOut)
 	}
 }
