@@ -34,10 +34,14 @@ type Model struct {
 	Weights   []float64 `json:"weights"`
 }
 
-// Validate reports the first way in which m is not a usable model: a weight
-// count that does not match Dim and Bias, Labels that are not two distinct
-// finite values, labels on a regression, a weight or bias that is not
-// finite, or an unknown Normalize or Loss.
+// Validate reports the first way in which m is not a usable model: a
+// negative Dim or a weight count that does not match Dim, Bias and the
+// classes; Labels that are not finite and distinct (two, or three or more
+// in increasing order, as Predict and the one-vs-rest layout assume); a
+// weight or a Bias that is not finite; an unknown Normalize or Loss; or
+// labels on a regression, which would otherwise be taken for a classifier.
+// A negative Bias is allowed: it gives the same margins as its absolute
+// value with the bias weight negated.
 func (m *Model) Validate() error {
 	want := m.Dim
 	if m.Bias != 0 {
