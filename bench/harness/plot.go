@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -26,6 +27,65 @@ type series struct {
 	Color  int  // index into plotutil's palette
 	Dashes int  // index into plotutil's dash patterns
 	Points bool // draw markers as well
+}
+
+// lineStyle is the one place a series' line gets its look: the line in the
+// axes and its entry in the legend are the same plotter.Line with this
+// style, so that the legend cannot show a dash or a colour the axes do not.
+func (s series) lineStyle() draw.LineStyle {
+	return draw.LineStyle{Color: plotutil.Color(s.Color), Width: vg.Points(1.2), Dashes: plotutil.Dashes(s.Dashes)}
+}
+
+// legendEntry is one line of a legend: the very plotters drawn in the
+// axes, whose thumbnails the legend draws.
+type legendEntry struct {
+	Label  string
+	Line   *plotter.Line
+	Points *plotter.Scatter // nil for a line without markers
+}
+
+func (e legendEntry) thumbs() []plot.Thumbnailer {
+	if e.Points != nil {
+		return []plot.Thumbnailer{e.Line, e.Points}
+	}
+	return []plot.Thumbnailer{e.Line}
+}
+
+// sameLook reports whether two entries would draw alike: the same label,
+// line style and markers.
+func (e legendEntry) sameLook(o legendEntry) bool {
+	return e.Label == o.Label && sameLineStyle(e.Line.LineStyle, o.Line.LineStyle) && (e.Points == nil) == (o.Points == nil) &&
+		(e.Points == nil || e.Points.GlyphStyle.Shape == o.Points.GlyphStyle.Shape && sameColor(e.Points.GlyphStyle.Color, o.Points.GlyphStyle.Color))
+}
+
+func sameLineStyle(a, b draw.LineStyle) bool {
+	return sameColor(a.Color, b.Color) && a.Width == b.Width && a.DashOffs == b.DashOffs && slices.Equal(a.Dashes, b.Dashes)
+}
+
+func sameColor(a, b color.Color) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	ar, ag, ab, aa := a.RGBA()
+	br, bg, bb, ba := b.RGBA()
+	return ar == br && ag == bg && ab == bb && aa == ba
+}
+
+// mergeLegends joins the legends of a grid's panels in order of first
+// appearance: an entry seen in an earlier panel is not repeated, and one
+// that only a later panel draws (a method with no data on the first) is
+// still listed. The same label drawn in two looks is listed twice, so
+// that the legend never claims one look for both.
+func mergeLegends(legends ...[]legendEntry) []legendEntry {
+	var out []legendEntry
+	for _, l := range legends {
+		for _, e := range l {
+			if !slices.ContainsFunc(out, e.sameLook) {
+				out = append(out, e)
+			}
+		}
+	}
+	return out
 }
 
 // figure is a line plot with optional logarithmic axes.
@@ -48,34 +108,42 @@ const (
 
 // save writes the figure as base.png and base.svg in dir.
 func (f figure) save(dir, base string) error {
-	p, err := f.build()
+	p, legend, err := f.build()
 	if err != nil {
 		return err
 	}
 	for _, ext := range []string{".png", ".svg"} {
-		if err := writeFigure(filepath.Join(dir, base+ext), "", [][]*plot.Plot{{p}}, p.Legend, figureWidth, figureHeight); err != nil {
+		if err := writeFigure(filepath.Join(dir, base+ext), "", [][]*plot.Plot{{p}}, legend, figureWidth, figureHeight); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// savePanels writes a grid of figures sharing one legend (the first
-// panel's) and an overall title, as base.png and base.svg in dir.
-func savePanels(dir, base, title string, figs [][]figure, w, h vg.Length) error {
+// buildPanels makes the plots of a grid of figures and the one legend they
+// share, which lists every panel's lines (mergeLegends).
+func buildPanels(figs [][]figure) ([][]*plot.Plot, []legendEntry, error) {
 	plots := make([][]*plot.Plot, len(figs))
-	var legend plot.Legend
+	var legends [][]legendEntry
 	for i, row := range figs {
-		for j, f := range row {
-			p, err := f.build()
+		for _, f := range row {
+			p, legend, err := f.build()
 			if err != nil {
-				return err
+				return nil, nil, err
 			}
-			if i == 0 && j == 0 {
-				legend = p.Legend
-			}
+			legends = append(legends, legend)
 			plots[i] = append(plots[i], p)
 		}
+	}
+	return plots, mergeLegends(legends...), nil
+}
+
+// savePanels writes a grid of figures sharing one legend and an overall
+// title, as base.png and base.svg in dir.
+func savePanels(dir, base, title string, figs [][]figure, w, h vg.Length) error {
+	plots, legend, err := buildPanels(figs)
+	if err != nil {
+		return err
 	}
 	for _, ext := range []string{".png", ".svg"} {
 		if err := writeFigure(filepath.Join(dir, base+ext), title, plots, legend, w, h); err != nil {
@@ -85,8 +153,9 @@ func savePanels(dir, base, title string, figs [][]figure, w, h vg.Length) error 
 	return nil
 }
 
-// build makes the plot of f.
-func (f figure) build() (*plot.Plot, error) {
+// build makes the plot of f and its legend, which writeFigure draws
+// beside the axes: each entry holds the plotters drawn for its series.
+func (f figure) build() (*plot.Plot, []legendEntry, error) {
 	p := plot.New()
 	p.Title.Text = f.Title
 	p.Title.TextStyle.Font.Size = vg.Points(9)
@@ -108,9 +177,7 @@ func (f figure) build() (*plot.Plot, error) {
 		p.Y.Tick.Marker = powerTicks{}
 	}
 	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
-	p.Legend.Left = true
-	p.Legend.TextStyle.Font.Size = vg.Points(8)
+	var legend []legendEntry
 	drawn := 0
 	// The range of what is drawn: a logarithmic axis over a single value
 	// would be widened by gonum to [v−1, v+1], which may reach 0 and panic.
@@ -125,10 +192,10 @@ func (f figure) build() (*plot.Plot, error) {
 	if len(f.Ideal) > 0 {
 		l, err := idealLine(f.Ideal)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		p.Add(l)
-		p.Legend.Add(f.IdealLabel, l)
+		legend = append(legend, legendEntry{Label: f.IdealLabel, Line: l})
 	}
 	for _, s := range f.Lines {
 		xy := make(plotter.XYs, 0, len(s.XY))
@@ -146,24 +213,20 @@ func (f figure) build() (*plot.Plot, error) {
 		widen(xy)
 		l, err := plotter.NewLine(xy)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		l.Color = plotutil.Color(s.Color)
-		l.Dashes = plotutil.Dashes(s.Dashes)
-		l.Width = vg.Points(1.2)
+		l.LineStyle = s.lineStyle()
 		p.Add(l)
+		e := legendEntry{Label: s.Label, Line: l}
 		if s.Points {
-			sc, err := plotter.NewScatter(xy)
-			if err != nil {
-				return nil, err
+			if e.Points, err = plotter.NewScatter(xy); err != nil {
+				return nil, nil, err
 			}
-			sc.Color = l.Color
-			sc.Shape = plotutil.Shape(s.Color)
-			p.Add(sc)
-			p.Legend.Add(s.Label, l, sc)
-		} else {
-			p.Legend.Add(s.Label, l)
+			e.Points.Color = l.Color
+			e.Points.Shape = plotutil.Shape(s.Color)
+			p.Add(e.Points)
 		}
+		legend = append(legend, e)
 		drawn++
 	}
 	if f.LogX && xr[0] == xr[1] && xr[0] > 0 {
@@ -179,7 +242,7 @@ func (f figure) build() (*plot.Plot, error) {
 		p.Add(plotter.NewFunction(func(float64) float64 { return math.NaN() }))
 		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 1, 10, 1, 10
 	}
-	return p, nil
+	return p, legend, nil
 }
 
 // legendWidth is the strip right of the axes that holds the legend, so
@@ -188,7 +251,7 @@ const legendWidth = 1.9 * vg.Inch
 
 // writeFigure draws a grid of plots with a legend beside them and an
 // optional overall title, as PNG or SVG by path's extension.
-func writeFigure(path, title string, plots [][]*plot.Plot, legend plot.Legend, w, h vg.Length) error {
+func writeFigure(path, title string, plots [][]*plot.Plot, legend []legendEntry, w, h vg.Length) error {
 	var c interface {
 		vg.CanvasSizer
 		WriteTo(w io.Writer) (int64, error)
@@ -201,7 +264,22 @@ func writeFigure(path, title string, plots [][]*plot.Plot, legend plot.Legend, w
 	default:
 		return fmt.Errorf("%s: unknown figure format", path)
 	}
-	dc := draw.New(c)
+	drawFigure(draw.New(c), title, plots, legend)
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := c.WriteTo(f); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// drawFigure draws a grid of plots on dc with the legend in a strip to
+// their right and an optional title above.
+func drawFigure(dc draw.Canvas, title string, plots [][]*plot.Plot, entries []legendEntry) {
+	w, h := dc.Max.X-dc.Min.X, dc.Max.Y-dc.Min.Y
 	// A white background, which PNG viewers with dark themes need.
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
@@ -213,12 +291,8 @@ func writeFigure(path, title string, plots [][]*plot.Plot, legend plot.Legend, w
 		top = sty.Height(title) + vg.Points(8)
 	}
 	area := draw.Crop(dc, 0, -legendWidth, 0, -top)
-	// The legend goes beside the plots, never over a line.
-	for _, row := range plots {
-		for _, p := range row {
-			p.Legend = plot.NewLegend()
-		}
-	}
+	// The legend goes beside the plots, never over a line: the plots' own
+	// legends stay empty.
 	if len(plots) == 1 && len(plots[0]) == 1 {
 		plots[0][0].Draw(area)
 	} else {
@@ -230,17 +304,13 @@ func writeFigure(path, title string, plots [][]*plot.Plot, legend plot.Legend, w
 			}
 		}
 	}
+	legend := plot.NewLegend()
 	legend.Top, legend.Left = true, true
+	legend.TextStyle.Font.Size = vg.Points(8)
+	for _, e := range entries {
+		legend.Add(e.Label, e.thumbs()...)
+	}
 	legend.Draw(draw.Crop(dc, w-legendWidth+vg.Points(6), 0, 0, -top-vg.Points(20)))
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return f.Close()
 }
 
 // powerTicks marks a logarithmic axis at powers of ten, labelled 1e-04.

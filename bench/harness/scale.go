@@ -411,7 +411,17 @@ func (res *ScaleResult) writePlots(dir string) error {
 	}
 	passes := figure{Title: res.title(fmt.Sprintf("relative duality gap vs passes (%d thread(s), seed %d%s)", res.BaseThreads, cfg.Seed, style)),
 		XLabel: "passes over the data", YLabel: "relative duality gap", LogY: true}
-	seconds := figure{Title: res.title(fmt.Sprintf("relative duality gap vs iteration seconds (solid: %d thread(s), dashed: %d)", res.BaseThreads, maxT)),
+	// The threads are told apart by dashes 2·solver and 2·solver+1: solid
+	// and dashed for the first solver only, so the title names the styles
+	// only where they are those two.
+	threadStyles := fmt.Sprintf("solid: %d thread(s), dashed: %d", res.BaseThreads, maxT)
+	switch {
+	case maxT == res.BaseThreads:
+		threadStyles = fmt.Sprintf("%d thread(s)", maxT)
+	case len(cfg.Solvers) > 1:
+		threadStyles = fmt.Sprintf("%d and %d thread(s) told apart by line style, as the legend shows", res.BaseThreads, maxT)
+	}
+	seconds := figure{Title: res.title(fmt.Sprintf("relative duality gap vs iteration seconds (%s)", threadStyles)),
 		XLabel: "seconds in iterations (set-up and certificates excluded)", YLabel: "relative duality gap", LogX: true, LogY: true}
 	for si, s := range cfg.Solvers {
 		for mi, m := range cfg.Ms {
