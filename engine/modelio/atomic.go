@@ -87,6 +87,13 @@ func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
 	if err = os.Rename(f.Name(), target); err != nil {
 		return pathError("rename", path, err)
 	}
+	// The rename is an entry in the folder: sync the folder too, so that
+	// the new name, not only the new content, survives a power cut. It is
+	// best effort, as not every system can sync a folder.
+	if d, derr := os.Open(dir); derr == nil {
+		d.Sync()
+		d.Close()
+	}
 	return nil
 }
 

@@ -741,3 +741,32 @@ func TestLoadLIBLINEARBadHeaders(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLoad: no file makes Load panic, and a model it accepts passes
+// Validate and predicts a row without panicking, whatever its header
+// claimed.
+func FuzzLoad(f *testing.F) {
+	f.Add([]byte(`{"loss":"logistic","labels":[-1,1],"dim":2,"weights":[1,2]}`))
+	f.Add([]byte(`{"loss":"logistic","bias":1,"labels":[1,2,3],"dim":2,"nonzero_index":[0,8],"nonzero_weight":[1,2]}`))
+	f.Add([]byte("solver_type L2R_LR\nnr_class 2\nlabel 1 -1\nnr_feature 2\nbias 1\nw\n1 \n2 \n3 \n"))
+	f.Add([]byte("solver_type L2R_LR\nnr_class 3\nlabel 3 1 2\nnr_feature 1\nbias -1\nw\n1 2 3 \n"))
+	f.Add([]byte("solver_type L2R_L2LOSS_SVR\nnr_class 2\nnr_feature 1\nbias 0\nw\n1 \n0 \n"))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "m")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, err := Load(path)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), path) {
+				t.Errorf("the error does not name the file: %v", err)
+			}
+			return
+		}
+		if err := m.Validate(); err != nil {
+			t.Errorf("Load accepted a model that Validate refuses: %v", err)
+		}
+		m.Predict([]float64{1, -1}, []int32{0, 5})
+	})
+}
