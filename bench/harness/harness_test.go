@@ -357,6 +357,35 @@ func TestPlausibleCores(t *testing.T) {
 	}
 }
 
+// TestCoresText: the summary's cores line gives the logical CPUs and
+// GOMAXPROCS, and the physical cores CPUID reports only where they can be
+// this machine's, showing an implausible report for what it is.
+func TestCoresText(t *testing.T) {
+	for _, c := range []struct {
+		logical, procs, cpuid int
+		want                  string
+	}{
+		{2, 2, 254, "2 logical (runtime.NumCPU), GOMAXPROCS 2; physical: unknown (CPUID reports 254)"},
+		{2, 2, 0, "2 logical (runtime.NumCPU), GOMAXPROCS 2; physical: unknown (CPUID reports 0)"},
+		{8, 4, 4, "8 logical (runtime.NumCPU), GOMAXPROCS 4; physical: 4 (CPUID)"},
+		{2, 2, 2, "2 logical (runtime.NumCPU), GOMAXPROCS 2; physical: 2 (CPUID)"},
+	} {
+		if got := coresText(c.logical, c.procs, c.cpuid); got != c.want {
+			t.Errorf("coresText(%d, %d, %d) = %q, want %q", c.logical, c.procs, c.cpuid, got, c.want)
+		}
+	}
+	m := ThisMachine()
+	if md := m.Markdown(); !strings.Contains(md, coresText(m.Cores, m.GOMAXPROCS, m.CPUIDCores)) {
+		t.Errorf("the machine block does not give the cores line:\n%s", md)
+	}
+	if m.PhysicalCores > m.Cores || m.GOMAXPROCS < 1 {
+		t.Errorf("%d physical cores on %d logical, GOMAXPROCS %d", m.PhysicalCores, m.Cores, m.GOMAXPROCS)
+	}
+	if s := (Machine{Cores: 4, GOMAXPROCS: 2}).Short(); !strings.Contains(s, "4 cores (GOMAXPROCS 2)") {
+		t.Errorf("Short does not name a GOMAXPROCS below the cores: %q", s)
+	}
+}
+
 // TestRanOnFewer: a configuration any of whose runs kept fewer workers
 // than asked for is marked, and only that one.
 func TestRanOnFewer(t *testing.T) {

@@ -20,9 +20,18 @@ import (
 
 // Machine describes the computer and the build a benchmark ran on.
 type Machine struct {
-	CPU           string   // the CPU's brand name
-	Cores         int      // logical cores the Go runtime sees (runtime.NumCPU)
-	PhysicalCores int      // physical cores cpuid reports; 0 when unknown
+	CPU   string // the CPU's brand name
+	Cores int    // logical CPUs the Go runtime sees (runtime.NumCPU)
+	// GOMAXPROCS is how many of them Go code may run on at once: fewer
+	// than Cores under a container's CPU limit or an explicit setting, and
+	// then the bound on any speed-up.
+	GOMAXPROCS int
+	// PhysicalCores is the physical core count CPUID reports where it is
+	// plausible (plausibleCores), 0 when unknown; CPUIDCores is what CPUID
+	// reported, kept so that the summary can show an implausible value
+	// for what it is.
+	PhysicalCores int
+	CPUIDCores    int
 	Flags         []string // every CPU feature cpuid detects
 	Kernels       string   // the SIMD kernel implementation in use (kernels.Impl)
 	GoVersion     string
@@ -41,12 +50,26 @@ func plausibleCores(physical, logical int) int {
 	return physical
 }
 
+// coresText describes the CPUs for a summary: the logical ones and
+// GOMAXPROCS, which the Go runtime knows, and the physical cores CPUID
+// reports only where the count is plausible, since a virtual machine may
+// report its host's.
+func coresText(logical, gomaxprocs, cpuidCores int) string {
+	phys := fmt.Sprintf("physical: unknown (CPUID reports %d)", cpuidCores)
+	if p := plausibleCores(cpuidCores, logical); p > 0 {
+		phys = fmt.Sprintf("physical: %d (CPUID)", p)
+	}
+	return fmt.Sprintf("%d logical (runtime.NumCPU), GOMAXPROCS %d; %s", logical, gomaxprocs, phys)
+}
+
 // ThisMachine describes the running process's machine and build.
 func ThisMachine() Machine {
 	return Machine{
 		CPU:           strings.TrimSpace(cpuid.CPU.BrandName),
 		Cores:         runtime.NumCPU(),
+		GOMAXPROCS:    runtime.GOMAXPROCS(0),
 		PhysicalCores: plausibleCores(cpuid.CPU.PhysicalCores, runtime.NumCPU()),
+		CPUIDCores:    cpuid.CPU.PhysicalCores,
 		Flags:         cpuid.CPU.FeatureSet(),
 		Kernels:       kernels.Impl(),
 		GoVersion:     runtime.Version(),
@@ -104,8 +127,14 @@ func (m Machine) SIMDFlags() []string {
 }
 
 // Short is a one-line description for plot titles and progress lines.
+// It names GOMAXPROCS only where it is below the logical CPUs, which then
+// bound the threads that run at once.
 func (m Machine) Short() string {
-	return fmt.Sprintf("%s, %d cores, kernels %s, %s, commit %s", m.cpuName(), m.Cores, m.Kernels, m.GoVersion, m.Commit)
+	cpus := fmt.Sprintf("%d cores", m.Cores)
+	if m.GOMAXPROCS > 0 && m.GOMAXPROCS < m.Cores {
+		cpus += fmt.Sprintf(" (GOMAXPROCS %d)", m.GOMAXPROCS)
+	}
+	return fmt.Sprintf("%s, %s, kernels %s, %s, commit %s", m.cpuName(), cpus, m.Kernels, m.GoVersion, m.Commit)
 }
 
 func (m Machine) cpuName() string {
@@ -120,11 +149,7 @@ func (m Machine) Markdown() string {
 	var b strings.Builder
 	host, _ := os.Hostname()
 	fmt.Fprintf(&b, "- **CPU:** %s (%s)\n", m.cpuName(), m.OSArch)
-	phys := "unknown"
-	if m.PhysicalCores > 0 {
-		phys = fmt.Sprint(m.PhysicalCores)
-	}
-	fmt.Fprintf(&b, "- **Cores:** %d logical (runtime.NumCPU), %s physical (cpuid)\n", m.Cores, phys)
+	fmt.Fprintf(&b, "- **Cores:** %s\n", coresText(m.Cores, m.GOMAXPROCS, m.CPUIDCores))
 	fmt.Fprintf(&b, "- **Kernels:** %s; SIMD flags: %s\n", m.Kernels, strings.Join(m.SIMDFlags(), " "))
 	fmt.Fprintf(&b, "- **Go:** %s; **commit:** %s; **host:** %s\n", m.GoVersion, m.Commit, host)
 	fmt.Fprintf(&b, "- **All CPU flags:** %s\n", strings.Join(m.Flags, " "))
