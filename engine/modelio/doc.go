@@ -8,7 +8,10 @@
 // Save writes, and Load reads, one JSON object with the fields of
 // engine.Model:
 //
-//	loss       "logistic", "sqhinge", "smoothhinge" or "squared"
+//	loss       the loss's name, as engine.LossByName knows it: "logistic",
+//	           "sqhinge", "smoothhinge", "hinge" (classification);
+//	           "squared", "absolute", "epsinsensitive", "quantile"
+//	           (regression)
 //	lambda     λ of the (λ/2)‖x‖² term the model was trained with
 //	l1         l1 of the l1‖x‖₁ term (0: pure L2)
 //	bias       the value of the constant feature appended to every row
@@ -42,9 +45,10 @@
 // Weights are written with the shortest representation that reads back to
 // the same float64, so a round trip is bit-exact. Load rejects a file that
 // is not such an object, or whose model fails engine.Model.Validate (a
-// weight count that does not match dim and bias, a non-finite weight, an
-// unknown loss or normalize, labels that are not distinct, labels on a
-// regression), with an error that names the file. Load also reads
+// weight count that does not match dim, bias and the classes, a non-finite
+// weight or bias, an unknown loss or normalize, labels that are not
+// distinct, labels on a regression loss), with an error that names the
+// file. Load also reads
 // LIBLINEAR's format, telling the two apart by the first bytes.
 //
 // # LIBLINEAR
@@ -85,10 +89,18 @@
 // whose loss has no LIBLINEAR counterpart. It looks only at the loss, l1
 // and normalize, so it can be asked before training.
 //
-// LoadLIBLINEAR reads two-class and regression models of LIBLINEAR's
-// solvers, its own and liblinear-train's (-s 0 to 7, 11 to 13); the loss
-// is the one whose decision rule the solver's model follows, and λ and l1,
-// which the format does not keep, read as 0.
+// LoadLIBLINEAR reads two-class, one-vs-rest and regression models of
+// LIBLINEAR's solvers, SaveLIBLINEAR's and liblinear-train's (-s 0 to 7,
+// 11 to 13); Load calls it for a file that starts with solver_type. The
+// loss is the one whose decision rule the solver's model follows (squared
+// for the three regressions), and λ and l1, which the format does not
+// keep, read as 0. For two classes LIBLINEAR keeps one weight column and
+// predicts its first listed label where wᵀx > 0, whichever order
+// liblinear-train found the labels in (their order of appearance), so that
+// label becomes the positive one. A one-vs-rest model's columns are
+// reordered with its labels into increasing order. Crammer–Singer
+// (MCSVM_CS) and one-class models are refused, as their decision rules
+// are not ours.
 //
 // # Atomic writes
 //
