@@ -90,8 +90,8 @@
 // and normalize, so it can be asked before training.
 //
 // LoadLIBLINEAR reads two-class, one-vs-rest and regression models of
-// LIBLINEAR's solvers, SaveLIBLINEAR's and liblinear-train's (-s 0 to 7,
-// 11 to 13); Load calls it for a file that starts with solver_type. The
+// LIBLINEAR's solvers, SaveLIBLINEAR's and liblinear-train's (-s 0 to 3,
+// 5 to 7, 11 to 13); Load calls it for a file that starts with solver_type. The
 // loss is the one whose decision rule the solver's model follows (squared
 // for the three regressions), and λ and l1, which the format does not
 // keep, read as 0. For two classes LIBLINEAR keeps one weight column and
