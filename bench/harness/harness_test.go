@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -383,6 +384,26 @@ func TestCoresText(t *testing.T) {
 	}
 	if s := (Machine{Cores: 4, GOMAXPROCS: 2}).Short(); !strings.Contains(s, "4 cores (GOMAXPROCS 2)") {
 		t.Errorf("Short does not name a GOMAXPROCS below the cores: %q", s)
+	}
+}
+
+// TestStampedCommit: the commit of a build's stamp is shortened and marked
+// "+dirty" as the -version line marks it, and is empty without a stamp,
+// so that the commit falls back on git.
+func TestStampedCommit(t *testing.T) {
+	rev := "0123456789abcdef0123456789abcdef01234567"
+	for _, c := range []struct {
+		settings []debug.BuildSetting
+		want     string
+	}{
+		{[]debug.BuildSetting{{Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: "false"}}, "0123456789ab"},
+		{[]debug.BuildSetting{{Key: "vcs.modified", Value: "true"}, {Key: "vcs.revision", Value: rev}}, "0123456789ab+dirty"},
+		{[]debug.BuildSetting{{Key: "vcs.modified", Value: "true"}}, ""},
+		{nil, ""},
+	} {
+		if got := stampedCommit(c.settings); got != c.want {
+			t.Errorf("stampedCommit(%v) = %q, want %q", c.settings, got, c.want)
+		}
 	}
 }
 

@@ -36,7 +36,7 @@ type Machine struct {
 	Kernels       string   // the SIMD kernel implementation in use (kernels.Impl)
 	GoVersion     string
 	OSArch        string
-	Commit        string // the source commit, "-dirty" when the tree had changes; "unknown" without git or build info
+	Commit        string // the source commit (commit), "+dirty" when the tree had changes; "unknown" without build info or git
 }
 
 // plausibleCores returns the physical cores CPUID reports, or 0 (unknown)
@@ -78,37 +78,57 @@ func ThisMachine() Machine {
 	}
 }
 
-// commit asks git for the commit of the working directory and falls back
-// on the version-control stamp of the build.
+// SourceCommit is the commit every file the harness writes names (Machine's
+// Commit), for a -version line to show beside the build's own stamp.
+func SourceCommit() string { return commit() }
+
+// commit names the source the running binary was built from: the
+// version-control stamp the Go toolchain puts in a binary built in a work
+// tree, or, for one without a stamp (go run, go test), the commit of the
+// working directory's repository, asked of git. The stamp comes first
+// because the working directory may hold other sources than the binary,
+// a newer checkout say.
 func commit() string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		if c := stampedCommit(info.Settings); c != "" {
+			return c
+		}
+	}
 	if out, err := exec.Command("git", "rev-parse", "--short=12", "HEAD").Output(); err == nil {
 		c := strings.TrimSpace(string(out))
 		if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(strings.TrimSpace(string(st))) > 0 {
-			c += "-dirty"
+			c += "+dirty"
 		}
 		return c
 	}
-	if info, ok := debug.ReadBuildInfo(); ok {
-		var rev, modified string
-		for _, s := range info.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				modified = s.Value
-			}
-		}
-		if len(rev) > 12 {
-			rev = rev[:12]
-		}
-		if rev != "" {
-			if modified == "true" {
-				rev += "-dirty"
-			}
-			return rev
+	return "unknown"
+}
+
+// stampedCommit is the commit of a build's version-control stamp
+// (vcs.revision), shortened to 12 digits, with "+dirty" where the work tree
+// had uncommitted changes (vcs.modified), the mark adaspdc-bench -version
+// uses; "" without a stamp.
+func stampedCommit(settings []debug.BuildSetting) string {
+	var rev string
+	var dirty bool
+	for _, s := range settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
 		}
 	}
-	return "unknown"
+	if rev == "" {
+		return ""
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		rev += "+dirty"
+	}
+	return rev
 }
 
 // simdFlags are the CPU features that decide which kernels run and how fast.

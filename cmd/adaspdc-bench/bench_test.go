@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adaspdc/adaspdc/bench/harness"
 	"github.com/adaspdc/adaspdc/internal/cli"
 	"github.com/adaspdc/adaspdc/kernels"
 )
@@ -79,11 +80,28 @@ func TestBenchMistakes(t *testing.T) {
 	}
 }
 
-// TestBenchVersion: -version names the build and the Go version.
+// TestBenchVersion: -version, --version and the version subcommand print
+// the line internal/cli makes from the build information (the module's
+// version, the commit where the build was stamped, the Go version) and,
+// where the build has no stamp, as a test binary has not, the commit the
+// results will name; the usage names -version.
 func TestBenchVersion(t *testing.T) {
+	line := cli.Version("adaspdc-bench")
+	for _, arg := range []string{"-version", "--version", "version"} {
+		var out, errOut bytes.Buffer
+		status := run([]string{arg}, &out, &errOut)
+		first, rest, _ := strings.Cut(out.String(), "\n")
+		if status != 0 || first != line || !strings.HasPrefix(first, "adaspdc-bench ") || !strings.Contains(first, "go1.") {
+			t.Errorf("%s: status %d, stdout %q, stderr %q", arg, status, out.String(), errOut.String())
+		}
+		if stamped := strings.Contains(line, " commit "); stamped && rest != "" ||
+			!stamped && !strings.Contains(rest, "results will name commit "+harness.SourceCommit()) {
+			t.Errorf("%s: after the version line %q", arg, rest)
+		}
+	}
 	var out, errOut bytes.Buffer
-	if status := run([]string{"-version"}, &out, &errOut); status != 0 || !strings.HasPrefix(out.String(), "adaspdc-bench ") || !strings.Contains(out.String(), "go1.") {
-		t.Errorf("status %d, stdout %q", status, out.String())
+	if run([]string{"help"}, &out, &errOut); !strings.Contains(out.String(), "-version") {
+		t.Errorf("the usage does not name -version:\n%s", out.String())
 	}
 }
 
