@@ -138,8 +138,8 @@ print("fit_seconds", time.perf_counter() - t)
 // BuildAdaspdc builds the adaspdc command of this module into dir with the
 // go tool, run from the module's source tree, and returns the binary's
 // path: the binary users run, which a peer comparison times. (adaspdc-bench
-// is not it: it links the plotting packages, whose initialisation costs
-// every process about 4 ms.)
+// is not it: it links the plotting packages, whose initialisation every
+// process would pay, and which adaspdc leaves out.)
 func BuildAdaspdc(ctx context.Context, dir string) (string, error) {
 	bin := filepath.Join(dir, "adaspdc")
 	out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/adaspdc/adaspdc/cmd/adaspdc").CombinedOutput()
@@ -493,9 +493,8 @@ type timedJob struct {
 // timeInRounds runs every job once per round, runs rounds, and hands each
 // job the median wall time of its runs that succeeded (NaN if none did).
 // Timing the jobs one after another, runs times each, let a busy minute of
-// the shared host land on one tool: news20's squared hinge at λ = 1e-6
-// read LIBLINEAR 0.93 s in one run and 1.36 s in the next, while ours
-// moved from 0.54 to 0.60 s.
+// a shared host land on one tool alone and move its median by half while
+// the others' barely moved; in rounds, such a minute falls on every tool.
 func timeInRounds(runs int, jobs []timedJob) {
 	t := make([][]float64, len(jobs))
 	for range runs {

@@ -6,13 +6,15 @@
 // Usage:
 //
 //	adaspdc-bench <scale|peers|paper|family> [flags]
+//	adaspdc-bench -version
 //
 // It is a command of its own, not a subcommand of adaspdc, so that adaspdc
-// does not link the plotting packages: their initialisation (parsing the
-// fonts above all) cost every adaspdc process about 4 ms, 12 ms against
-// 8 ms for `adaspdc info` on heart_scale, which is 5% of a whole training
-// run on w8a (bench/README.md, "Start-up, a Hessian kept between steps, and
-// set-up on every core").
+// does not link the plotting packages: their initialisation, parsing the
+// fonts above all, runs in every process that links them, and would be paid
+// by every training run, whose whole-process time the peer comparisons
+// measure (the lab notebook, git show c876b51:bench/README.md, has the
+// measurements in "Start-up, a Hessian kept between steps, and set-up on
+// every core").
 package main
 
 import (
