@@ -32,9 +32,9 @@ var benchCommands = map[string]struct {
 func benchUsage(w io.Writer) {
 	fmt.Fprintf(w, "Usage: adaspdc-bench <scale|peers|paper|family> [flags]\n       adaspdc-bench -version\n\n")
 	for _, name := range []string{"scale", "peers", "paper", "family"} {
-		fmt.Fprintf(w, "  %-6s %s\n", name, benchCommands[name].summary)
+		fmt.Fprintf(w, "  %-7s %s\n", name, benchCommands[name].summary)
 	}
-	fmt.Fprintf(w, "  %-6s %s\n", "version", "the module's version, the commit the binary was built from (+dirty: with uncommitted changes) and Go's; also -version")
+	fmt.Fprintf(w, "  %-7s %s\n", "version", "the module's version, the commit the binary was built from (+dirty: with uncommitted changes) and Go's; also -version")
 	fmt.Fprintf(w, "\nRun \"adaspdc-bench <subcommand> -h\" for its flags. Every output names the machine it ran on.\n")
 }
 
