@@ -488,7 +488,11 @@ func TestSpeedupFigureLeavesOutFewerWorkers(t *testing.T) {
 	if strings.Contains(sum, "m=64 threads=2") || strings.Contains(sum, "1.60 *") {
 		t.Errorf("summary.md marks m = 64, which used its 2 workers:\n%s", sum)
 	}
-	if err := res.writePlots(t.TempDir()); err != nil {
-		t.Fatal(err)
+	// The figures of such a sweep are drawn too; under -short (the race
+	// detector's run) TestScaleTinySweep's figures suffice.
+	if !testing.Short() {
+		if err := res.writePlots(t.TempDir()); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
