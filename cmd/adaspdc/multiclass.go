@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/adaspdc/adaspdc/engine"
-	"github.com/adaspdc/adaspdc/engine/modelio"
 )
 
 // trainOneVsRest trains a problem of three classes or more, one class
@@ -75,15 +74,8 @@ func trainOneVsRest(ctx context.Context, prob engine.Problem, y []float64, opt e
 	for _, s := range short {
 		fmt.Fprintf(stderr, "adaspdc train: warning: %s\n", s)
 	}
-	if f.model != "" {
-		if err := modelio.Save(f.model, model); err != nil {
-			return fmt.Errorf("writing the model to %s: %w", f.model, err)
-		}
-	}
-	if f.liblinearModel != "" {
-		if err := modelio.SaveLIBLINEAR(f.liblinearModel, model); err != nil {
-			return fmt.Errorf("writing the LIBLINEAR model to %s: %w", f.liblinearModel, err)
-		}
+	if err := saveModel(f, model); err != nil {
+		return err
 	}
 	if len(short) > 0 {
 		return exitError{exitShort}

@@ -491,15 +491,8 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	case !gapTest && res.Stop == "max-epochs":
 		fmt.Fprintf(stderr, "adaspdc train: ran the %d epochs asked for (-tol %g: no gap test)\n", fp.Epoch, f.tol)
 	}
-	if f.model != "" {
-		if err := modelio.Save(f.model, model); err != nil {
-			return fmt.Errorf("writing the model to %s: %w", f.model, err)
-		}
-	}
-	if f.liblinearModel != "" {
-		if err := modelio.SaveLIBLINEAR(f.liblinearModel, model); err != nil {
-			return fmt.Errorf("writing the LIBLINEAR model to %s: %w", f.liblinearModel, err)
-		}
+	if err := saveModel(f, model); err != nil {
+		return err
 	}
 	if traceErr != nil {
 		return exitError{1} // said above, with the summary and the model kept
@@ -754,4 +747,20 @@ func labelHint(y []float64, loss engine.Loss) string {
 		return fmt.Sprintf("; these look like regression targets: train them with -loss squared (-loss %s is a classification loss)", loss.Name())
 	}
 	return ""
+}
+
+// saveModel writes the model to -model (JSON) and -liblinear-model, where
+// asked.
+func saveModel(f trainFlags, model *engine.Model) error {
+	if f.model != "" {
+		if err := modelio.Save(f.model, model); err != nil {
+			return fmt.Errorf("writing the model to %s: %w", f.model, err)
+		}
+	}
+	if f.liblinearModel != "" {
+		if err := modelio.SaveLIBLINEAR(f.liblinearModel, model); err != nil {
+			return fmt.Errorf("writing the LIBLINEAR model to %s: %w", f.liblinearModel, err)
+		}
+	}
+	return nil
 }
