@@ -201,6 +201,11 @@ func init() {
 	}
 }
 
+// IsReduction reports whether name is one of the reductions (adaptreg,
+// adaptsmooth, jointadapt): the solvers that run another on each stage
+// (Options.Inner).
+func IsReduction(name Solver) bool { return isReduction(name) }
+
 // isReduction reports whether name is one of the reductions.
 func isReduction(name Solver) bool {
 	return name == SolverAdaptReg || name == SolverAdaptSmooth || name == SolverJointAdapt

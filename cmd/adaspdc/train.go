@@ -234,7 +234,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if len(coordFlags) > 0 && noCoordinateFlags[engine.Solver(f.solver)] {
 		return cli.UsageErrorf(fs, "%s: solver %s takes no coordinate-method settings; drop them, or name a coordinate method (adaspdc, spdc)", strings.Join(coordFlags, ", "), f.solver)
 	}
-	if set["inner"] && f.solver != "" && !isReduction(engine.Solver(f.solver)) {
+	if set["inner"] && f.solver != "" && !engine.IsReduction(engine.Solver(f.solver)) {
 		return cli.UsageErrorf(fs, "-inner %s: only the reductions (adaptreg, adaptsmooth, jointadapt) run an inner solver, not %s", f.inner, f.solver)
 	}
 	if f.l1 > 0 && noL1[engine.Solver(f.solver)] {
@@ -407,7 +407,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		}
 		prob.Reg = engine.ElasticNet{Lambda: f.lambda, L1: f.l1}
 	}
-	if set["inner"] && opt.Solver != "" && !isReduction(opt.Solver) {
+	if set["inner"] && opt.Solver != "" && !engine.IsReduction(opt.Solver) {
 		return cli.UsageErrorf(fs, "-inner %s: only the reductions (adaptreg, adaptsmooth, jointadapt) run an inner solver, and train picked %s for this problem; name a reduction with -solver", f.inner, opt.Solver)
 	}
 	if f.normalize != "unit" && !f.quiet && opt.Solver != engine.SolverNewton {
@@ -660,12 +660,6 @@ var noCoordinateFlags = map[engine.Solver]bool{engine.SolverNewton: true}
 // -l1 with one of them is refused before the data is read; their accepts
 // functions in engine give the same refusal (TestTrainRefusesL1Early).
 var noL1 = map[engine.Solver]bool{engine.SolverNewton: true, engine.SolverSPDCAsync: true, "dfsdca": true}
-
-// isReduction reports whether name is one of the reductions, the solvers
-// that run another on each stage (-inner).
-func isReduction(name engine.Solver) bool {
-	return name == engine.SolverAdaptReg || name == engine.SolverAdaptSmooth || name == engine.SolverJointAdapt
-}
 
 // namedPath is a path given to a flag.
 type namedPath struct{ flag, path string }
