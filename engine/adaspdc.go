@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/adaspdc/adaspdc/blocks"
+	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sched"
 	"github.com/adaspdc/adaspdc/sparse"
@@ -205,7 +206,7 @@ func acceptsAdaSPDC(prob Problem, opt Options) error {
 	if en.Weights != nil {
 		return fmt.Errorf("engine: %s does not take per-coordinate regularizer weights yet: its steps and lazy updates assume one λ for every coordinate", opt.Solver)
 	}
-	if err := needStrongConvexity(en, string(opt.Solver)); err != nil {
+	if err := objective.NeedStrongConvexity(en, string(opt.Solver)); err != nil {
 		return err
 	}
 	if g := prob.Loss.Gamma(); !(g > 0) {
@@ -872,7 +873,7 @@ func (s *solver) readBlocks(ws *workerState, bt *batch, first, end int64, t int3
 			}
 			var yn float64
 			if s.logistic {
-				yn, dual.aux = logisticProxWarm(dual.y, dual.aux, z, rec.sigma, rec.b)
+				yn, dual.aux = objective.LogisticProxWarm(dual.y, dual.aux, z, rec.sigma, rec.b)
 			} else {
 				yn = loss.DualProx(dual.y, z, rec.sigma, rec.b)
 			}
@@ -924,7 +925,7 @@ func (s *solver) updatePhase(ws *workerState, bt *batch, lo, hi, t int32) {
 			xt := s.catchUp(c.x, c.last, t, c.r)
 			uj := s.u[j]
 			s.u[j] = 0
-			xn := s.reg.proxPlain(xt-tau*(c.r+bt.scale*uj), tau) // Eq. 11
+			xn := s.reg.ProxPlain(xt-tau*(c.r+bt.scale*uj), tau) // Eq. 11
 			c.xbar = xn + theta*(xn-xt)                          // Eq. 14
 			c.x = xn
 			c.r += s.rScale * uj // Eq. 13
@@ -981,7 +982,7 @@ func (s *solver) ownedBatchRows(bt *batch, lo, hi int32, f func(dy float64, val 
 func (s *solver) primalStep(j int32, xt, tau, theta, scale float64) {
 	uj := s.u[j]
 	s.u[j] = 0
-	xn := s.reg.proxPlain(xt-tau*(s.r[j]+scale*uj), tau) // Eq. 11
+	xn := s.reg.ProxPlain(xt-tau*(s.r[j]+scale*uj), tau) // Eq. 11
 	s.xbar[j] = xn + theta*(xn-xt)                       // Eq. 14
 	s.xv[j] = xn
 	s.r[j] += s.rScale * uj // Eq. 13

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sched"
 )
@@ -44,14 +45,14 @@ func (s *solver) certificate() (TracePoint, error) {
 				// Compensated: P and D are often far smaller than the
 				// terms (the logistic conjugates are near −0.69 where D is
 				// 0.05), and plain sums left D 1e-14 off D(y).
-				var p, d neumaier
+				var p, d objective.Sum
 				for k := c * certChunk; k < min((c+1)*certChunk, s.n); k++ {
 					val, idx := s.x.Row(k)
-					p.add(loss.Value(kernels.SparseDot(val, idx, s.xv), b[k]))
-					d.add(loss.Conj(s.y[k], b[k]))
+					p.Add(loss.Value(kernels.SparseDot(val, idx, s.xv), b[k]))
+					d.Add(loss.Conj(s.y[k], b[k]))
 				}
-				sp = p.sum() / float64(s.n)
-				sd = d.sum() / float64(s.n)
+				sp = p.Sum() / float64(s.n)
+				sd = d.Sum() / float64(s.n)
 			} else {
 				lo, hi := (c-nr)*certChunk, min((c-nr+1)*certChunk, s.d)
 				sp = s.reg.Value(s.xv[lo:hi])
@@ -77,12 +78,12 @@ func (s *solver) certificate() (TracePoint, error) {
 		bt := &s.batches[s.loop.Slot()]
 		s.seg.next(&bt.l2, bt.tau, bt.theta, 1/(1+bt.tau*s.lam))
 	}
-	var ps, ds neumaier
+	var ps, ds objective.Sum
 	for c := range primal {
-		ps.add(primal[c])
-		ds.add(-dual[c])
+		ps.Add(primal[c])
+		ds.Add(-dual[c])
 	}
-	p, d := ps.sum(), ds.sum()
+	p, d := ps.Sum(), ds.Sum()
 	gap := p - d
 	return TracePoint{Primal: p, Dual: d, Gap: gap, RelGap: gap / math.Max(1, math.Abs(p))}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/internal/hugepage"
 	"github.com/adaspdc/adaspdc/kernels"
 )
@@ -48,7 +49,7 @@ func Certify(prob Problem, w []float64) (TracePoint, error) {
 		wg.Go(func() {
 			v := vs[t]
 			for c := t; c < chunks; c += workers {
-				var ls, cs neumaier
+				var ls, cs objective.Sum
 				for k := c * certChunk; k < min((c+1)*certChunk, n); k++ {
 					val, idx := x.Row(k)
 					z := kernels.SparseDot(val, idx, w)
@@ -60,11 +61,11 @@ func Certify(prob Problem, w []float64) (TracePoint, error) {
 						// term there w·φ*(y).
 						wk = prob.SampleWeights[k]
 					}
-					ls.add(wk * prob.Loss.Value(z, b))
-					cs.add(wk * prob.Loss.Conj(y, b))
+					ls.Add(wk * prob.Loss.Value(z, b))
+					cs.Add(wk * prob.Loss.Conj(y, b))
 					kernels.SparseAxpy(wk*y*invN, val, idx, v)
 				}
-				lossSum[c], conjSum[c] = ls.sum(), cs.sum()
+				lossSum[c], conjSum[c] = ls.Sum(), cs.Sum()
 			}
 		})
 	}
@@ -85,12 +86,12 @@ func Certify(prob Problem, w []float64) (TracePoint, error) {
 		}
 		wg.Wait()
 	}
-	var loss, conj neumaier
+	var loss, conj objective.Sum
 	for c := range chunks {
-		loss.add(lossSum[c])
-		conj.add(conjSum[c])
+		loss.Add(lossSum[c])
+		conj.Add(conjSum[c])
 	}
-	p := loss.sum()*invN + prob.Reg.Value(w)
-	dv := -conj.sum()*invN - prob.Reg.ConjNeg(v)
+	p := loss.Sum()*invN + prob.Reg.Value(w)
+	dv := -conj.Sum()*invN - prob.Reg.ConjNeg(v)
 	return TracePoint{Primal: p, Dual: dv, Gap: p - dv, RelGap: (p - dv) / math.Max(1, math.Abs(p))}, nil
 }

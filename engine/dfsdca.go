@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/adaspdc/adaspdc/blocks"
+	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sparse"
 )
@@ -280,21 +281,21 @@ func (s *dfsdca) syncPrimal() {
 func (s *dfsdca) certify() (TracePoint, error) {
 	s.syncPrimal()
 	loss, b := s.prob.Loss, s.prob.B
-	var ps, own, opt neumaier
+	var ps, own, opt objective.Sum
 	clear(s.comp) // v of the optimality duals, plain sums
 	for i := 0; i < s.n; i++ {
 		val, idx := s.x.Row(i)
 		z := kernels.SparseDot(val, idx, s.w)
-		ps.add(loss.Value(z, b[i]))
-		own.add(loss.Conj(-s.alpha[i], b[i]))
+		ps.Add(loss.Value(z, b[i]))
+		own.Add(loss.Conj(-s.alpha[i], b[i]))
 		y := loss.DualFeasible(loss.Deriv(z, b[i]), b[i])
-		opt.add(loss.Conj(y, b[i]))
+		opt.Add(loss.Conj(y, b[i]))
 		kernels.SparseAxpy(y*s.invN, val, idx, s.comp)
 	}
 	reg := s.prob.Reg
-	p := ps.sum()*s.invN + reg.Value(s.w)
-	dOwn := -own.sum()*s.invN - reg.ConjNeg(s.v)
-	dOpt := -opt.sum()*s.invN - reg.ConjNeg(s.comp)
+	p := ps.Sum()*s.invN + reg.Value(s.w)
+	dOwn := -own.Sum()*s.invN - reg.ConjNeg(s.v)
+	dOpt := -opt.Sum()*s.invN - reg.ConjNeg(s.comp)
 	clear(s.comp)
 	d := dOwn
 	s.ownDuals = true

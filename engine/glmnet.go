@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sparse"
 )
@@ -34,11 +35,11 @@ func init() {
 }
 
 func acceptsGLMNET(prob Problem, opt Options) error {
-	if _, ok := prob.Loss.(curvedLoss); !ok {
+	if _, ok := prob.Loss.(objective.CurvedLoss); !ok {
 		return fmt.Errorf("engine: the %s loss has no second derivative: %s takes squared, logistic, sqhinge and smoothhinge", prob.Loss.Name(), opt.Solver)
 	}
 	en, ok := prob.Reg.(ElasticNet)
-	if !ok || !en.plain() {
+	if !ok || !en.Plain() {
 		return fmt.Errorf("engine: %s takes the elastic net without centre or weights", opt.Solver)
 	}
 	if !(en.L1 > 0) {
@@ -88,10 +89,10 @@ const (
 //
 // The sweep that computes ∇L (on every worker) also certifies the point:
 // yₖ = φ′(aₖᵀw) is the dual point, scaled into the box |vⱼ| ≤ l1 when λ = 0
-// (dualScale), so that the certificate holds for the lasso too.
+// (objective.BoxScale), so that the certificate holds for the lasso too.
 type glmnet struct {
 	prob Problem
-	loss curvedLoss
+	loss objective.CurvedLoss
 	reg  ElasticNet
 	x    *sparse.CSR
 	csc  *sparse.CSR // the transpose: row j of csc is column j of x
@@ -129,7 +130,7 @@ func newGLMNET(prob Problem, opt Options) (*glmnet, error) {
 	x := prob.X
 	n, d := x.Rows, x.Cols
 	s := &glmnet{
-		prob: prob, loss: prob.Loss.(curvedLoss), reg: prob.Reg.(ElasticNet),
+		prob: prob, loss: prob.Loss.(objective.CurvedLoss), reg: prob.Reg.(ElasticNet),
 		x: x, csc: transpose(x), n: n, d: d, invN: 1 / float64(n),
 		rng: rand.New(rand.NewPCG(opt.Seed, 0x91e7)),
 		w:   make([]float64, d), grad: make([]float64, d), hdiag: make([]float64, d),
@@ -183,12 +184,12 @@ func (s *glmnet) sweepAt() error {
 	b, w := s.prob.B, s.w
 	err := s.sweep.runChunks(func(c, lo, hi int, acc [][]float64) {
 		g, h := acc[0], acc[1]
-		var ls, cs neumaier
+		var ls, cs objective.Sum
 		clipped := false
 		for k := lo; k < hi; k++ {
 			val, idx := s.x.Row(k)
 			zk := kernels.SparseDot(val, idx, w)
-			v, d1, d2, conj := curvedTerms(s.loss, zk, b[k])
+			v, d1, d2, conj := objective.CurvedTerms(s.loss, zk, b[k])
 			if s.loss.DualFeasible(d1, b[k]) != d1 {
 				clipped = true
 			}
@@ -200,8 +201,8 @@ func (s *glmnet) sweepAt() error {
 				wk = sw[k]
 			}
 			s.z[k], s.y[k], s.curv[k] = zk, d1, wk*d2*s.invN
-			ls.add(wk * v)
-			cs.add(wk * conj)
+			ls.Add(wk * v)
+			cs.Add(wk * conj)
 			kernels.SparseAxpy(wk*d1*s.invN, val, idx, g)
 			cv := s.curv[k]
 			if cv == 0 {
@@ -211,7 +212,7 @@ func (s *glmnet) sweepAt() error {
 				h[j] += cv * val[p] * val[p]
 			}
 		}
-		s.lossSum[c], s.conjSum[c], s.clippedChunk[c] = ls.sum(), cs.sum(), clipped
+		s.lossSum[c], s.conjSum[c], s.clippedChunk[c] = ls.Sum(), cs.Sum(), clipped
 	}, outs...)
 	if err != nil {
 		return err
@@ -220,36 +221,36 @@ func (s *glmnet) sweepAt() error {
 	// The Hessian is formed when a step needs it (formHessian): the sweep
 	// of the certificate that ends a run never pays for it.
 	s.hStale = s.hmat != nil
-	var lsum, csum neumaier
+	var lsum, csum objective.Sum
 	clipped := false
 	for c := range s.lossSum {
-		lsum.add(s.lossSum[c])
-		csum.add(s.conjSum[c])
+		lsum.Add(s.lossSum[c])
+		csum.Add(s.conjSum[c])
 		clipped = clipped || s.clippedChunk[c]
 	}
-	s.lossMean = lsum.sum() * s.invN
+	s.lossMean = lsum.Sum() * s.invN
 	// s.grad holds v = (1/n) Aᵀy: the dual's image, before λw is added.
 	p := s.lossMean + s.reg.Value(w)
 	var dv float64
 	if theta := 1.0; s.reg.Lambda == 0 && !clipped {
 		// g* of the lasso is the indicator of the box |vⱼ| ≤ l1: scale
 		// the dual point into it.
-		if theta = dualScale(s.grad, s.reg.L1); theta != 1 {
-			var cs neumaier
+		if theta = objective.BoxScale(s.grad, s.reg.L1); theta != 1 {
+			var cs objective.Sum
 			for k, yk := range s.y {
 				c := s.loss.Conj(theta*yk, b[k])
 				if sw := s.prob.SampleWeights; sw != nil {
 					c *= sw[k]
 				}
-				cs.add(c)
+				cs.Add(c)
 			}
-			dv = -cs.sum() * s.invN
+			dv = -cs.Sum() * s.invN
 		} else {
-			dv = -csum.sum() * s.invN
+			dv = -csum.Sum() * s.invN
 		}
 		// |θvⱼ| ≤ l1 by construction, where g* is 0.
 	} else {
-		dv = -csum.sum()*s.invN - s.reg.ConjNeg(s.grad)
+		dv = -csum.Sum()*s.invN - s.reg.ConjNeg(s.grad)
 	}
 	s.cert = TracePoint{Primal: p, Dual: dv, Gap: p - dv, RelGap: (p - dv) / math.Max(1, math.Abs(p))}
 	if clipped {
@@ -550,21 +551,21 @@ func (s *glmnet) lineSearch() (bool, error) {
 	b := s.prob.B
 	beta := 1.0
 	for range glmnetMaxLine {
-		var ls neumaier
+		var ls objective.Sum
 		sw := s.prob.SampleWeights
 		for k, zk := range s.z {
 			v := s.loss.Value(zk+beta*s.ad[k], b[k])
 			if sw != nil {
 				v *= sw[k]
 			}
-			ls.add(v)
+			ls.Add(v)
 		}
 		var l1b float64
 		for _, j := range s.active {
 			l1b += math.Abs(s.w[j] + beta*s.step[j])
 		}
 		// F(w + βd) − F(w), the L2 part expanded: (λ/2)(2βwᵀd + β²‖d‖²).
-		change := (ls.sum()*s.invN - s.lossMean) + lam*(beta*cross+0.5*beta*beta*sqDelta) + l1*(l1b-l1Old)
+		change := (ls.Sum()*s.invN - s.lossMean) + lam*(beta*cross+0.5*beta*beta*sqDelta) + l1*(l1b-l1Old)
 		// Near the optimum both sides fall below the rounding of F's
 		// sums of n terms, and Armijo's test decides on noise: there a
 		// step that does not raise F beyond rounding is taken, so that the

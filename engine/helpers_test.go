@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -127,4 +128,17 @@ func adaspdcOptions() Options {
 	o := DefaultOptions()
 	o.Solver = SolverAdaSPDC
 	return o.withDefaults()
+}
+
+// lossTestName names a loss with its parameter, for test messages.
+func lossTestName(l Loss) string {
+	switch l := l.(type) {
+	case SmoothHinge:
+		return fmt.Sprintf("%s(S=%g)", l.Name(), l.S)
+	case EpsInsensitive:
+		return fmt.Sprintf("%s(ε=%g)", l.Name(), l.Epsilon)
+	case Quantile:
+		return fmt.Sprintf("%s(q=%g)", l.Name(), l.Q)
+	}
+	return l.Name()
 }

@@ -35,7 +35,7 @@ func (s *solver) affine(x0 float64, t0, t int32, c float64) float64 {
 // step applies iteration t's untouched-coordinate map once.
 func (s *solver) step(x float64, t int32, r float64) float64 {
 	tau := s.segTau[t]
-	return s.reg.proxPlain(x-tau*r, tau)
+	return s.reg.ProxPlain(x-tau*r, tau)
 }
 
 // catchUp returns the value at iteration t of a coordinate whose value at

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/internal/hugepage"
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sparse"
@@ -39,7 +40,7 @@ func init() {
 // twice differentiable objective (or a generalised Hessian), so no L1 and
 // no hinge, and a positive definite Hessian, so λ > 0.
 func acceptsNewton(prob Problem, opt Options) error {
-	if _, ok := prob.Loss.(curvedLoss); !ok {
+	if _, ok := prob.Loss.(objective.CurvedLoss); !ok {
 		return fmt.Errorf("engine: the %s loss has no second derivative: %s takes squared, logistic, sqhinge and smoothhinge; use sdca or adaptsmooth", prob.Loss.Name(), opt.Solver)
 	}
 	en, ok := prob.Reg.(ElasticNet)
@@ -49,7 +50,7 @@ func acceptsNewton(prob Problem, opt Options) error {
 	if en.L1 > 0 {
 		return fmt.Errorf("engine: %s needs a twice differentiable regularizer; for L1 = %g use adaspdc or sdca", opt.Solver, en.L1)
 	}
-	if err := needStrongConvexity(prob.Reg, string(opt.Solver)); err != nil {
+	if err := objective.NeedStrongConvexity(prob.Reg, string(opt.Solver)); err != nil {
 		return err
 	}
 	if opt.M > 1 || opt.BlockSize > 1 {
@@ -71,7 +72,7 @@ const newtonMinNNZ = 1 << 15
 // pass (a dot and an axpy), as for the coordinate methods.
 type newton struct {
 	prob Problem
-	loss curvedLoss
+	loss objective.CurvedLoss
 	reg  ElasticNet
 	x    *sparse.CSR
 	n, d int
@@ -136,7 +137,7 @@ type newton struct {
 
 func newNewton(prob Problem, opt Options) (*newton, error) {
 	x := prob.X
-	s := &newton{prob: prob, loss: prob.Loss.(curvedLoss), reg: prob.Reg.(ElasticNet), x: x,
+	s := &newton{prob: prob, loss: prob.Loss.(objective.CurvedLoss), reg: prob.Reg.(ElasticNet), x: x,
 		n: x.Rows, d: x.Cols, invN: 1 / float64(x.Rows)}
 	n, d := s.n, s.d
 	s.w = hugepage.Make[float64](d)
@@ -158,7 +159,7 @@ func newNewton(prob Problem, opt Options) (*newton, error) {
 	}
 	s.lam, s.shift = cut(d), cut(d)
 	for j := range d {
-		_, s.lam[j], s.shift[j] = s.reg.coord(j)
+		_, s.lam[j], s.shift[j] = s.reg.Coord(j)
 	}
 	s.z, s.dz, s.curv = cut(n), cut(n), cut(n)
 	for _, v := range []*[]float64{&s.grad, &s.diag, &s.step, &s.r, &s.p, &s.q, &s.mr} {
@@ -437,13 +438,13 @@ func (s *newton) sweepAt() error {
 	}
 	err := s.sweep.runChunks(func(c, lo, hi int, acc [][]float64) {
 		g := acc[0]
-		var ls, cs neumaier
+		var ls, cs objective.Sum
 		clipped := false
 		for k := lo; k < hi; k++ {
 			val, idx := s.x.Row(k)
 			zk := kernels.SparseDot(val, idx, w)
 			s.z[k] = zk
-			val0, d1, d2, conj := curvedTerms(loss, zk, b[k])
+			val0, d1, d2, conj := objective.CurvedTerms(loss, zk, b[k])
 			if y := loss.DualFeasible(d1, b[k]); y != d1 {
 				clipped = true
 			}
@@ -454,8 +455,8 @@ func (s *newton) sweepAt() error {
 			}
 			c := d2 * s.invN
 			s.curv[k] = c
-			ls.add(val0)
-			cs.add(conj)
+			ls.Add(val0)
+			cs.Add(conj)
 			kernels.SparseAxpy(d1*s.invN, val, idx, g)
 			if s.hess == nil && c != 0 {
 				h := acc[1]
@@ -464,7 +465,7 @@ func (s *newton) sweepAt() error {
 				}
 			}
 		}
-		s.lossSum[c], s.conjSum[c], s.clipped[c] = ls.sum(), cs.sum(), clipped
+		s.lossSum[c], s.conjSum[c], s.clipped[c] = ls.Sum(), cs.Sum(), clipped
 	}, outs...)
 	if err != nil {
 		return err
@@ -478,17 +479,17 @@ func (s *newton) sweepAt() error {
 		}
 	}
 	s.hessStale = s.hess != nil
-	var lsum, csum neumaier
+	var lsum, csum objective.Sum
 	clipped := false
 	for c := range s.lossSum {
-		lsum.add(s.lossSum[c])
-		csum.add(s.conjSum[c])
+		lsum.Add(s.lossSum[c])
+		csum.Add(s.conjSum[c])
 		clipped = clipped || s.clipped[c]
 	}
 	// s.grad holds v = (1/n) Aᵀy before the regularizer's part is added.
-	s.lossMean = lsum.sum() * s.invN
+	s.lossMean = lsum.Sum() * s.invN
 	p := s.lossMean + s.reg.Value(w)
-	dv := -csum.sum()*s.invN - s.reg.ConjNeg(s.grad)
+	dv := -csum.Sum()*s.invN - s.reg.ConjNeg(s.grad)
 	s.cert = TracePoint{Primal: p, Dual: dv, Gap: p - dv, RelGap: (p - dv) / math.Max(1, math.Abs(p))}
 	if clipped {
 		s.cert.Gap = math.NaN() // certify asks Certify
@@ -702,7 +703,7 @@ func coordRange(n, w, t int) (lo, hi int) {
 // costs one exponential instead of an exponential and a logarithm.
 func (s *newton) along(alpha float64, withLoss bool) (slope, loss float64, err error) {
 	err = s.sweep.runChunks(func(c, lo, hi int, _ [][]float64) {
-		var ls neumaier
+		var ls objective.Sum
 		var sl float64
 		b, z, dz := s.prob.B, s.z[lo:hi], s.dz[lo:hi]
 		sw := s.prob.SampleWeights
@@ -714,9 +715,9 @@ func (s *newton) along(alpha float64, withLoss bool) (slope, loss float64, err e
 		}
 		if withLoss {
 			for k, dk := range dz {
-				val, d1, _, _ := curvedTerms(s.loss, z[k]+alpha*dk, b[lo+k])
+				val, d1, _, _ := objective.CurvedTerms(s.loss, z[k]+alpha*dk, b[lo+k])
 				wk := weight(k)
-				ls.add(wk * val)
+				ls.Add(wk * val)
 				sl += wk * d1 * dk
 			}
 		} else {
@@ -726,32 +727,32 @@ func (s *newton) along(alpha float64, withLoss bool) (slope, loss float64, err e
 				}
 			}
 		}
-		s.lossSum[c], s.conjSum[c] = ls.sum(), sl
+		s.lossSum[c], s.conjSum[c] = ls.Sum(), sl
 	})
 	if err != nil {
 		return 0, 0, err
 	}
-	var lsum neumaier
+	var lsum objective.Sum
 	for c := range s.lossSum {
-		lsum.add(s.lossSum[c])
+		lsum.Add(s.lossSum[c])
 		slope += s.conjSum[c]
 	}
 	slope *= s.invN
 	for j, sj := range s.step {
 		slope += sj * (s.lam[j]*(s.w[j]+alpha*sj) - s.shift[j])
 	}
-	return slope, lsum.sum() * s.invN, nil
+	return slope, lsum.Sum() * s.invN, nil
 }
 
 // regAlong returns the L2 part of P at w + αs, up to a constant, for
 // Armijo's test.
 func (s *newton) regAlong(alpha float64) float64 {
-	var f neumaier
+	var f objective.Sum
 	for j, sj := range s.step {
 		wj := s.w[j] + alpha*sj
-		f.add(0.5*s.lam[j]*wj*wj - s.shift[j]*wj)
+		f.Add(0.5*s.lam[j]*wj*wj - s.shift[j]*wj)
 	}
-	return f.sum()
+	return f.Sum()
 }
 
 // newtonMaxStretch bounds the step length beyond the Newton step that the

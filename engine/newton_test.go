@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sparse"
 	"gonum.org/v1/gonum/floats"
@@ -40,24 +41,24 @@ func rawData(t *testing.T) map[string]func() (*sparse.CSR, []float64) {
 // derivative), and returns the lowest P it reached.
 func gonumNewtonReference(t *testing.T, prob Problem) float64 {
 	t.Helper()
-	x, loss := prob.X, prob.Loss.(curvedLoss)
+	x, loss := prob.X, prob.Loss.(objective.CurvedLoss)
 	lam := prob.Reg.(ElasticNet).Lambda
 	n, d := x.Rows, x.Cols
 	invN := 1 / float64(n)
 	objective := func(w []float64) float64 {
-		var f neumaier
+		var f objective.Sum
 		for k := range n {
 			val, idx := x.Row(k)
 			var z float64
 			for p, j := range idx {
 				z += val[p] * w[j]
 			}
-			f.add(loss.Value(z, prob.B[k]) * invN)
+			f.Add(loss.Value(z, prob.B[k]) * invN)
 		}
 		for _, v := range w {
-			f.add(0.5 * lam * v * v)
+			f.Add(0.5 * lam * v * v)
 		}
-		return f.sum()
+		return f.Sum()
 	}
 	grad := func(g, w []float64) {
 		for j := range g {
@@ -516,7 +517,7 @@ func TestCurvedTerms(t *testing.T) {
 	l := Logistic{}
 	for _, b := range []float64{1, -1} {
 		for _, z := range []float64{-800, -40, -36.7, -20, -3, -0.5, -1e-9, 0, 1e-9, 0.5, 3, 20, 36.7, 40, 800} {
-			val, d1, d2, conj := curvedTerms(l, z, b)
+			val, d1, d2, conj := objective.CurvedTerms(l, z, b)
 			e := math.Exp(-math.Abs(z))
 			for _, q := range []struct {
 				name      string

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/kernels"
 )
 
@@ -679,12 +680,12 @@ func (r *reduction) originalCertificate(x, inner []float64) TracePoint {
 	loss, n := prob.Loss, float64(r.n)
 	clear(r.vDer)
 	clear(r.vIn)
-	var lossSum neumaier
+	var lossSum objective.Sum
 	for k := 0; k < r.n; k++ {
 		val, idx := prob.X.Row(k)
 		b := prob.B[k]
 		z := kernels.SparseDot(val, idx, x)
-		lossSum.add(loss.Value(z, b))
+		lossSum.Add(loss.Value(z, b))
 		yk := loss.DualFeasible(loss.Deriv(z, b), b)
 		r.yDer[k] = yk
 		kernels.SparseAxpy(yk/n, val, idx, r.vDer)
@@ -694,7 +695,7 @@ func (r *reduction) originalCertificate(x, inner []float64) TracePoint {
 			kernels.SparseAxpy(yk/n, val, idx, r.vIn)
 		}
 	}
-	primal := lossSum.sum()/n + prob.Reg.Value(x)
+	primal := lossSum.Sum()/n + prob.Reg.Value(x)
 	dual, s := r.dualBound(r.yDer, r.vDer)
 	best, bestS, from := r.yDer, s, "φ'(aᵀx)"
 	if inner != nil {
@@ -723,7 +724,7 @@ func (r *reduction) dualBound(y, v []float64) (float64, float64) {
 	if math.IsInf(gc, 1) {
 		s = 1
 		for j, vj := range v {
-			l1, lam, _ := r.en.coord(j)
+			l1, lam, _ := r.en.Coord(j)
 			if lam == 0 && vj != 0 {
 				s = math.Min(s, l1/math.Abs(vj))
 			}
@@ -737,11 +738,11 @@ func (r *reduction) dualBound(y, v []float64) (float64, float64) {
 			return math.Inf(-1), s
 		}
 	}
-	var c neumaier
+	var c objective.Sum
 	for k, yk := range y {
-		c.add(r.prob.Loss.Conj(s*yk, r.prob.B[k]))
+		c.Add(r.prob.Loss.Conj(s*yk, r.prob.B[k]))
 	}
-	return -c.sum()/float64(r.n) - gc, s
+	return -c.Sum()/float64(r.n) - gc, s
 }
 
 func (r *reduction) point() []float64 { return r.cur.point() }

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"sync"
 
+	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/internal/hugepage"
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sched"
@@ -43,7 +44,7 @@ func acceptsSDCA(prob Problem, opt Options) error {
 	if !ok {
 		return fmt.Errorf("engine: %s takes the elastic net, not the %s regularizer", opt.Solver, prob.Reg.Name())
 	}
-	if err := needStrongConvexity(en, string(opt.Solver)); err != nil {
+	if err := objective.NeedStrongConvexity(en, string(opt.Solver)); err != nil {
 		return fmt.Errorf("%w (%s reads its primal point x = ∇g*(−v) from the duals, which needs λ > 0)", err, opt.Solver)
 	}
 	if opt.BlockSize > 1 {
@@ -120,14 +121,14 @@ func newSDCACore(prob Problem, opt Options, beta []float64, colNNZ []int64) (*sd
 	en := prob.Reg.(ElasticNet) // accepts checked
 	c := &sdcaCore{prob: prob, x: x, n: x.Rows, d: x.Cols, en: en, invN: 1 / float64(x.Rows),
 		runningExact: true, tol: opt.Tol}
-	c.plainL2 = en.plain() && en.L1 == 0
-	c.plainEN = en.plain()
+	c.plainL2 = en.Plain() && en.L1 == 0
+	c.plainEN = en.Plain()
 	c.invLam = 1 / en.Lambda
 	c.y = hugepage.Make[float64](c.n)
 	c.v = hugepage.Make[float64](c.d)
 	c.w = hugepage.Make[float64](c.d)
 	c.comp = hugepage.Make[float64](c.d)
-	if nc := (c.d + regChunkSize - 1) / regChunkSize; en.plain() {
+	if nc := (c.d + regChunkSize - 1) / regChunkSize; en.Plain() {
 		c.chunkG, c.chunkGStar = make([]float64, nc), make([]float64, nc)
 	}
 	if _, ok := prob.Loss.(Logistic); ok {
@@ -260,7 +261,7 @@ func (c *sdcaCore) stepSizes(beta []float64, threads int) error {
 func (c *sdcaCore) rowCurvature(k int, beta []float64) float64 {
 	val, idx := c.x.Row(k)
 	var q float64
-	if c.en.plain() {
+	if c.en.Plain() {
 		if beta == nil {
 			for _, a := range val {
 				q += a * a
@@ -273,7 +274,7 @@ func (c *sdcaCore) rowCurvature(k int, beta []float64) float64 {
 		return q * c.invLam
 	}
 	for p, j := range idx {
-		_, lam, _ := c.en.coord(int(j))
+		_, lam, _ := c.en.Coord(int(j))
 		a2 := val[p] * val[p]
 		if beta != nil {
 			a2 *= beta[j]
@@ -312,7 +313,7 @@ func (c *sdcaCore) margin(val []float64, idx []int32, v []float64) float64 {
 func (c *sdcaCore) dualStep(k int, z, sigma float64) float64 {
 	b := c.prob.B[k]
 	if c.logit != nil {
-		yn, t := logisticProxWarm(c.y[k], c.logit[k], z, sigma, b)
+		yn, t := objective.LogisticProxWarm(c.y[k], c.logit[k], z, sigma, b)
 		c.logit[k] = t
 		return yn
 	}
@@ -417,19 +418,19 @@ func (c *sdcaCore) predictGap() float64 {
 // evaluate returns P(w) and D(y) at w = ∇g*(−v) for the v at hand.
 func (c *sdcaCore) evaluate() TracePoint {
 	loss, b := c.prob.Loss, c.prob.B
-	var ps, ds neumaier
+	var ps, ds objective.Sum
 	defer func() { c.wFresh = true }()
 	if c.cert == nil {
 		c.en.PrimalFromDual(c.w, c.v)
-		if c.en.plain() {
+		if c.en.Plain() {
 			for q := range c.chunkG {
 				c.regChunk(q)
 			}
 		}
 		for k := 0; k < c.n; k++ {
 			val, idx := c.x.Row(k)
-			ps.add(loss.Value(kernels.SparseDot(val, idx, c.w), b[k]))
-			ds.add(loss.Conj(c.y[k], b[k]))
+			ps.Add(loss.Value(kernels.SparseDot(val, idx, c.w), b[k]))
+			ds.Add(loss.Conj(c.y[k], b[k]))
 		}
 	} else {
 		run := func(fn func(int)) {
@@ -437,7 +438,7 @@ func (c *sdcaCore) evaluate() TracePoint {
 				panic(err) // a bug: fn reads only checked indices
 			}
 		}
-		if c.en.plain() {
+		if c.en.Plain() {
 			// Coordinate j of the plain elastic net's ∇g* depends on vⱼ alone,
 			// and so do its terms of g(w) and g*(−v), summed by fixed chunks
 			// (regChunk) so that the sums do not depend on the workers.
@@ -462,23 +463,23 @@ func (c *sdcaCore) evaluate() TracePoint {
 			}
 		})
 		for k := range c.rowP {
-			ps.add(c.rowP[k])
-			ds.add(c.rowD[k])
+			ps.Add(c.rowP[k])
+			ds.Add(c.rowD[k])
 		}
 	}
 	var g, gStar float64
-	if c.en.plain() {
-		var gs, gss neumaier
+	if c.en.Plain() {
+		var gs, gss objective.Sum
 		for i := range c.chunkG {
-			gs.add(c.chunkG[i])
-			gss.add(c.chunkGStar[i])
+			gs.Add(c.chunkG[i])
+			gss.Add(c.chunkGStar[i])
 		}
-		g, gStar = gs.sum(), gss.sum()
+		g, gStar = gs.Sum(), gss.Sum()
 	} else {
 		g, gStar = c.en.Value(c.w), c.en.ConjNeg(c.v)
 	}
-	p := ps.sum()*c.invN + g
-	d := -ds.sum()*c.invN - gStar
+	p := ps.Sum()*c.invN + g
+	d := -ds.Sum()*c.invN - gStar
 	gap := p - d
 	return TracePoint{Primal: p, Dual: d, Gap: gap, RelGap: gap / math.Max(1, math.Abs(p))}
 }

@@ -45,7 +45,7 @@ func acceptsSPDCAsync(prob Problem, opt Options) error {
 	if err := acceptsSDCA(prob, opt); err != nil {
 		return err
 	}
-	if en := prob.Reg.(ElasticNet); en.L1 != 0 || !en.plain() {
+	if en := prob.Reg.(ElasticNet); en.L1 != 0 || !en.Plain() {
 		return fmt.Errorf("engine: %s keeps the primal in the closed form of the (λ/2)‖x‖² prox: it takes no L1 term, centre or weights (sdca-async takes all three, spdc the L1 term and a centre)", opt.Solver)
 	}
 	if opt.M > 1 {

@@ -31,7 +31,7 @@ func kktViolation(prob Problem, x []float64) float64 {
 	en := prob.Reg.(ElasticNet)
 	worst := 0.0
 	for j, xj := range x {
-		l1, lam, shift := en.coord(j)
+		l1, lam, shift := en.Coord(j)
 		g := grad[j] + lam*xj - shift
 		var v float64
 		switch {

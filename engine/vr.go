@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/kernels"
 )
 
@@ -186,7 +187,7 @@ func (m *vrMethod) certify() (TracePoint, error) {
 		kernels.SparseAxpy(y/n, val, idx, m.vcert)
 	}
 	if m.reg.Lambda == 0 {
-		if theta := dualScale(m.vcert, m.reg.L1); theta != 1 {
+		if theta := objective.BoxScale(m.vcert, m.reg.L1); theta != 1 {
 			for j := range m.vcert {
 				m.vcert[j] *= theta
 			}
@@ -202,23 +203,6 @@ func (m *vrMethod) certify() (TracePoint, error) {
 	p := loss/n + m.reg.Value(m.xcur)
 	d := -conj/n - m.reg.ConjNeg(m.vcert)
 	return TracePoint{Primal: p, Dual: d, Gap: p - d, RelGap: (p - d) / math.Max(1, math.Abs(p))}, nil
-}
-
-// dualScale returns the largest θ ≤ 1 with |θ·vⱼ| ≤ l1 for every j in
-// floating point, so that θv lies in the box that is dom g* of the lasso.
-func dualScale(v []float64, l1 float64) float64 {
-	vmax := 0.0
-	for _, vj := range v {
-		vmax = math.Max(vmax, math.Abs(vj))
-	}
-	if !(vmax > l1) {
-		return 1 // NaN too: the certificate then says so
-	}
-	theta := l1 / vmax
-	for theta*vmax > l1 {
-		theta = math.Nextafter(theta, 0)
-	}
-	return theta
 }
 
 func (m *vrMethod) point() []float64 { return m.xcur }

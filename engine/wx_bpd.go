@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/adaspdc/adaspdc/blocks"
+	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sparse"
 )
@@ -219,14 +220,14 @@ func (s *wxBPD) iterate() TracePoint {
 // gapAt returns P(x) − D(y) with z = Ax and u = (1/n)Aᵀy current.
 func (s *wxBPD) gapAt() TracePoint {
 	loss, bs := s.prob.Loss, s.prob.B
-	var lossSum, conj neumaier
+	var lossSum, conj objective.Sum
 	for k := range s.n {
-		lossSum.add(loss.Value(s.z[k], bs[k]))
-		conj.add(loss.Conj(s.y[k], bs[k]))
+		lossSum.Add(loss.Value(s.z[k], bs[k]))
+		conj.Add(loss.Conj(s.y[k], bs[k]))
 	}
 	n := float64(s.n)
-	p := lossSum.sum()/n + s.reg.Value(s.xv)
-	d := -conj.sum()/n - s.reg.ConjNeg(s.u)
+	p := lossSum.Sum()/n + s.reg.Value(s.xv)
+	d := -conj.Sum()/n - s.reg.ConjNeg(s.u)
 	gap := p - d
 	return TracePoint{Primal: p, Dual: d, Gap: gap, RelGap: gap / math.Max(1, math.Abs(p))}
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sparse"
 )
@@ -49,7 +50,7 @@ func acceptsWX(prob Problem, opt Options) error {
 	if _, ok := prob.Reg.(Separable); !ok {
 		return fmt.Errorf("engine: %s takes a separable regularizer (the elastic net), not %s", opt.Solver, prob.Reg.Name())
 	}
-	if err := needStrongConvexity(prob.Reg, string(opt.Solver)); err != nil {
+	if err := objective.NeedStrongConvexity(prob.Reg, string(opt.Solver)); err != nil {
 		return err
 	}
 	if g := prob.Loss.Gamma(); !(g > 0) {
@@ -105,7 +106,7 @@ func newWXSPDC(prob Problem, opt Options, dualFree, adaptive bool) (*wxSPDC, err
 	x := prob.X
 	s := &wxSPDC{prob: prob, opt: opt, x: x, n: x.Rows, d: x.Cols, dualFree: dualFree}
 	s.reg = prob.Reg.(Separable) // acceptsWX checked
-	if en, ok := prob.Reg.(ElasticNet); ok && en.plain() {
+	if en, ok := prob.Reg.(ElasticNet); ok && en.Plain() {
 		s.en, s.plain = en, true
 	}
 	s.lam = prob.Reg.StrongConvexity()
@@ -296,22 +297,22 @@ func (s *wxSPDC) certificate() TracePoint {
 	n := float64(s.n)
 	clear(s.uNew) // (1/n)Σ yₖaₖ at the own duals
 	clear(s.w)    // (1/n)Σ φₖ'(aₖᵀx)aₖ, the Certify duals
-	var lossSum, conjOwn, conjOpt neumaier
+	var lossSum, conjOwn, conjOpt objective.Sum
 	for k := 0; k < s.n; k++ {
 		val, idx := s.x.Row(k)
 		z := kernels.SparseDot(val, idx, s.xv)
 		b := bs[k]
-		lossSum.add(loss.Value(z, b))
-		conjOwn.add(loss.Conj(s.y[k], b))
+		lossSum.Add(loss.Value(z, b))
+		conjOwn.Add(loss.Conj(s.y[k], b))
 		yo := loss.DualFeasible(loss.Deriv(z, b), b)
-		conjOpt.add(loss.Conj(yo, b))
+		conjOpt.Add(loss.Conj(yo, b))
 		kernels.SparseAxpy(s.y[k]/n, val, idx, s.uNew)
 		kernels.SparseAxpy(yo/n, val, idx, s.w)
 	}
 	copy(s.u, s.uNew)
-	p := lossSum.sum()/n + s.reg.Value(s.xv)
-	dOwn := -conjOwn.sum()/n - s.reg.ConjNeg(s.u)
-	dOpt := -conjOpt.sum()/n - s.reg.ConjNeg(s.w)
+	p := lossSum.Sum()/n + s.reg.Value(s.xv)
+	dOwn := -conjOwn.Sum()/n - s.reg.ConjNeg(s.u)
+	dOpt := -conjOpt.Sum()/n - s.reg.ConjNeg(s.w)
 	clear(s.w)
 	d := dOwn
 	if dOpt > d || math.IsNaN(d) {

@@ -1,4 +1,4 @@
-package engine
+package objective
 
 import (
 	"fmt"
@@ -129,11 +129,11 @@ func (r ElasticNet) Validate(d int) error {
 	return nil
 }
 
-// plain reports whether r has neither centre nor weights.
-func (r ElasticNet) plain() bool { return r.Center == nil && r.Weights == nil }
+// Plain reports whether r has neither centre nor weights.
+func (r ElasticNet) Plain() bool { return r.Center == nil && r.Weights == nil }
 
-// coord returns lⱼ, λⱼ and λⱼcⱼ.
-func (r ElasticNet) coord(j int) (l1, lam, shift float64) {
+// Coord returns lⱼ, λⱼ and λⱼcⱼ.
+func (r ElasticNet) Coord(j int) (l1, lam, shift float64) {
 	l1, lam = r.L1, r.Lambda
 	if r.Weights != nil {
 		l1 *= r.Weights[j]
@@ -156,7 +156,7 @@ func (r ElasticNet) StrongConvexity() float64 {
 
 // Value returns g(x).
 func (r ElasticNet) Value(x []float64) float64 {
-	if r.plain() {
+	if r.Plain() {
 		var abs, sq float64
 		for _, v := range x {
 			abs += math.Abs(v)
@@ -182,7 +182,7 @@ func (r ElasticNet) Value(x []float64) float64 {
 // ConjNeg returns g*(−v) = Σⱼ gⱼ*(−vⱼ). The methods call it with
 // v = (1/n)·Σₖ yₖaₖ to evaluate the dual objective.
 func (r ElasticNet) ConjNeg(v []float64) float64 {
-	if r.plain() {
+	if r.Plain() {
 		if r.Lambda == 0 {
 			// g = L1·‖x‖₁: g* is the indicator of the box |vⱼ| ≤ L1.
 			for _, vj := range v {
@@ -202,7 +202,7 @@ func (r ElasticNet) ConjNeg(v []float64) float64 {
 	}
 	var sum float64
 	for j, vj := range v {
-		l1, lam, shift := r.coord(j)
+		l1, lam, shift := r.Coord(j)
 		a := math.Abs(shift-vj) - l1
 		if lam == 0 {
 			if a > 0 {
@@ -222,9 +222,9 @@ func (r ElasticNet) ConjNeg(v []float64) float64 {
 
 // Prox sets dst to the proximal point of τg at v, coordinate by coordinate.
 func (r ElasticNet) Prox(dst, v []float64, tau float64) {
-	if r.plain() {
+	if r.Plain() {
 		for j, vj := range v {
-			dst[j] = r.proxPlain(vj, tau)
+			dst[j] = r.ProxPlain(vj, tau)
 		}
 		return
 	}
@@ -236,7 +236,7 @@ func (r ElasticNet) Prox(dst, v []float64, tau float64) {
 // ProxCoord returns argmin_x gⱼ(x) + (x − v)²/(2τ): the soft-thresholding
 // of v + τλⱼcⱼ at τlⱼ, shrunk by 1/(1 + τλⱼ).
 func (r ElasticNet) ProxCoord(j int, v, tau float64) float64 {
-	l1, lam, shift := r.coord(j)
+	l1, lam, shift := r.Coord(j)
 	v += tau * shift
 	a := math.Abs(v) - tau*l1
 	if a <= 0 {
@@ -245,8 +245,8 @@ func (r ElasticNet) ProxCoord(j int, v, tau float64) float64 {
 	return math.Copysign(a, v) / (1 + tau*lam)
 }
 
-// proxPlain is ProxCoord without centre and weights, for the hot loops.
-func (r ElasticNet) proxPlain(v, tau float64) float64 {
+// ProxPlain is ProxCoord without centre and weights, for the hot loops.
+func (r ElasticNet) ProxPlain(v, tau float64) float64 {
 	a := math.Abs(v) - tau*r.L1
 	if a <= 0 {
 		return 0
@@ -256,7 +256,7 @@ func (r ElasticNet) proxPlain(v, tau float64) float64 {
 
 // PrimalFromDual sets dst = ∇g*(−v).
 func (r ElasticNet) PrimalFromDual(dst, v []float64) {
-	if r.plain() && r.Lambda > 0 {
+	if r.Plain() && r.Lambda > 0 {
 		// The common case without per-coordinate lookups: soft(−v, L1)/λ.
 		inv := 1 / r.Lambda
 		for j, vj := range v {
@@ -277,7 +277,7 @@ func (r ElasticNet) PrimalFromDual(dst, v []float64) {
 // coordinate that matches the dual vector's vⱼ (it maximises −v·x − gⱼ(x));
 // 0 where λⱼ = 0 and |v| ≤ lⱼ (any point of the dead zone then maximises).
 func (r ElasticNet) PrimalCoord(j int, v float64) float64 {
-	l1, lam, shift := r.coord(j)
+	l1, lam, shift := r.Coord(j)
 	s := shift - v
 	a := math.Abs(s) - l1
 	if a <= 0 || lam == 0 {
@@ -286,9 +286,9 @@ func (r ElasticNet) PrimalCoord(j int, v float64) float64 {
 	return math.Copysign(a, s) / lam
 }
 
-// needStrongConvexity returns the error a method that needs a strongly
+// NeedStrongConvexity returns the error a method that needs a strongly
 // convex g gives when g is not.
-func needStrongConvexity(reg Regularizer, method string) error {
+func NeedStrongConvexity(reg Regularizer, method string) error {
 	if mu := reg.StrongConvexity(); !(mu > 0) {
 		return fmt.Errorf("engine: the %s regularizer has strong convexity %g: %s needs a strongly convex regularizer (λ > 0 on every coordinate); "+
 			"for the lasso or λ = 0 use a solver that takes them (adaspdc solvers lists them)", reg.Name(), mu, method)

@@ -1,12 +1,12 @@
-package engine
+package objective
 
 import "math"
 
-// curvedLoss is implemented by the losses with a second derivative, or for
+// CurvedLoss is implemented by the losses with a second derivative, or for
 // the squared and smoothed hinges the generalised one (the derivative of the
 // piecewise-linear φ′, taken as its right-hand value at the kinks). The
 // Newton method needs it; a loss without it is refused by that method.
-type curvedLoss interface {
+type CurvedLoss interface {
 	Loss
 	// Deriv2 returns ∂²φ(z, b)/∂z², or a generalised second derivative
 	// where φ′ has kinks. It is ≥ 0 and finite for finite z.
@@ -34,14 +34,14 @@ func (SquaredHinge) Deriv2(z, b float64) float64 {
 
 // Deriv2 returns 1/S on the quadratic piece 1 − S < bz < 1 and 0 elsewhere.
 func (h SmoothHinge) Deriv2(z, b float64) float64 {
-	s := h.smoothing()
+	s := h.Smoothing()
 	if m := b * z; m < 1 && m > 1-s {
 		return 1 / s
 	}
 	return 0
 }
 
-// curvedTerms returns φ(z, b), φ′(z, b), φ″(z, b) and φ*(φ′(z, b), b): what
+// CurvedTerms returns φ(z, b), φ′(z, b), φ″(z, b) and φ*(φ′(z, b), b): what
 // one row of newton's sweep needs. For the logistic loss with b = ±1 they
 // share one exponential and one logarithm, where the four methods take
 // three of each: with t = −bz, e = exp(−|t|) and l = log(1 + e), the
@@ -50,7 +50,7 @@ func (h SmoothHinge) Deriv2(z, b float64) float64 {
 //	φ = max(t, 0) + l,  log u = min(t, 0) − l,  log(1 − u) = −max(t, 0) − l,
 //
 // and φ* is u·log u + (1 − u)·log(1 − u) (loss.go).
-func curvedTerms(loss curvedLoss, z, b float64) (val, d1, d2, conj float64) {
+func CurvedTerms(loss CurvedLoss, z, b float64) (val, d1, d2, conj float64) {
 	if _, ok := loss.(Logistic); ok && (b == 1 || b == -1) {
 		t := -b * z
 		e := math.Exp(-math.Abs(t))

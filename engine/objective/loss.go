@@ -1,4 +1,4 @@
-package engine
+package objective
 
 import (
 	"fmt"
@@ -72,7 +72,7 @@ type LossParams struct {
 
 // LossByNameParams is LossByName with every loss's parameter: it returns
 // the loss called name with its parameter from p. A negative or non-finite
-// smoothing or ε, or a quantile level outside [0, 1), is an error whatever
+// Smoothing or ε, or a quantile level outside [0, 1), is an error whatever
 // the loss.
 func LossByNameParams(name string, p LossParams) (Loss, error) {
 	if math.IsNaN(p.Smoothing) || math.IsInf(p.Smoothing, 0) || p.Smoothing < 0 {
@@ -177,8 +177,8 @@ func (Squared) DualStart(b float64) float64 { return 0 }
 // rejects it).
 type SmoothHinge struct{ S float64 }
 
-// smoothing returns S, with 0 meaning the default 1.
-func (h SmoothHinge) smoothing() float64 {
+// Smoothing returns S, with 0 meaning the default 1.
+func (h SmoothHinge) Smoothing() float64 {
 	if h.S == 0 {
 		return 1
 	}
@@ -190,7 +190,7 @@ func (SmoothHinge) Name() string { return "smoothhinge" }
 
 // Value returns φ(z, b).
 func (h SmoothHinge) Value(z, b float64) float64 {
-	s := h.smoothing()
+	s := h.Smoothing()
 	m := b * z
 	switch {
 	case m >= 1:
@@ -204,7 +204,7 @@ func (h SmoothHinge) Value(z, b float64) float64 {
 
 // Deriv returns φ'(z, b): 0, −b, or −b(1 − b·z)/S on the three pieces.
 func (h SmoothHinge) Deriv(z, b float64) float64 {
-	s := h.smoothing()
+	s := h.Smoothing()
 	m := b * z
 	switch {
 	case m >= 1:
@@ -221,17 +221,17 @@ func (h SmoothHinge) Conj(y, b float64) float64 {
 	if !(by >= -1 && by <= 0) {
 		return math.Inf(1)
 	}
-	return by + 0.5*h.smoothing()*y*y
+	return by + 0.5*h.Smoothing()*y*y
 }
 
 // Gamma returns S.
-func (h SmoothHinge) Gamma() float64 { return h.smoothing() }
+func (h SmoothHinge) Gamma() float64 { return h.Smoothing() }
 
 // DualProx returns the stationary point (y0 + σ(z − b))/(1 + Sσ) of the
 // quadratic with b·y projected onto [−1, 0]. Projection is exact here because
 // the objective is a one-dimensional convex quadratic on an interval.
 func (h SmoothHinge) DualProx(y0, z, sigma, b float64) float64 {
-	y := quadraticDualProx(y0, z-b, sigma, h.smoothing())
+	y := quadraticDualProx(y0, z-b, sigma, h.Smoothing())
 	return b * min(max(b*y, -1), 0)
 }
 
@@ -418,13 +418,13 @@ func logisticProxSolve(u0, c, sigma float64) (u float64, exps int) {
 	return u, exps
 }
 
-// logisticProxWarm is Logistic.DualProx for a solver that keeps, beside
+// LogisticProxWarm is Logistic.DualProx for a solver that keeps, beside
 // each dual y0, the logit t0 at which the previous prox ended (NaN when it
 // has none). Starting there saves the logarithm of logit(u0): t0 is that
 // logit to within the last step's O(|δ|³), and the iteration only takes
 // sigmoid(t0) = u0 for its first step, so the root it returns is the same.
 // It returns the new dual and its logit.
-func logisticProxWarm(y0, t0, z, sigma, b float64) (y, t float64) {
+func LogisticProxWarm(y0, t0, z, sigma, b float64) (y, t float64) {
 	u, t, _ := logisticProxFrom(-b*y0, t0, b*z, sigma)
 	return -b * u, t
 }

@@ -1,4 +1,4 @@
-package engine
+package objective
 
 import (
 	"fmt"
@@ -78,8 +78,8 @@ func (r *GroupLasso) NumGroups() int {
 	return len(r.start) - 1
 }
 
-// group returns group k's members and its weight c = w√|G|.
-func (r *GroupLasso) group(k int) ([]int32, float64) {
+// Group returns group k's members and its weight c = w√|G|.
+func (r *GroupLasso) Group(k int) ([]int32, float64) {
 	m := r.members[r.start[k]:r.start[k+1]]
 	return m, r.Weight * math.Sqrt(float64(len(m)))
 }
@@ -115,7 +115,7 @@ func (r *GroupLasso) Value(x []float64) float64 {
 	r.index()
 	var pen float64
 	for k := range len(r.start) - 1 {
-		m, c := r.group(k)
+		m, c := r.Group(k)
 		pen += c * groupNorm(x, m)
 	}
 	var sq float64
@@ -131,7 +131,7 @@ func (r *GroupLasso) ConjNeg(v []float64) float64 {
 	r.index()
 	var sum float64
 	for k := range len(r.start) - 1 {
-		m, c := r.group(k)
+		m, c := r.Group(k)
 		a := groupNorm(v, m) - c
 		if a <= 0 {
 			continue
@@ -160,7 +160,7 @@ func (r *GroupLasso) Prox(dst, v []float64, tau float64) {
 	r.index()
 	shrink := 1 / (1 + tau*r.Lambda)
 	for k := range len(r.start) - 1 {
-		m, c := r.group(k)
+		m, c := r.Group(k)
 		f := blockShrink(groupNorm(v, m), tau*c) * shrink
 		for _, j := range m {
 			dst[j] = f * v[j]
@@ -182,7 +182,7 @@ func (r *GroupLasso) PrimalFromDual(dst, v []float64) {
 	}
 	inv := 1 / r.Lambda
 	for k := range len(r.start) - 1 {
-		m, c := r.group(k)
+		m, c := r.Group(k)
 		f := -blockShrink(groupNorm(v, m), c) * inv
 		for _, j := range m {
 			dst[j] = f * v[j]
@@ -209,7 +209,7 @@ func (r *GroupLasso) DualScale(v []float64) float64 {
 	}
 	s := 1.0
 	for k := range len(r.start) - 1 {
-		m, c := r.group(k)
+		m, c := r.Group(k)
 		if nrm := groupNorm(v, m); nrm > c {
 			s = min(s, c/nrm)
 		}

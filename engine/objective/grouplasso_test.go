@@ -1,4 +1,4 @@
-package engine
+package objective
 
 import (
 	"fmt"
@@ -219,8 +219,8 @@ func TestGroupLassoConjugate(t *testing.T) {
 	if s := r.DualScale(v); s != 0.25 {
 		t.Errorf("λ=0: DualScale = %g, want 0.25", s)
 	}
-	if s := pdproxDualScale(r, v, make([]float64, 9)); !(s <= 0.25 && s > 0.25*(1-1e-10)) {
-		t.Errorf("λ=0: pdproxDualScale = %g, want 0.25", s)
+	if s := DualScale(r, v, make([]float64, 9)); !(s <= 0.25 && s > 0.25*(1-1e-10)) {
+		t.Errorf("λ=0: DualScale = %g, want 0.25", s)
 	}
 	v[5] = 1e-3 // the free coordinate
 	if got, s := r.ConjNeg(v), r.DualScale(v); !math.IsInf(got, 1) || s != 0 {
