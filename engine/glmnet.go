@@ -87,9 +87,9 @@ const (
 // next. The step d is then scaled by the largest β ∈ {1, ½, ¼, …} with
 // F(w + βd) − F(w) ≤ σβ(∇Lᵀd + l1‖w + d‖₁ − l1‖w‖₁) (Armijo, Eq. 20).
 //
-// The sweep that computes ∇L (on every worker) also certifies the point:
-// yₖ = φ′(aₖᵀw) is the dual point, scaled into the box |vⱼ| ≤ l1 when λ = 0
-// (objective.BoxScale), so that the certificate holds for the lasso too.
+// The certificate reuses the margins of the sweep that computes ∇L: its
+// dual point is yₖ = φ′(aₖᵀw), scaled into the box |vⱼ| ≤ l1 when λ = 0
+// (objective.DualScale), so that it holds for the lasso too.
 type glmnet struct {
 	prob Problem
 	loss objective.CurvedLoss
@@ -109,17 +109,15 @@ type glmnet struct {
 	active         []int32   // the features not shrunk in this step
 	inner          []int32   // the inner loop's active features
 	lossSum        []float64 // per chunk of the sweep
-	conjSum        []float64
 
 	sweep        *rowSweep
 	fresh        bool       // the sweep is at w
-	cert         TracePoint // its certificate
+	eval         *objective.Evaluator
 	lossMean     float64    // (1/n) Σ φ(zₖ) at w
 	violMax      float64    // the largest violation at the last step (M)
 	violFirst    float64    // the sum of violations at the first step
 	violNow      float64    // the sum of violations at this step
 	innerTol     float64    // the inner loop stops below innerTol·violFirst
-	clippedChunk []bool     // per chunk: φ′ left dom φ* somewhere
 	noShrink     bool       // tests: every feature in every model
 	visits       float64
 	steps        int
@@ -148,8 +146,8 @@ func newGLMNET(prob Problem, opt Options) (*glmnet, error) {
 		// its column, so the inner problems can be solved closely.
 		s.hmat, s.hd = make([]float64, d*d), make([]float64, d)
 	}
-	s.lossSum, s.conjSum = make([]float64, s.sweep.chunks()), make([]float64, s.sweep.chunks())
-	s.clippedChunk = make([]bool, s.sweep.chunks())
+	s.lossSum = make([]float64, s.sweep.chunks())
+	s.eval = newEvaluator(prob, opt.Threads)
 	return s, nil
 }
 
@@ -176,7 +174,7 @@ func transpose(x *sparse.CSR) *sparse.CSR {
 }
 
 // sweepAt computes, at w, the margins, φ′ and φ″ of every row, ∇L, H's
-// diagonal and the certificate.
+// diagonal, and the loss part of F at w.
 func (s *glmnet) sweepAt() error {
 	clear(s.grad)
 	clear(s.hdiag)
@@ -184,25 +182,19 @@ func (s *glmnet) sweepAt() error {
 	b, w := s.prob.B, s.w
 	err := s.sweep.runChunks(func(c, lo, hi int, acc [][]float64) {
 		g, h := acc[0], acc[1]
-		var ls, cs objective.Sum
-		clipped := false
+		var ls objective.Sum
 		for k := lo; k < hi; k++ {
 			val, idx := s.x.Row(k)
 			zk := kernels.SparseDot(val, idx, w)
-			v, d1, d2, conj := objective.CurvedTerms(s.loss, zk, b[k])
-			if s.loss.DualFeasible(d1, b[k]) != d1 {
-				clipped = true
-			}
-			// y keeps φ′(z); with sample weights the dual point is w·φ′(z),
-			// and w's factor goes on the value, the curvature, the
-			// conjugate's term and the gradient.
+			v, d1, d2, _ := objective.CurvedTerms(s.loss, zk, b[k])
+			// y keeps φ′(z); with sample weights w's factor goes on the
+			// value, the curvature and the gradient.
 			wk := 1.0
 			if sw := s.prob.SampleWeights; sw != nil {
 				wk = sw[k]
 			}
 			s.z[k], s.y[k], s.curv[k] = zk, d1, wk*d2*s.invN
 			ls.Add(wk * v)
-			cs.Add(wk * conj)
 			kernels.SparseAxpy(wk*d1*s.invN, val, idx, g)
 			cv := s.curv[k]
 			if cv == 0 {
@@ -212,7 +204,7 @@ func (s *glmnet) sweepAt() error {
 				h[j] += cv * val[p] * val[p]
 			}
 		}
-		s.lossSum[c], s.conjSum[c], s.clippedChunk[c] = ls.Sum(), cs.Sum(), clipped
+		s.lossSum[c] = ls.Sum()
 	}, outs...)
 	if err != nil {
 		return err
@@ -221,41 +213,11 @@ func (s *glmnet) sweepAt() error {
 	// The Hessian is formed when a step needs it (formHessian): the sweep
 	// of the certificate that ends a run never pays for it.
 	s.hStale = s.hmat != nil
-	var lsum, csum objective.Sum
-	clipped := false
+	var lsum objective.Sum
 	for c := range s.lossSum {
 		lsum.Add(s.lossSum[c])
-		csum.Add(s.conjSum[c])
-		clipped = clipped || s.clippedChunk[c]
 	}
 	s.lossMean = lsum.Sum() * s.invN
-	// s.grad holds v = (1/n) Aᵀy: the dual's image, before λw is added.
-	p := s.lossMean + s.reg.Value(w)
-	var dv float64
-	if theta := 1.0; s.reg.Lambda == 0 && !clipped {
-		// g* of the lasso is the indicator of the box |vⱼ| ≤ l1: scale
-		// the dual point into it.
-		if theta = objective.BoxScale(s.grad, s.reg.L1); theta != 1 {
-			var cs objective.Sum
-			for k, yk := range s.y {
-				c := s.loss.Conj(theta*yk, b[k])
-				if sw := s.prob.SampleWeights; sw != nil {
-					c *= sw[k]
-				}
-				cs.Add(c)
-			}
-			dv = -cs.Sum() * s.invN
-		} else {
-			dv = -csum.Sum() * s.invN
-		}
-		// |θvⱼ| ≤ l1 by construction, where g* is 0.
-	} else {
-		dv = -csum.Sum()*s.invN - s.reg.ConjNeg(s.grad)
-	}
-	s.cert = TracePoint{Primal: p, Dual: dv, Gap: p - dv, RelGap: (p - dv) / math.Max(1, math.Abs(p))}
-	if clipped {
-		s.cert.Gap = math.NaN() // certify asks Certify
-	}
 	for j := range s.grad {
 		s.grad[j] += s.reg.Lambda * w[j]
 	}
@@ -263,16 +225,16 @@ func (s *glmnet) sweepAt() error {
 	return nil
 }
 
+// certify returns the certificate at w from the sweep's margins there:
+// the duals φ′(aₖᵀw), scaled into the box that is dom g* of the lasso.
 func (s *glmnet) certify() (TracePoint, error) {
 	if !s.fresh {
 		if err := s.sweepAt(); err != nil {
 			return TracePoint{}, err
 		}
 	}
-	if math.IsNaN(s.cert.Gap) {
-		return Certify(s.prob, s.w)
-	}
-	return s.cert, nil
+	c, err := s.eval.AtMargins(s.w, s.z, nil, objective.PairedDuals)
+	return tracePoint(c), err
 }
 
 func (s *glmnet) point() []float64 { return s.w }

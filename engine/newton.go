@@ -125,7 +125,8 @@ type newton struct {
 	// The sweep at w also yields the certificate, so certify and the next
 	// step share one pass over the data (fresh says it is current).
 	fresh   bool
-	cert    TracePoint
+	cert    TracePoint // the sweep's estimate; certify reports eval's
+	eval    *objective.Evaluator
 	lossSum []float64 // per chunk of rows (rowSweep): Σφ(zₖ) over its rows
 	conjSum []float64 // per chunk: Σφ*(yₖ) with yₖ = φ′(zₖ)
 	clipped []bool    // per chunk: some φ′(zₖ) lay outside dom φ*
@@ -167,6 +168,7 @@ func newNewton(prob Problem, opt Options) (*newton, error) {
 	}
 	threads := newtonWorkers(x, opt.Threads)
 	s.sweep = newRowSweep(x, threads, !opt.Deterministic)
+	s.eval = newEvaluator(prob, opt.Threads)
 	chunks := s.sweep.chunks()
 	if denseHessianPays(x) {
 		s.hess, s.curvHess = hugepage.Make[float64](d*d), cut(n)
@@ -492,7 +494,7 @@ func (s *newton) sweepAt() error {
 	dv := -csum.Sum()*s.invN - s.reg.ConjNeg(s.grad)
 	s.cert = TracePoint{Primal: p, Dual: dv, Gap: p - dv, RelGap: (p - dv) / math.Max(1, math.Abs(p))}
 	if clipped {
-		s.cert.Gap = math.NaN() // certify asks Certify
+		s.cert.Gap = math.NaN() // no estimate: the forcing term falls back
 	}
 	// M = Λ + a·diag(data part of H): a = 1 gives diag(H), a = precondMix
 	// the mix. Where the Hessian is formed, formHessian sets M.
@@ -596,18 +598,17 @@ func (s *newton) formHessian() error {
 	return nil
 }
 
-// certify returns the certificate of the sweep at the current point, which
-// the next step reuses.
+// certify returns the certificate at the current point, from the margins
+// of the sweep there, which the next step reuses. (The sweep's own sums of
+// P and D are the estimate that steers the step's forcing term.)
 func (s *newton) certify() (TracePoint, error) {
 	if !s.fresh {
 		if err := s.sweepAt(); err != nil {
 			return TracePoint{}, err
 		}
 	}
-	if math.IsNaN(s.cert.Gap) {
-		return Certify(s.prob, s.w)
-	}
-	return s.cert, nil
+	c, err := s.eval.AtMargins(s.w, s.z, nil, objective.PairedDuals)
+	return tracePoint(c), err
 }
 
 // hessianTimes sets out = H v and returns vᵀHv: from the dense Hessian

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/kernels"
@@ -70,9 +71,8 @@ type vrMethod struct {
 	rows  int64 // rows whose gradient the method evaluated, for passes
 	epoch func()
 
-	xcur  []float64 // x at the last certificate
-	ycert []float64 // the last certificate's duals
-	vcert []float64 // (1/n) Σₖ yₖaₖ of the last certificate
+	xcur []float64 // x at the last certificate
+	eval *objective.Evaluator
 }
 
 // acceptsVR reports why SAG, SAGA or SVRG cannot solve prob.
@@ -136,8 +136,7 @@ func newVRMethod(prob Problem, opt Options, div float64, rule string) (*vrMethod
 	if opt.WarmStart != nil {
 		copy(m.xcur, opt.WarmStart)
 	}
-	m.ycert = make([]float64, m.n)
-	m.vcert = make([]float64, m.d)
+	m.eval = newEvaluator(prob, opt.Threads)
 	return m, nil
 }
 
@@ -170,39 +169,12 @@ func (m *vrMethod) runEpochs(ctx context.Context, k int) (int, error) {
 	return k, nil
 }
 
-// certify reads x from the store and returns P(x), D at the duals
-// yₖ = φ'(aₖᵀx) (scaled into dom g* when λ = 0, see above) and the gap.
+// certify reads x from the store and returns the certificate at x and the
+// duals yₖ = φ'(aₖᵀx) (scaled into dom g* when λ = 0, see above).
 func (m *vrMethod) certify() (TracePoint, error) {
 	m.store.read(m.xcur)
-	n := float64(m.n)
-	clear(m.vcert)
-	var loss float64
-	for k := range m.n {
-		val, idx := m.row(k)
-		z := kernels.SparseDot(val, idx, m.xcur)
-		b := m.prob.B[k]
-		y := m.loss.DualFeasible(m.loss.Deriv(z, b), b)
-		loss += m.loss.Value(z, b)
-		m.ycert[k] = y
-		kernels.SparseAxpy(y/n, val, idx, m.vcert)
-	}
-	if m.reg.Lambda == 0 {
-		if theta := objective.BoxScale(m.vcert, m.reg.L1); theta != 1 {
-			for j := range m.vcert {
-				m.vcert[j] *= theta
-			}
-			for k := range m.ycert {
-				m.ycert[k] *= theta
-			}
-		}
-	}
-	var conj float64
-	for k, y := range m.ycert {
-		conj += m.loss.Conj(y, m.prob.B[k])
-	}
-	p := loss/n + m.reg.Value(m.xcur)
-	d := -conj/n - m.reg.ConjNeg(m.vcert)
-	return TracePoint{Primal: p, Dual: d, Gap: p - d, RelGap: (p - d) / math.Max(1, math.Abs(p))}, nil
+	c, err := m.eval.At(m.xcur, nil, objective.PairedDuals)
+	return tracePoint(c), err
 }
 
 func (m *vrMethod) point() []float64 { return m.xcur }
@@ -218,6 +190,6 @@ func (m *vrMethod) divergenceHint() string {
 // finish reports the lazy mode and the last certificate's duals.
 func (m *vrMethod) finish(res *Result) error {
 	res.Lazy = m.store.lazy()
-	res.Duals = m.ycert
+	res.Duals = slices.Clone(m.eval.Duals())
 	return nil
 }

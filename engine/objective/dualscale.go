@@ -58,20 +58,3 @@ func elasticNetDualScale(r ElasticNet, v []float64) float64 {
 	}
 	return s
 }
-
-// BoxScale returns the largest θ ≤ 1 with |θ·vⱼ| ≤ l1 for every j in
-// floating point, so that θv lies in the box that is dom g* of the lasso.
-func BoxScale(v []float64, l1 float64) float64 {
-	vmax := 0.0
-	for _, vj := range v {
-		vmax = math.Max(vmax, math.Abs(vj))
-	}
-	if !(vmax > l1) {
-		return 1 // NaN too: the certificate then says so
-	}
-	theta := l1 / vmax
-	for theta*vmax > l1 {
-		theta = math.Nextafter(theta, 0)
-	}
-	return theta
-}

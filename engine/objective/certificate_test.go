@@ -1,0 +1,227 @@
+package objective
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/adaspdc/adaspdc/sparse"
+)
+
+// randomProblem draws a sparse problem with values spanning several orders
+// of magnitude, where uncompensated sums lose digits.
+func randomProblem(n, d int, loss Loss, reg Regularizer, seed uint64) Problem {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	x := &sparse.CSR{Rows: n, Cols: d, Indptr: make([]int64, n+1)}
+	b := make([]float64, n)
+	for k := range n {
+		for j := range d {
+			if rng.Float64() < 0.3 {
+				x.Indices = append(x.Indices, int32(j))
+				x.Values = append(x.Values, rng.NormFloat64()*math.Pow(10, float64(rng.IntN(5)-2)))
+			}
+		}
+		x.Indptr[k+1] = int64(len(x.Indices))
+		b[k] = 1
+		if rng.IntN(2) == 0 {
+			b[k] = -1
+		}
+		if !loss.Classification() {
+			b[k] = rng.NormFloat64()
+		}
+	}
+	return Problem{X: x, B: b, Loss: loss, Reg: reg}
+}
+
+// naiveCertificate is the definition, summed plainly in float64.
+func naiveCertificate(p Problem, x, y []float64) (primal, dual float64) {
+	n := float64(p.X.Rows)
+	v := make([]float64, p.X.Cols)
+	var ls, cs float64
+	for k := range p.X.Rows {
+		val, idx := p.X.Row(k)
+		var z float64
+		for q, j := range idx {
+			z += val[q] * x[j]
+		}
+		w := 1.0
+		if p.SampleWeights != nil {
+			w = p.SampleWeights[k]
+		}
+		ls += w * p.Loss.Value(z, p.B[k])
+		yk := y[k]
+		if yk != yk { // NaN asks for the paired dual
+			yk = w * p.Loss.DualFeasible(p.Loss.Deriv(z, p.B[k]), p.B[k])
+		}
+		cs += w * p.Loss.Conj(yk/w, p.B[k])
+		for q, j := range idx {
+			v[j] += yk * val[q] / n
+		}
+	}
+	return ls/n + p.Reg.Value(x), -cs/n - p.Reg.ConjNeg(v)
+}
+
+func TestEvaluatorMatchesTheDefinition(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		loss Loss
+		reg  Regularizer
+	}{
+		{"logistic ridge", Logistic{}, ElasticNet{Lambda: 0.1}},
+		{"sqhinge elastic net", SquaredHinge{}, ElasticNet{Lambda: 0.05, L1: 0.01}},
+		{"squared ridge", Squared{}, ElasticNet{Lambda: 1}},
+	} {
+		p := randomProblem(300, 40, tc.loss, tc.reg, 1)
+		rng := rand.New(rand.NewPCG(2, 2))
+		x := make([]float64, 40)
+		for j := range x {
+			x[j] = 0.1 * rng.NormFloat64()
+		}
+		y := make([]float64, 300)
+		nan := make([]float64, 300)
+		for k := range y {
+			y[k] = p.Loss.DualFeasible(0.7*p.Loss.Deriv(0.3*rng.NormFloat64(), p.B[k]), p.B[k])
+			nan[k] = math.NaN()
+		}
+		e := NewEvaluator(p, 1)
+		for _, which := range []DualPoint{OwnDuals, PairedDuals} {
+			c, err := e.At(x, y, which)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref := y
+			if which == PairedDuals {
+				ref = nan
+			}
+			wp, wd := naiveCertificate(p, x, ref)
+			if math.Abs(c.Primal-wp) > 1e-12*math.Abs(wp) || math.Abs(c.Dual-wd) > 1e-12*math.Max(1, math.Abs(wd)) {
+				t.Errorf("%s at %v: P = %.17g, D = %.17g; the definition gives %.17g, %.17g", tc.name, which, c.Primal, c.Dual, wp, wd)
+			}
+			if c.Gap != c.Primal-c.Dual || c.RelGap != c.Gap/math.Max(1, math.Abs(c.Primal)) {
+				t.Errorf("%s: gap %g, relative %g for P = %g, D = %g", tc.name, c.Gap, c.RelGap, c.Primal, c.Dual)
+			}
+		}
+		// The better of the two is the larger dual value.
+		co, _ := e.At(x, y, OwnDuals)
+		cp, _ := e.At(x, y, PairedDuals)
+		cb, _ := e.At(x, y, BetterDuals)
+		if cb.Dual != math.Max(co.Dual, cp.Dual) {
+			t.Errorf("%s: better dual %g, want max(%g, %g)", tc.name, cb.Dual, co.Dual, cp.Dual)
+		}
+	}
+}
+
+// The certificate's bits do not depend on the number of workers.
+func TestEvaluatorBitIdenticalAcrossWorkers(t *testing.T) {
+	p := randomProblem(9000, 300, Logistic{}, ElasticNet{Lambda: 1e-3, L1: 1e-4}, 4)
+	x := make([]float64, 300)
+	rng := rand.New(rand.NewPCG(5, 5))
+	for j := range x {
+		x[j] = rng.NormFloat64()
+	}
+	y := make([]float64, p.X.Rows)
+	for k := range y {
+		y[k] = -0.5 * p.B[k] * rng.Float64()
+	}
+	var first Certificate
+	var firstV []float64
+	for workers := 1; workers <= 5; workers++ {
+		e := NewEvaluator(p, workers)
+		c, err := e.At(x, y, BetterDuals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if workers == 1 {
+			first, firstV = c, append([]float64(nil), e.DualVector()...)
+			continue
+		}
+		if c != first {
+			t.Errorf("%d workers: %+v, one worker %+v", workers, c, first)
+		}
+		for j, v := range e.DualVector() {
+			if v != firstV[j] {
+				t.Fatalf("%d workers: v[%d] = %.17g, one worker %.17g", workers, j, v, firstV[j])
+			}
+		}
+	}
+}
+
+// A weight of 2 is the row written twice, at n/(n+1) of the sums.
+func TestEvaluatorSampleWeights(t *testing.T) {
+	p := randomProblem(50, 8, Logistic{}, ElasticNet{Lambda: 0.1}, 6)
+	x := make([]float64, 8)
+	for j := range x {
+		x[j] = 0.1 * float64(j-4)
+	}
+	w := make([]float64, 50)
+	for k := range w {
+		w[k] = 1
+	}
+	w[3] = 2
+	pw := p
+	pw.SampleWeights = w
+	cw, err := NewEvaluator(pw, 1).At(x, nil, PairedDuals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := make([]int, 0, 51)
+	for k := range 50 {
+		rows = append(rows, k)
+	}
+	rows = append(rows, 3)
+	pd := p
+	pd.X = p.X.SelectRows(rows)
+	pd.B = append(append([]float64(nil), p.B...), p.B[3])
+	// (51/50)·P_dup = (1/50)Σ wφ + (51/50)·g_dup: so g_dup = (50/51)·g.
+	pd.Reg = ElasticNet{Lambda: 0.1 * 50 / 51}
+	cd, err := NewEvaluator(pd, 1).At(x, nil, PairedDuals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := cw.Primal, cd.Primal*51/50; math.Abs(got-want) > 1e-13 {
+		t.Errorf("weighted P = %.17g, duplicated row gives %.17g", got, want)
+	}
+	if got, want := cw.Dual, cd.Dual*51/50; math.Abs(got-want) > 1e-13 {
+		t.Errorf("weighted D = %.17g, duplicated row gives %.17g", got, want)
+	}
+}
+
+// With L1 and no ridge term g* is an indicator: the certificate scales the
+// dual point into its domain rather than report D = −Inf.
+func TestEvaluatorScalesIntoTheDomain(t *testing.T) {
+	p := randomProblem(200, 20, Logistic{}, ElasticNet{L1: 1e-3}, 7)
+	x := make([]float64, 20) // at 0 the paired duals give a large v
+	e := NewEvaluator(p, 2)
+	c, err := e.At(x, nil, PairedDuals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(e.Scale() < 1) || math.IsInf(c.Dual, 0) || math.IsNaN(c.Dual) || !(c.Gap >= 0) {
+		t.Errorf("scale %g, D = %g, gap %g: want s < 1, a finite D and a gap ≥ 0", e.Scale(), c.Dual, c.Gap)
+	}
+	// The scaled point is the one reported, and it is feasible.
+	v := make([]float64, 20)
+	for k, yk := range e.Duals() {
+		val, idx := p.X.Row(k)
+		for q, j := range idx {
+			v[j] += yk * val[q] / 200
+		}
+	}
+	if g := p.Reg.ConjNeg(v); math.IsInf(g, 1) {
+		t.Errorf("g*(−v) = +Inf at the reported duals")
+	}
+}
+
+func TestEvaluatorRefusesWrongLengths(t *testing.T) {
+	p := randomProblem(10, 4, Squared{}, ElasticNet{Lambda: 1}, 8)
+	e := NewEvaluator(p, 1)
+	if _, err := e.At(make([]float64, 3), nil, PairedDuals); err == nil {
+		t.Error("3 weights for 4 columns: no error")
+	}
+	if _, err := e.At(make([]float64, 4), make([]float64, 9), OwnDuals); err == nil {
+		t.Error("9 duals for 10 rows: no error")
+	}
+	if _, err := e.At(make([]float64, 4), nil, DualPoint(0)); err == nil {
+		t.Error("no dual point named: no error")
+	}
+}
