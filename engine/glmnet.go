@@ -110,18 +110,18 @@ type glmnet struct {
 	inner          []int32   // the inner loop's active features
 	lossSum        []float64 // per chunk of the sweep
 
-	sweep        *rowSweep
-	fresh        bool       // the sweep is at w
-	eval         *objective.Evaluator
-	lossMean     float64    // (1/n) Σ φ(zₖ) at w
-	violMax      float64    // the largest violation at the last step (M)
-	violFirst    float64    // the sum of violations at the first step
-	violNow      float64    // the sum of violations at this step
-	innerTol     float64    // the inner loop stops below innerTol·violFirst
-	noShrink     bool       // tests: every feature in every model
-	visits       float64
-	steps        int
-	cdPasses     int
+	sweep     *rowSweep
+	fresh     bool // the sweep is at w
+	eval      *objective.Evaluator
+	lossMean  float64 // (1/n) Σ φ(zₖ) at w
+	violMax   float64 // the largest violation at the last step (M)
+	violFirst float64 // the sum of violations at the first step
+	violNow   float64 // the sum of violations at this step
+	innerTol  float64 // the inner loop stops below innerTol·violFirst
+	noShrink  bool    // tests: every feature in every model
+	visits    float64
+	steps     int
+	cdPasses  int
 }
 
 func newGLMNET(prob Problem, opt Options) (*glmnet, error) {
