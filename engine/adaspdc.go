@@ -118,9 +118,10 @@ type solver struct {
 	workers    []workerState
 	allWorkers []workerState
 	certOwners sched.Owners
-	calibrate  bool      // the first runEpochs times one worker against all
-	dy         []float64 // Δyₖ per batch slot, written in the read phase
-	u          []float64 // Σ Δyₖ aₖⱼ, written by the owner of j
+	eval       *objective.Evaluator // the certificate
+	calibrate  bool                 // the first runEpochs times one worker against all
+	dy         []float64            // Δyₖ per batch slot, written in the read phase
+	u          []float64            // Σ Δyₖ aₖⱼ, written by the owner of j
 	// loop runs the iterations: batch slots, barriers, block claims (on
 	// a cache line of their own inside it) and the context.
 	loop *sched.BatchLoop
@@ -341,6 +342,7 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 	s.fastL2 = s.lazy && s.reg.L1 == 0
 
 	threads = s.pool.Threads()
+	s.eval = newEvaluator(prob, threads)
 	s.bar = sched.NewBarrier(threads, 0)
 	s.loop = sched.NewBatchLoop(s.pool, s.bar)
 	s.pool.BreakOnPanic(s.bar)

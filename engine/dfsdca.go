@@ -86,6 +86,8 @@ type dfsdca struct {
 	// ownDuals records whether the last certificate's dual value was the
 	// one at y = −α (else at yᵢ = φ'(aᵢᵀw)).
 	ownDuals bool
+	negAlpha []float64 // −α, the own duals the certificate takes
+	eval     *objective.Evaluator
 }
 
 // startDFSDCA sets αᵢ = 0 and w = 0, or for a warm start x₀ the pseudo-duals
@@ -98,6 +100,8 @@ func startDFSDCA(ctx context.Context, prob Problem, opt Options) (method, error)
 	s.alpha = make([]float64, s.n)
 	s.v = make([]float64, s.d)
 	s.comp = make([]float64, s.d)
+	s.negAlpha = make([]float64, s.n)
+	s.eval = newEvaluator(prob, opt.Threads)
 	s.step = make([]float64, s.n)
 	s.beta = make([]float64, s.n)
 
@@ -280,30 +284,12 @@ func (s *dfsdca) syncPrimal() {
 // the one that goes to zero with the pseudo-duals.
 func (s *dfsdca) certify() (TracePoint, error) {
 	s.syncPrimal()
-	loss, b := s.prob.Loss, s.prob.B
-	var ps, own, opt objective.Sum
-	clear(s.comp) // v of the optimality duals, plain sums
-	for i := 0; i < s.n; i++ {
-		val, idx := s.x.Row(i)
-		z := kernels.SparseDot(val, idx, s.w)
-		ps.Add(loss.Value(z, b[i]))
-		own.Add(loss.Conj(-s.alpha[i], b[i]))
-		y := loss.DualFeasible(loss.Deriv(z, b[i]), b[i])
-		opt.Add(loss.Conj(y, b[i]))
-		kernels.SparseAxpy(y*s.invN, val, idx, s.comp)
+	for i, a := range s.alpha {
+		s.negAlpha[i] = -a
 	}
-	reg := s.prob.Reg
-	p := ps.Sum()*s.invN + reg.Value(s.w)
-	dOwn := -own.Sum()*s.invN - reg.ConjNeg(s.v)
-	dOpt := -opt.Sum()*s.invN - reg.ConjNeg(s.comp)
-	clear(s.comp)
-	d := dOwn
-	s.ownDuals = true
-	if dOpt > d || math.IsNaN(d) {
-		d, s.ownDuals = dOpt, false
-	}
-	gap := p - d
-	return TracePoint{Primal: p, Dual: d, Gap: gap, RelGap: gap / math.Max(1, math.Abs(p))}, nil
+	c, err := s.eval.At(s.w, s.negAlpha, objective.BetterDuals)
+	s.ownDuals = s.eval.From() == objective.OwnDuals
+	return tracePoint(c), err
 }
 
 func (s *dfsdca) point() []float64 { return s.w }

@@ -107,6 +107,7 @@ type pdprox struct {
 	v     []float64 // (1/n)·Aᵀα_t
 	vPrev []float64 // (1/n)·Aᵀα_{t−1} (pdprox-primal)
 	tmp   []float64 // scratch, length d
+	eval  *objective.Evaluator
 
 	// Running sums of the iterates for the averages of Theorem 6, and of
 	// their images A·w_t and (1/n)·Aᵀα_t so that a certificate reads no
@@ -139,6 +140,7 @@ func startPdprox(ctx context.Context, prob Problem, opt Options) (method, error)
 		gamma: gamma, sigma: gamma / float64(n),
 		w: make([]float64, d), alpha: make([]float64, n), z: make([]float64, n),
 		v: make([]float64, d), tmp: make([]float64, d),
+		eval: newEvaluator(prob, opt.Threads),
 		sumW: make([]float64, d), sumAlpha: make([]float64, n), sumZ: make([]float64, n), sumV: make([]float64, d),
 		dualScale: 1,
 	}
@@ -300,53 +302,21 @@ func (m *pdprox) averages() (x, alpha, z, v []float64) {
 // certify returns P at the averaged primal point x̄ and D at the averaged
 // dual point ᾱ, the pair Theorem 6 bounds. The average of feasible duals is
 // feasible; a coordinate that rounding put outside the domain is projected
-// back and v̄ corrected by the same change, so that D is the dual objective
-// of an actual dual point.
+// back by the certificate, which computes v̄ from the projected ᾱ, so that
+// D is the dual objective of an actual dual point.
 //
 // When g* is an indicator (the lasso or the group lasso with λ = 0), D(ᾱ)
 // is −Inf unless v̄ lies in its domain. Every domain of φ* here contains
 // 0, so s·ᾱ is a dual point for s ∈ [0, 1], and the certificate takes the
-// largest s for which g*(−s·v̄) is finite: D(s·ᾱ) = s·(−(1/n)Σφ*(ᾱₖ)),
-// since these conjugates are positively homogeneous, is largest there.
-// As ᾱ → α*, s → 1. With unpenalised coordinates (a zero weight, or group
+// largest s for which g*(−s·v̄) is finite (objective.DualScale). As
+// ᾱ → α*, s → 1. With unpenalised coordinates (a zero weight, or group
 // −1) and λ = 0, the domain pins those coordinates of v̄ to 0 and s = 0 is
 // the only choice unless they are: D is then 0 and the gap P.
 func (m *pdprox) certify() (TracePoint, error) {
-	x, alpha, z, v := m.averages()
-	loss, b := m.prob.Loss, m.prob.B
-	n := float64(m.n)
-	var lossSum float64
-	for k, zk := range z {
-		lossSum += loss.Value(zk, b[k])
-	}
-	p := lossSum/n + m.prob.Reg.Value(x)
-
-	fixed := false
-	for k, a := range alpha {
-		if f := loss.DualFeasible(a, b[k]); f != a && a == a {
-			if !fixed && m.iters == 0 {
-				// Never write into the iterate itself.
-				alpha = append([]float64(nil), alpha...)
-				v = append([]float64(nil), v...)
-			}
-			fixed = true
-			val, idx := m.prob.X.Row(k)
-			kernels.SparseAxpy((f-a)/n, val, idx, v)
-			alpha[k] = f
-		}
-	}
-	s := objective.DualScale(m.prob.Reg, v, m.tmp)
-	m.dualScale = s
-	var conj float64
-	for k, a := range alpha {
-		conj += loss.Conj(s*a, b[k])
-	}
-	for j := range v {
-		m.tmp[j] = s * v[j]
-	}
-	dual := -conj/n - m.prob.Reg.ConjNeg(m.tmp)
-	gap := p - dual
-	return TracePoint{Primal: p, Dual: dual, Gap: gap, RelGap: gap / math.Max(1, math.Abs(p))}, nil
+	x, alpha, _, _ := m.averages()
+	c, err := m.eval.At(x, alpha, objective.OwnDuals)
+	m.dualScale = m.eval.Scale()
+	return tracePoint(c), err
 }
 
 // point returns the averaged primal iterate x̄, the model Theorem 6

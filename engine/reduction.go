@@ -390,11 +390,11 @@ type reduction struct {
 	blocks     int
 
 	// The original problem's certificate.
-	yDer, yIn, yBest []float64 // per-sample duals: φ'(aₖᵀx), the inner's, the best
-	vDer, vIn, vTmp  []float64 // the matching (1/n)Σ yₖaₖ, and a scaled copy
-	dualNote         string    // how the last dual bound was obtained
-	cert             TracePoint
-	certValid        bool // cert is at the current point
+	yBest     []float64 // the dual point of the last certificate
+	eval      *objective.Evaluator
+	dualNote  string // how the last dual bound was obtained
+	cert      TracePoint
+	certValid bool // cert is at the current point
 }
 
 // startReduction builds the reduction at its starting point and starts the
@@ -408,8 +408,8 @@ func startReduction(ctx context.Context, kind reductionKind, prob Problem, opt O
 		kind: kind, prob: prob, en: prob.Reg.(ElasticNet), opt: opt, inner: e, // acceptsReduction checked
 		n: prob.X.Rows, d: prob.X.Cols,
 	}
-	r.yDer, r.yIn, r.yBest = make([]float64, r.n), make([]float64, r.n), make([]float64, r.n)
-	r.vDer, r.vIn, r.vTmp = make([]float64, r.d), make([]float64, r.d), make([]float64, r.d)
+	r.yBest = make([]float64, r.n)
+	r.eval = newEvaluator(prob, opt.Threads)
 	if opt.WarmStart != nil {
 		r.x0 = slices.Clone(opt.WarmStart)
 	}
@@ -672,77 +672,29 @@ func (r *reduction) certifyCached() TracePoint {
 	return r.cert
 }
 
-// originalCertificate computes P(x) and the best dual bound of the original
-// problem from the duals φ'(aₖᵀx) and, when non-nil, the duals inner; it
+// originalCertificate returns the original problem's certificate at x and
+// the better of its dual bounds at φ'(aₖᵀx) and, when non-nil, at the
+// duals inner (each projected into dom φ* and scaled into dom g*); it
 // keeps the winning dual point in yBest.
 func (r *reduction) originalCertificate(x, inner []float64) TracePoint {
-	prob := r.prob
-	loss, n := prob.Loss, float64(r.n)
-	clear(r.vDer)
-	clear(r.vIn)
-	var lossSum objective.Sum
-	for k := 0; k < r.n; k++ {
-		val, idx := prob.X.Row(k)
-		b := prob.B[k]
-		z := kernels.SparseDot(val, idx, x)
-		lossSum.Add(loss.Value(z, b))
-		yk := loss.DualFeasible(loss.Deriv(z, b), b)
-		r.yDer[k] = yk
-		kernels.SparseAxpy(yk/n, val, idx, r.vDer)
-		if inner != nil {
-			yk = loss.DualFeasible(inner[k], b)
-			r.yIn[k] = yk
-			kernels.SparseAxpy(yk/n, val, idx, r.vIn)
-		}
-	}
-	primal := lossSum.Sum()/n + prob.Reg.Value(x)
-	dual, s := r.dualBound(r.yDer, r.vDer)
-	best, bestS, from := r.yDer, s, "φ'(aᵀx)"
+	which := objective.PairedDuals
 	if inner != nil {
-		if d, s := r.dualBound(r.yIn, r.vIn); d > dual || math.IsNaN(dual) {
-			dual, best, bestS, from = d, r.yIn, s, "the inner duals"
-		}
+		which = objective.BetterDuals
 	}
-	for k, yk := range best {
-		r.yBest[k] = bestS * yk
+	c, err := r.eval.At(x, inner, which)
+	if err != nil {
+		panic(err) // a bug: the inner method solves a problem of this shape
+	}
+	copy(r.yBest, r.eval.Duals())
+	from := "φ'(aᵀx)"
+	if r.eval.From() == objective.OwnDuals {
+		from = "the inner duals"
 	}
 	r.dualNote = "the dual point is " + from
-	if bestS < 1 {
-		r.dualNote += fmt.Sprintf(" scaled by %.6g into the domain of g*", bestS)
+	if s := r.eval.Scale(); s < 1 {
+		r.dualNote += fmt.Sprintf(" scaled by %.6g into the domain of g*", s)
 	}
-	gap := primal - dual
-	return TracePoint{Primal: primal, Dual: dual, Gap: gap, RelGap: gap / math.Max(1, math.Abs(primal))}
-}
-
-// dualBound returns D(s·y) for the original problem, with v = (1/n)Σ yₖaₖ
-// and s = 1 when g*(−v) is finite, and otherwise the largest s ≤ 1 that
-// brings s·v into the box |vⱼ| ≤ lⱼ of the coordinates with no L2 term
-// (shrunk by 1e-14 against rounding). A NaN or −Inf says no bound.
-func (r *reduction) dualBound(y, v []float64) (float64, float64) {
-	s := 1.0
-	gc := r.en.ConjNeg(v)
-	if math.IsInf(gc, 1) {
-		s = 1
-		for j, vj := range v {
-			l1, lam, _ := r.en.Coord(j)
-			if lam == 0 && vj != 0 {
-				s = math.Min(s, l1/math.Abs(vj))
-			}
-		}
-		s *= 1 - 1e-14
-		for j, vj := range v {
-			r.vTmp[j] = s * vj
-		}
-		gc = r.en.ConjNeg(r.vTmp)
-		if math.IsInf(gc, 1) {
-			return math.Inf(-1), s
-		}
-	}
-	var c objective.Sum
-	for k, yk := range y {
-		c.Add(r.prob.Loss.Conj(s*yk, r.prob.B[k]))
-	}
-	return -c.Sum()/float64(r.n) - gc, s
+	return tracePoint(c)
 }
 
 func (r *reduction) point() []float64 { return r.cur.point() }

@@ -91,17 +91,12 @@ type sdcaCore struct {
 	// certificates, older first (predictGap).
 	gaps [2][2]float64
 
-	// cert shares the certificate's sweeps among workers (nil: one): rows
-	// for P and D, whose terms go to rowP and rowD and are summed in order,
-	// so the sums do not depend on the workers; the coordinates of
-	// colOwners for recomputing v, each worker summing its own over all
-	// rows in order, so v does not either.
-	cert       *rowSweep
-	colOwners  sched.Owners
-	rowP, rowD []float64
-	// chunkG and chunkGStar hold the plain elastic net's g(w) and g*(−v)
-	// by chunks of regChunkSize coordinates (regChunk).
-	chunkG, chunkGStar []float64
+	// cert shares the recomputation of v among workers (nil: one): the
+	// coordinates of colOwners, each worker summing its own over all rows
+	// in order, so that v does not depend on the workers.
+	cert      *rowSweep
+	colOwners sched.Owners
+	eval      *objective.Evaluator // the certificate
 	// wFresh holds while w = ∇g*(−v) for the current v: evaluate sets it,
 	// and whatever moves v (an epoch, recomputeV, warm duals) clears it.
 	wFresh bool
@@ -124,13 +119,11 @@ func newSDCACore(prob Problem, opt Options, beta []float64, colNNZ []int64) (*sd
 	c.plainL2 = en.Plain() && en.L1 == 0
 	c.plainEN = en.Plain()
 	c.invLam = 1 / en.Lambda
+	c.eval = newEvaluator(prob, opt.Threads)
 	c.y = hugepage.Make[float64](c.n)
 	c.v = hugepage.Make[float64](c.d)
 	c.w = hugepage.Make[float64](c.d)
 	c.comp = hugepage.Make[float64](c.d)
-	if nc := (c.d + regChunkSize - 1) / regChunkSize; en.Plain() {
-		c.chunkG, c.chunkGStar = make([]float64, nc), make([]float64, nc)
-	}
 	if _, ok := prob.Loss.(Logistic); ok {
 		c.logit = hugepage.Make[float64](c.n)
 		for k := range c.logit {
@@ -165,7 +158,6 @@ func newSDCACore(prob Problem, opt Options, beta []float64, colNNZ []int64) (*sd
 			colNNZ = x.ColumnCounts()
 		}
 		c.colOwners = sched.NewOwners(colNNZ, threads)
-		c.rowP, c.rowD = hugepage.Make[float64](c.n), hugepage.Make[float64](c.n)
 	}
 	return c, nil
 }
@@ -415,84 +407,26 @@ func (c *sdcaCore) predictGap() float64 {
 	return g1 * math.Pow(g1/g0, (float64(c.sampled)-s1)/(s1-s0))
 }
 
-// evaluate returns P(w) and D(y) at w = ∇g*(−v) for the v at hand.
+// evaluate sets w = ∇g*(−v) and returns the certificate at w and the
+// duals y, with the v at hand (see certificate).
 func (c *sdcaCore) evaluate() TracePoint {
-	loss, b := c.prob.Loss, c.prob.B
-	var ps, ds objective.Sum
-	defer func() { c.wFresh = true }()
-	if c.cert == nil {
+	if c.cert != nil && c.en.Plain() {
+		// Coordinate j of the plain elastic net's ∇g* depends on vⱼ alone.
+		if err := c.cert.pool.Run(func(w int) {
+			lo, hi := c.colOwners.Range(w)
+			c.en.PrimalFromDual(c.w[lo:hi], c.v[lo:hi])
+		}); err != nil {
+			panic(err) // a bug: the ranges are the owners'
+		}
+	} else {
 		c.en.PrimalFromDual(c.w, c.v)
-		if c.en.Plain() {
-			for q := range c.chunkG {
-				c.regChunk(q)
-			}
-		}
-		for k := 0; k < c.n; k++ {
-			val, idx := c.x.Row(k)
-			ps.Add(loss.Value(kernels.SparseDot(val, idx, c.w), b[k]))
-			ds.Add(loss.Conj(c.y[k], b[k]))
-		}
-	} else {
-		run := func(fn func(int)) {
-			if err := c.cert.pool.Run(fn); err != nil {
-				panic(err) // a bug: fn reads only checked indices
-			}
-		}
-		if c.en.Plain() {
-			// Coordinate j of the plain elastic net's ∇g* depends on vⱼ alone,
-			// and so do its terms of g(w) and g*(−v), summed by fixed chunks
-			// (regChunk) so that the sums do not depend on the workers.
-			run(func(w int) {
-				lo, hi := c.colOwners.Range(w)
-				c.en.PrimalFromDual(c.w[lo:hi], c.v[lo:hi])
-			})
-			run(func(w int) {
-				nw, q := c.cert.threads(), len(c.chunkG)
-				for i := q * w / nw; i < q*(w+1)/nw; i++ {
-					c.regChunk(i)
-				}
-			})
-		} else {
-			c.en.PrimalFromDual(c.w, c.v)
-		}
-		run(func(w int) {
-			for k := c.cert.bounds[w]; k < c.cert.bounds[w+1]; k++ {
-				val, idx := c.x.Row(k)
-				c.rowP[k] = loss.Value(kernels.SparseDot(val, idx, c.w), b[k])
-				c.rowD[k] = loss.Conj(c.y[k], b[k])
-			}
-		})
-		for k := range c.rowP {
-			ps.Add(c.rowP[k])
-			ds.Add(c.rowD[k])
-		}
 	}
-	var g, gStar float64
-	if c.en.Plain() {
-		var gs, gss objective.Sum
-		for i := range c.chunkG {
-			gs.Add(c.chunkG[i])
-			gss.Add(c.chunkGStar[i])
-		}
-		g, gStar = gs.Sum(), gss.Sum()
-	} else {
-		g, gStar = c.en.Value(c.w), c.en.ConjNeg(c.v)
+	c.wFresh = true
+	tp, err := c.eval.AtDualVector(c.w, c.y, c.v)
+	if err != nil {
+		panic(err) // a bug: the lengths are the method's own
 	}
-	p := ps.Sum()*c.invN + g
-	d := -ds.Sum()*c.invN - gStar
-	gap := p - d
-	return TracePoint{Primal: p, Dual: d, Gap: gap, RelGap: gap / math.Max(1, math.Abs(p))}
-}
-
-// regChunkSize is the number of coordinates whose terms of g(w) and
-// g*(−v) evaluate sums as one chunk.
-const regChunkSize = 1 << 14
-
-// regChunk sets chunk i's terms of g(w) and g*(−v) for the plain elastic net.
-func (c *sdcaCore) regChunk(i int) {
-	lo, hi := i*regChunkSize, min((i+1)*regChunkSize, c.d)
-	c.chunkG[i] = c.en.Value(c.w[lo:hi])
-	c.chunkGStar[i] = c.en.ConjNeg(c.v[lo:hi])
+	return tracePoint(tp)
 }
 
 // point returns ∇g*(−v), which the last certificate computed unless v has

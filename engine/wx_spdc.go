@@ -80,15 +80,16 @@ type wxSPDC struct {
 	rmax     float64    // R = maxₖ ‖aₖ‖
 	adapt    *wxAdapter // nil: fixed steps with Δ = 0
 
-	delta              float64 // Δ the steps use
-	sigma, tau, theta  float64
-	y                  []float64 // duals yₖ
-	v                  []float64 // dual-free: vₖ = (φₖ*)'(yₖ), the prox centre in margin space
-	xv, xt, u, w, uNew []float64 // x, x̃, u = (1/n)Σ yₖaₖ, scratch Δy·aₖ, certificate scratch
-	rng                *rand.Rand
-	sampled            int64
+	delta             float64 // Δ the steps use
+	sigma, tau, theta float64
+	y                 []float64 // duals yₖ
+	v                 []float64 // dual-free: vₖ = (φₖ*)'(yₖ), the prox centre in margin space
+	xv, xt, u, w      []float64 // x, x̃, u = (1/n)Σ yₖaₖ, scratch Δy·aₖ
+	rng               *rand.Rand
+	sampled           int64
 
 	cert      TracePoint // the certificate of the current state, when certValid
+	eval      *objective.Evaluator
 	certValid bool
 }
 
@@ -137,7 +138,7 @@ func newWXSPDC(prob Problem, opt Options, dualFree, adaptive bool) (*wxSPDC, err
 	s.xt = make([]float64, s.d)
 	s.u = make([]float64, s.d)
 	s.w = make([]float64, s.d)
-	s.uNew = make([]float64, s.d)
+	s.eval = newEvaluator(prob, opt.Threads)
 	if dualFree {
 		s.v = make([]float64, s.n)
 	}
@@ -283,44 +284,27 @@ func (s *wxSPDC) runEpochs(ctx context.Context, k int) (int, error) {
 	return k, nil
 }
 
-// certificate computes P(x) and the better of two dual values, in one pass:
-// D at the method's own duals y (Ada-SPDC's prox iterates, or DF-SPDC's
-// yₖ = φₖ'(vₖ), both in dom φ*), and D at yₖ = φₖ'(aₖᵀx), the dual point of
-// Certify. Weak duality holds for each, so P − max(D) bounds P(x) − P*.
-// It also recomputes u = (1/n)Σₖ yₖaₖ exactly from y, which the iteration
-// keeps by increments that drift by rounding.
+// certificate returns P(x) and the better of two dual values: D at the
+// method's own duals y (Ada-SPDC's prox iterates, or DF-SPDC's
+// yₖ = φₖ'(vₖ), both in dom φ*), and D at yₖ = φₖ'(aₖᵀx), the dual point
+// of Certify. Weak duality holds for each, so P − max(D) bounds P(x) − P*.
+// It also recomputes u = (1/n)Σₖ yₖaₖ from y, which the iteration keeps by
+// increments that drift by rounding.
 func (s *wxSPDC) certificate() TracePoint {
 	if s.certValid {
 		return s.cert
 	}
-	loss, bs := s.prob.Loss, s.prob.B
 	n := float64(s.n)
-	clear(s.uNew) // (1/n)Σ yₖaₖ at the own duals
-	clear(s.w)    // (1/n)Σ φₖ'(aₖᵀx)aₖ, the Certify duals
-	var lossSum, conjOwn, conjOpt objective.Sum
+	clear(s.u)
 	for k := 0; k < s.n; k++ {
 		val, idx := s.x.Row(k)
-		z := kernels.SparseDot(val, idx, s.xv)
-		b := bs[k]
-		lossSum.Add(loss.Value(z, b))
-		conjOwn.Add(loss.Conj(s.y[k], b))
-		yo := loss.DualFeasible(loss.Deriv(z, b), b)
-		conjOpt.Add(loss.Conj(yo, b))
-		kernels.SparseAxpy(s.y[k]/n, val, idx, s.uNew)
-		kernels.SparseAxpy(yo/n, val, idx, s.w)
+		kernels.SparseAxpy(s.y[k]/n, val, idx, s.u)
 	}
-	copy(s.u, s.uNew)
-	p := lossSum.Sum()/n + s.reg.Value(s.xv)
-	dOwn := -conjOwn.Sum()/n - s.reg.ConjNeg(s.u)
-	dOpt := -conjOpt.Sum()/n - s.reg.ConjNeg(s.w)
-	clear(s.w)
-	d := dOwn
-	if dOpt > d || math.IsNaN(d) {
-		d = dOpt
+	c, err := s.eval.At(s.xv, s.y, objective.BetterDuals)
+	if err != nil {
+		panic(err) // a bug: the lengths are the method's own
 	}
-	gap := p - d
-	s.cert = TracePoint{Primal: p, Dual: d, Gap: gap, RelGap: gap / math.Max(1, math.Abs(p))}
-	s.certValid = true
+	s.cert, s.certValid = tracePoint(c), true
 	return s.cert
 }
 

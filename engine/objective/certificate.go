@@ -63,8 +63,8 @@ const chunkRows = 4096
 // with wₖ the sample weights (1 without them). It computes v from y
 // itself, never from a method's running copy, which drifts by rounding: a
 // dual value must belong to an actual y for the bound to hold. When g* is
-// an indicator (L1 or group lasso with no ridge term) and −v falls outside
-// its domain, the dual point is scaled by the largest s ≤ 1 that brings it
+// an indicator (L1 or group lasso with no ridge term on some coordinates)
+// and −v falls outside its domain, the dual point is scaled by the largest s ≤ 1 that brings it
 // inside (DualScale): every dom φ* here contains 0, so s·y is feasible.
 //
 // The sums are deterministic: the loss terms are summed with compensation
@@ -125,7 +125,20 @@ func (e *Evaluator) Workers() int { return e.workers }
 // row, projected into dom φ* here); for PairedDuals y is ignored and may
 // be nil. It neither keeps nor modifies x and y.
 func (e *Evaluator) At(x, y []float64, which DualPoint) (Certificate, error) {
-	return e.at(x, nil, y, which)
+	return e.at(x, nil, y, nil, which)
+}
+
+// AtDualVector is At with OwnDuals for a method that keeps
+// v = (1/n) Σₖ yₖaₖ itself, to spare the certificate the pass that
+// computes v from y (on wide data it costs about an epoch). The dual value
+// is a lower bound on P* only when v is that sum exactly, and y lies in
+// dom φ*: a method that keeps v by increments must confirm a certificate
+// it stops on with a v it has recomputed. DualVector is then nil.
+func (e *Evaluator) AtDualVector(x, y, v []float64) (Certificate, error) {
+	if len(v) != e.d {
+		return Certificate{}, fmt.Errorf("engine: certificate at a dual vector of %d for %d columns", len(v), e.d)
+	}
+	return e.at(x, nil, y, v, OwnDuals)
 }
 
 // AtMargins is At for a method that holds the margins z = Ax already,
@@ -135,10 +148,10 @@ func (e *Evaluator) AtMargins(x, z, y []float64, which DualPoint) (Certificate, 
 	if len(z) != e.n {
 		return Certificate{}, fmt.Errorf("engine: certificate at %d margins for %d rows", len(z), e.n)
 	}
-	return e.at(x, z, y, which)
+	return e.at(x, z, y, nil, which)
 }
 
-func (e *Evaluator) at(x, zs, y []float64, which DualPoint) (Certificate, error) {
+func (e *Evaluator) at(x, zs, y, vGiven []float64, which DualPoint) (Certificate, error) {
 	if len(x) != e.d {
 		return Certificate{}, fmt.Errorf("engine: certificate at %d weights for %d columns", len(x), e.d)
 	}
@@ -150,7 +163,7 @@ func (e *Evaluator) at(x, zs, y []float64, which DualPoint) (Certificate, error)
 	if own && len(y) != e.n {
 		return Certificate{}, fmt.Errorf("engine: certificate at %d duals for %d rows", len(y), e.n)
 	}
-	e.alloc(own, paired)
+	e.alloc(own, paired, vGiven)
 	loss, b, sw := e.prob.Loss, e.prob.B, e.prob.SampleWeights
 	invN := 1 / float64(e.n)
 
@@ -195,20 +208,26 @@ func (e *Evaluator) at(x, zs, y []float64, which DualPoint) (Certificate, error)
 			}
 		}
 	}
-	e.forOwners(func(lo, hi int32) {
-		if own {
-			e.dualVector(yOwn, e.vOwn, lo, hi)
-		}
-		if paired {
-			e.dualVector(e.paired, e.vPaired, lo, hi)
-		}
-	})
-	e.ownValid = own
+	vOwn := e.vOwn
+	if vGiven != nil {
+		vOwn = vGiven
+	}
+	if own && vGiven == nil || paired {
+		e.forOwners(func(lo, hi int32) {
+			if own && vGiven == nil {
+				e.dualVector(yOwn, e.vOwn, lo, hi)
+			}
+			if paired {
+				e.dualVector(e.paired, e.vPaired, lo, hi)
+			}
+		})
+	}
+	e.ownValid = own && vGiven == nil
 
 	d, s := math.Inf(-1), 1.0
 	from := which
 	if own {
-		d, s = e.dualValue(yOwn, e.vOwn)
+		d, s = e.dualValue(yOwn, vOwn)
 		from = OwnDuals
 	}
 	if paired {
@@ -257,13 +276,13 @@ func (e *Evaluator) Scale() float64 { return e.scale }
 func (e *Evaluator) From() DualPoint { return e.from }
 
 // alloc makes the scratch a certificate at own and paired duals needs.
-func (e *Evaluator) alloc(own, paired bool) {
+func (e *Evaluator) alloc(own, paired bool, vGiven []float64) {
 	if e.duals == nil {
 		e.duals = make([]float64, e.n)
 		e.comp = hugepage.Make[float64](e.d)
 		e.tmp = make([]float64, e.d)
 	}
-	if own && e.vOwn == nil {
+	if own && e.vOwn == nil && vGiven == nil {
 		e.vOwn = hugepage.Make[float64](e.d)
 	}
 	if paired && e.vPaired == nil {
@@ -278,7 +297,11 @@ func (e *Evaluator) dualValue(y, v []float64) (float64, float64) {
 	reg := e.prob.Reg
 	s := 1.0
 	gc := reg.ConjNeg(v)
-	if math.IsInf(gc, 1) {
+	if math.IsInf(gc, 1) && reg.StrongConvexity() == 0 {
+		// g* is an indicator (no ridge term on some coordinates). Where g
+		// is strongly convex, g* is finite at every finite v, and +Inf
+		// says v overflowed: the certificate reports it, and the driver
+		// stops the run as diverged.
 		s = DualScale(reg, v, e.tmp)
 		for j := range v {
 			e.tmp[j] = s * v[j]

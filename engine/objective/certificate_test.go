@@ -225,3 +225,31 @@ func TestEvaluatorRefusesWrongLengths(t *testing.T) {
 		t.Error("no dual point named: no error")
 	}
 }
+
+// Given the exact v, AtDualVector is At with the method's duals.
+func TestEvaluatorAtDualVector(t *testing.T) {
+	p := randomProblem(500, 30, SquaredHinge{}, ElasticNet{Lambda: 0.01}, 9)
+	x := make([]float64, 30)
+	y := make([]float64, 500)
+	for k := range y {
+		y[k] = -0.3 * p.B[k]
+		x[k%30] += 0.01 * p.B[k]
+	}
+	e := NewEvaluator(p, 2)
+	want, err := e.At(x, y, OwnDuals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := append([]float64(nil), e.DualVector()...)
+	got, err := NewEvaluator(p, 3).AtDualVector(x, y, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Errorf("AtDualVector %+v, At %+v", got, want)
+	}
+	v[0] += 1e-3
+	if got, _ := e.AtDualVector(x, y, v); got.Dual == want.Dual {
+		t.Error("AtDualVector ignored the v it was given")
+	}
+}
