@@ -7,7 +7,7 @@
 //	mpirun --oversubscribe --bind-to none -np 4 /tmp/commtest -test.run MPI
 //
 // COMM_TEST_TIMING=1 makes TestMPITiming log allreduce times on rank 0;
-// COMM_TEST_FAIL=abort|panic|exit makes TestMPIFailure fail the last rank in
+// COMM_TEST_FAIL=abort|abort-busy|panic|exit makes TestMPIFailure fail the last rank in
 // that way, and then the job must end (with a non-zero status) instead of
 // hanging.
 
@@ -195,11 +195,27 @@ func TestMPITiming(t *testing.T) {
 func TestMPIFailure(t *testing.T) {
 	mode := os.Getenv("COMM_TEST_FAIL")
 	if mode == "" {
-		t.Skip("set COMM_TEST_FAIL=abort|panic|exit to fail a rank")
+		t.Skip("set COMM_TEST_FAIL=abort|abort-busy|panic|exit to fail a rank")
 	}
 	c := mpiWorldT(t)
 	if err := c.Barrier(); err != nil {
 		t.Fatal(err)
+	}
+	if mode == "abort-busy" {
+		// Rank 0 never joins the barrier that the others wait in, and the
+		// last rank aborts from another goroutine meanwhile, so Abort finds
+		// the MPI thread busy.
+		if c.Rank() == 0 {
+			time.Sleep(time.Hour)
+		}
+		if c.Rank() == c.Size()-1 {
+			go func() {
+				time.Sleep(200 * time.Millisecond)
+				c.Abort(errors.New("test failure"))
+			}()
+		}
+		c.Barrier()
+		t.Fatal("the barrier without rank 0 returned")
 	}
 	if c.Rank() == c.Size()-1 {
 		switch mode {
