@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/adaspdc/adaspdc/blocks"
+	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sched"
@@ -188,7 +189,7 @@ type workerState struct {
 
 // startAdaSPDC checks what AdaSPDC and SPDC need beyond a valid problem
 // and builds the method.
-func startAdaSPDC(ctx context.Context, prob Problem, opt Options) (method, error) {
+func startAdaSPDC(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
 	s, err := newSolver(ctx, prob, opt)
 	if err != nil {
 		return nil, err
@@ -218,7 +219,7 @@ func acceptsAdaSPDC(prob Problem, opt Options) error {
 
 // finish hands the driver's result what only the solver knows and stops
 // its workers.
-func (s *solver) finish(res *Result) error {
+func (s *solver) Finish(res *Result) error {
 	res.Lazy, res.Blocks = s.lazy, s.nb
 	res.Duals = s.y
 	return s.pool.Close()
@@ -254,7 +255,7 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 	if opt.M > s.nb {
 		return nil, fmt.Errorf("engine: m = %d blocks per iteration, but the data has only %d blocks of %d samples: lower -m or -block", opt.M, s.nb, opt.BlockSize)
 	}
-	threads := threadBudget(opt.Threads)
+	threads := driver.ThreadBudget(opt.Threads)
 	// Each iteration pays two barrier rounds and moves the touched
 	// coordinates between cores; below about a thousand nonzeros per worker
 	// and iteration that costs more than the work it shares: two workers
@@ -263,7 +264,7 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 	// is added per minWorkPerWorker nonzeros of a batch; above one, the
 	// first epoch then times one worker against all (calibrateThreads).
 	batchNNZ := float64(x.NNZ()) / float64(s.nb) * float64(opt.M)
-	workers := workersFor(threads, batchNNZ, float64(minWorkPerWorker), noLimit)
+	workers := driver.WorkersFor(threads, batchNNZ, float64(minWorkPerWorker), driver.NoLimit)
 	// More workers than blocks per iteration would only wait at barriers.
 	s.pool = sched.NewPool(min(workers, opt.M))
 	s.norms, err = blocks.SpectralNormsContext(ctx, x, s.part, blocks.DefaultTolerance, threads)
@@ -284,10 +285,10 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 		s.pool.Close()
 		return nil, errors.New("engine: every row of the data is zero")
 	}
-	if kappa := rmax * rmax / (s.lam * s.lossG); !(kappa <= maxConditionNumber) {
+	if kappa := rmax * rmax / (s.lam * s.lossG); !(kappa <= driver.MaxConditionNumber) {
 		s.pool.Close()
 		return nil, fmt.Errorf("engine: λ = %g is too small for this data: the condition number R²/(λγ) = %.3g (R = %.4g, the largest block norm; γ = %g for the %s loss) is above %g, where the steps break down in float64; use λ ≥ %.3g, or scale the data down",
-			s.lam, kappa, rmax, s.lossG, prob.Loss.Name(), maxConditionNumber, rmax*rmax/(s.lossG*maxConditionNumber))
+			s.lam, kappa, rmax, s.lossG, prob.Loss.Name(), driver.MaxConditionNumber, rmax*rmax/(s.lossG*driver.MaxConditionNumber))
 	}
 	s.importance = opt.Sampling == SamplingImportance
 	var rawNorms []float64 // the sampler's weights: the blocks' own norms
@@ -342,7 +343,7 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 	s.fastL2 = s.lazy && s.reg.L1 == 0
 
 	threads = s.pool.Threads()
-	s.eval = newEvaluator(prob, threads)
+	s.eval = driver.NewEvaluator(prob, threads)
 	s.bar = sched.NewBarrier(threads, 0)
 	s.loop = sched.NewBatchLoop(s.pool, s.bar)
 	s.pool.BreakOnPanic(s.bar)
@@ -649,7 +650,7 @@ func (s *solver) calibrateThreads(ctx context.Context, c int) (int, error) {
 // returns how many it started (fewer when the context ends the run). The
 // first call of a run with more than one pool thread first calibrates the
 // number of workers (calibrateThreads).
-func (s *solver) runEpochs(ctx context.Context, k int) (int, error) {
+func (s *solver) RunEpochs(ctx context.Context, k int) (int, error) {
 	iters := s.itersPerEpoch()
 	if s.calibrate {
 		s.calibrate = false
@@ -1024,11 +1025,11 @@ func (s *solver) advanceSegment(tau, theta float64) {
 
 // The driver's view of an AdaSPDC run (driver.go).
 
-func (s *solver) certify() (TracePoint, error) { return s.certificate() }
-func (s *solver) point() []float64             { return s.xv }
-func (s *solver) passes() float64              { return float64(s.sampled) / float64(s.n) }
-func (s *solver) threads() int                 { return len(s.workers) }
-func (s *solver) divergenceHint() string {
+func (s *solver) Certify() (TracePoint, error) { return s.certificate() }
+func (s *solver) Point() []float64             { return s.xv }
+func (s *solver) Passes() float64              { return float64(s.sampled) / float64(s.n) }
+func (s *solver) Threads() int                 { return len(s.workers) }
+func (s *solver) DivergenceHint() string {
 	return "scale the features (e.g. to [-1, 1]) or the rows (-normalize unit), lower -m, or raise -lambda"
 }
 

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 
+	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/engine/objective"
 )
 
@@ -44,5 +45,5 @@ func (s *solver) certificate() (TracePoint, error) {
 			s.lz[j].r = s.r[j]
 		}
 	}
-	return tracePoint(c), nil
+	return driver.TracePointOf(c), nil
 }

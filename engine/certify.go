@@ -3,13 +3,9 @@ package engine
 import (
 	"fmt"
 
+	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/engine/objective"
 )
-
-// certifyMinNNZ is the number of nonzeros per worker below which a
-// certificate does not start another goroutine: a worker rescans the rows
-// to find its columns, which costs more than it saves on small data.
-const certifyMinNNZ = 1 << 16
 
 // Certify computes the primal objective, a dual objective and their gap for
 // any weights w, for instance a model trained by another tool, or the
@@ -27,18 +23,6 @@ func Certify(prob Problem, w []float64) (TracePoint, error) {
 	if len(w) != prob.X.Cols {
 		return TracePoint{}, fmt.Errorf("engine: %d weights for %d columns", len(w), prob.X.Cols)
 	}
-	c, err := newEvaluator(prob, 0).At(w, nil, objective.PairedDuals)
-	return tracePoint(c), err
-}
-
-// newEvaluator returns the certificate's evaluator for prob on the
-// workers the worker policy gives its nonzeros, at most threads
-// (0: GOMAXPROCS).
-func newEvaluator(prob Problem, threads int) *objective.Evaluator {
-	return objective.NewEvaluator(prob, workersFor(threads, float64(prob.X.NNZ()), certifyMinNNZ, prob.X.Cols))
-}
-
-// tracePoint is a certificate as the trace records it.
-func tracePoint(c objective.Certificate) TracePoint {
-	return TracePoint{Primal: c.Primal, Dual: c.Dual, Gap: c.Gap, RelGap: c.RelGap}
+	c, err := driver.NewEvaluator(prob, 0).At(w, nil, objective.PairedDuals)
+	return driver.TracePointOf(c), err
 }

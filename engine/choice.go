@@ -5,6 +5,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sparse"
 )
@@ -40,7 +41,7 @@ func AutoSolver(prob Problem, opt Options) (Solver, string) {
 	if prob.SampleWeights != nil {
 		// Only newton and glmnet weight the rows.
 		for _, s := range []Solver{SolverNewton, SolverGLMNET} {
-			if e := lookupSolver(s); e != nil && acceptsProblem(e, prob, Options{Solver: s, M: opt.M, BlockSize: opt.BlockSize}) == nil {
+			if e := driver.Lookup(s); e != nil && acceptsProblem(e, prob, Options{Solver: s, M: opt.M, BlockSize: opt.BlockSize}) == nil {
 				return s, "sample weights, which newton (L2) and glmnet (L1) take"
 			}
 		}
@@ -71,10 +72,10 @@ func AutoSolver(prob Problem, opt Options) (Solver, string) {
 		if acceptsGLMNET(prob, o) == nil {
 			return SolverGLMNET, "a smooth loss with an L1 term: newGLMNET's Newton steps, whose models coordinate descent minimises over the features not shrunk, reach a 1e-6 gap in a fraction of the passes of the dual coordinate methods (-solver sdca or adaptreg for another method)"
 		}
-		if e := lookupSolver(SolverSDCA); e != nil {
+		if e := driver.Lookup(SolverSDCA); e != nil {
 			o := opt
 			o.Solver = SolverSDCA
-			if e.accepts(prob, o) == nil {
+			if e.Accepts(prob, o) == nil {
 				k, gain := coCoAGain(prob, opt, kappa())
 				if newtonOK {
 					sdcaCost, newtonCost := predictedCosts(prob, opt, kappa(), max(1, gain))
@@ -131,7 +132,7 @@ func predictedCosts(prob Problem, opt Options, kappa, gain float64) (sdca, newto
 // newtonWorkers is the number of workers newton's sweeps run on for x,
 // given Options.Threads: one per newtonMinNNZ nonzeros, up to the threads.
 func newtonWorkers(x *sparse.CSR, threads int) int {
-	return workersFor(threads, float64(x.NNZ()), newtonMinNNZ, noLimit)
+	return driver.WorkersFor(threads, float64(x.NNZ()), newtonMinNNZ, driver.NoLimit)
 }
 
 // coCoAGain returns the workers K that cocoa would run on and the speed-up

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/internal/hugepage"
 	"github.com/adaspdc/adaspdc/sched"
 	"github.com/adaspdc/adaspdc/sparse"
@@ -17,7 +18,7 @@ import (
 const SolverCoCoA Solver = "cocoa"
 
 func init() {
-	register(&solverEntry{
+	driver.Register(&driver.Entry{
 		SolverInfo: SolverInfo{
 			Name:         SolverCoCoA,
 			Summary:      "SDCA local solves on thread-private replicas, merged per epoch with per-feature safe weights (CoCoA+, Ma et al. 2015; SySCD, Ioannou et al. 2019)",
@@ -26,9 +27,9 @@ func init() {
 			Parallel:     true,
 			Certified:    true,
 		},
-		rank:    21,
-		accepts: acceptsSDCAAsync, // one sample at a time per worker, as sdca-async
-		start:   startCoCoA,
+		Rank:    21,
+		Accepts: acceptsSDCAAsync, // one sample at a time per worker, as sdca-async
+		Start:   startCoCoA,
 	})
 }
 
@@ -85,10 +86,10 @@ type cocoa struct {
 // epoch reads it at random beside the replica, and a byte array stays in
 // cache).
 func coCoAWorkers(x *sparse.CSR, threads int) int {
-	return workersFor(threads, float64(x.NNZ()), newtonMinNNZ, min(x.Rows, 255))
+	return driver.WorkersFor(threads, float64(x.NNZ()), newtonMinNNZ, min(x.Rows, 255))
 }
 
-func startCoCoA(ctx context.Context, prob Problem, opt Options) (method, error) {
+func startCoCoA(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
 	n := prob.X.Rows
 	k := coCoAWorkers(prob.X, opt.Threads)
 	var beta []float64
@@ -118,7 +119,7 @@ func startCoCoA(ctx context.Context, prob Problem, opt Options) (method, error) 
 		if core.cert == nil {
 			return nil, errors.New("engine: cocoa: no worker pool for K > 1 (a bug)")
 		}
-		s.pool = core.cert.pool
+		s.pool = core.cert.Pool()
 		s.rep = make([][]float64, k)
 		for w := range s.rep {
 			s.rep[w] = hugepage.Make[float64](core.d)
@@ -132,22 +133,22 @@ func startCoCoA(ctx context.Context, prob Problem, opt Options) (method, error) 
 	return s, nil
 }
 
-func (s *cocoa) certify() (TracePoint, error) {
+func (s *cocoa) Certify() (TracePoint, error) {
 	tp, err := s.certificate()
 	// A recomputed v (sinceExact = 0) differs from the replicas by rounding.
 	s.resync = s.resync || s.sinceExact == 0
 	return tp, err
 }
 
-func (s *cocoa) threads() int { return s.certThreads() }
+func (s *cocoa) Threads() int { return s.certThreads() }
 
-func (s *cocoa) finish(res *Result) error {
+func (s *cocoa) Finish(res *Result) error {
 	res.Duals = s.y
 	return s.closeCert()
 }
 
 // runEpochs runs k epochs of K local passes and a merge each.
-func (s *cocoa) runEpochs(ctx context.Context, k int) (int, error) {
+func (s *cocoa) RunEpochs(ctx context.Context, k int) (int, error) {
 	s.wFresh = false
 	for e := 0; e < k; e++ {
 		if ctx.Err() != nil {

@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+
+	"github.com/adaspdc/adaspdc/engine/driver"
 )
 
 // Folds splits the rows of a problem with labels b into k folds for
@@ -180,7 +182,7 @@ func regPath(ctx context.Context, prob Problem, y []float64, opt Options, folds 
 			held[r] = true
 		}
 	}
-	budget := threadBudget(opt.Threads)
+	budget := driver.ThreadBudget(opt.Threads)
 	parallel := min(k, budget)
 	per := max(1, budget/parallel)
 	type fold struct {

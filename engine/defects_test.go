@@ -236,44 +236,6 @@ func TestTinyLambdaRefused(t *testing.T) {
 	}
 }
 
-// TestDivergenceRule drives the divergence guard with certificate
-// sequences: the rule is relative to |P|, counts only consecutive bad
-// certificates, and also watches the primal.
-func TestDivergenceRule(t *testing.T) {
-	seq := func(gaps []float64, primal func(i int) float64) error {
-		g := divergenceGuard{hint: "hint"}
-		for i, gap := range gaps {
-			p := primal(i)
-			if err := g.observe(TracePoint{Epoch: i, Primal: p, Dual: p - gap, Gap: gap}); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	flat := func(v float64) func(int) float64 { return func(int) float64 { return v } }
-	// Converged at |P| = 3e8: the gap wanders between 0 and 1e-5 (3e-14 of P).
-	noise := []float64{1e3, 1, 1e-4, 0, 3.1e-6, 0, 1e-5, 2e-6, 8e-6, 3e-6, 1e-5}
-	if err := seq(noise, flat(3e8)); err != nil {
-		t.Errorf("rounding noise of a converged run called divergence: %v", err)
-	}
-	grow := []float64{1, 1e-3, 2, 3, 4, 5, 6}
-	if err := seq(grow, flat(10)); err == nil || !strings.Contains(err.Error(), "5 certificates in a row") {
-		t.Errorf("five consecutive thousandfold gaps: %v", err)
-	}
-	gappy := []float64{1, 1e-3, 2, 3, 1e-3, 4, 5, 1e-3, 6, 7}
-	if err := seq(gappy, flat(10)); err != nil {
-		t.Errorf("non-consecutive bad certificates called divergence: %v", err)
-	}
-	// λ tiny: the gap falls from 1e150 while the primal runs away.
-	falling := []float64{1e150, 1e149, 1e148, 1e147, 1e146, 1e145, 1e144}
-	if err := seq(falling, func(i int) float64 { return []float64{0.69, 1e10, 1e20, 1e40, 1e80, 1e120, 1e143}[i] }); err == nil || !strings.Contains(err.Error(), "primal") {
-		t.Errorf("primal blow-up with a falling gap: %v", err)
-	}
-	if err := seq([]float64{1, math.NaN()}, flat(1)); err == nil {
-		t.Error("NaN gap accepted")
-	}
-}
-
 // readRegression loads a regression file from testdata with raw targets.
 func readRegression(t *testing.T, name string) (*sparse.CSR, []float64) {
 	t.Helper()

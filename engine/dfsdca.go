@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/adaspdc/adaspdc/blocks"
+	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sparse"
@@ -18,7 +19,7 @@ import (
 const SolverDFSDCA Solver = "dfsdca"
 
 func init() {
-	register(&solverEntry{
+	driver.Register(&driver.Entry{
 		SolverInfo: SolverInfo{
 			Name:         SolverDFSDCA,
 			Summary:      "dual-free SDCA, SGD with one pseudo-dual per sample, optional importance sampling (Shalev-Shwartz 2016)",
@@ -26,9 +27,9 @@ func init() {
 			Regularizers: "plain L2 with λ > 0",
 			Certified:    true,
 		},
-		rank:    24,
-		accepts: acceptsDFSDCA,
-		start:   startDFSDCA,
+		Rank:    24,
+		Accepts: acceptsDFSDCA,
+		Start:   startDFSDCA,
 	})
 }
 
@@ -92,7 +93,7 @@ type dfsdca struct {
 
 // startDFSDCA sets αᵢ = 0 and w = 0, or for a warm start x₀ the pseudo-duals
 // αᵢ = −φ'(aᵢᵀx₀) and w = (1/(λn)) Σ αᵢaᵢ, which keeps the invariant.
-func startDFSDCA(ctx context.Context, prob Problem, opt Options) (method, error) {
+func startDFSDCA(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
 	x := prob.X
 	en := prob.Reg.(ElasticNet)
 	s := &dfsdca{prob: prob, x: x, n: x.Rows, d: x.Cols, lam: en.Lambda, invN: 1 / float64(x.Rows)}
@@ -101,7 +102,7 @@ func startDFSDCA(ctx context.Context, prob Problem, opt Options) (method, error)
 	s.v = make([]float64, s.d)
 	s.comp = make([]float64, s.d)
 	s.negAlpha = make([]float64, s.n)
-	s.eval = newEvaluator(prob, opt.Threads)
+	s.eval = driver.NewEvaluator(prob, opt.Threads)
 	s.step = make([]float64, s.n)
 	s.beta = make([]float64, s.n)
 
@@ -209,7 +210,7 @@ func (s *dfsdca) stepSample(i int) {
 	s.alpha[i] -= s.beta[i] * g
 }
 
-func (s *dfsdca) runEpochs(ctx context.Context, k int) (int, error) {
+func (s *dfsdca) RunEpochs(ctx context.Context, k int) (int, error) {
 	for e := 0; e < k; e++ {
 		if ctx.Err() != nil {
 			return e, nil
@@ -282,26 +283,26 @@ func (s *dfsdca) syncPrimal() {
 // primal point is w itself, and D at yᵢ = φ'(aᵢᵀw), Certify's. Both are
 // lower bounds on P*, so the gap bounds P(w) − P* either way; the first is
 // the one that goes to zero with the pseudo-duals.
-func (s *dfsdca) certify() (TracePoint, error) {
+func (s *dfsdca) Certify() (TracePoint, error) {
 	s.syncPrimal()
 	for i, a := range s.alpha {
 		s.negAlpha[i] = -a
 	}
 	c, err := s.eval.At(s.w, s.negAlpha, objective.BetterDuals)
 	s.ownDuals = s.eval.From() == objective.OwnDuals
-	return tracePoint(c), err
+	return driver.TracePointOf(c), err
 }
 
-func (s *dfsdca) point() []float64 { return s.w }
-func (s *dfsdca) passes() float64  { return float64(s.sampled) * s.invN }
-func (s *dfsdca) threads() int     { return 1 }
-func (s *dfsdca) divergenceHint() string {
+func (s *dfsdca) Point() []float64 { return s.w }
+func (s *dfsdca) Passes() float64  { return float64(s.sampled) * s.invN }
+func (s *dfsdca) Threads() int     { return 1 }
+func (s *dfsdca) DivergenceHint() string {
 	return "scale the features (e.g. to [-1, 1]) or the rows (-normalize unit), or raise -lambda"
 }
 
 // finish reports the duals of the final certificate's dual value: the
 // method's own, y = −α, or yᵢ = φ'(aᵢᵀw) when those gave the higher value.
-func (s *dfsdca) finish(res *Result) error {
+func (s *dfsdca) Finish(res *Result) error {
 	y := make([]float64, s.n)
 	loss, b := s.prob.Loss, s.prob.B
 	for i, a := range s.alpha {

@@ -9,22 +9,6 @@ import (
 	"github.com/adaspdc/adaspdc/sparse"
 )
 
-// Steps names how AdaSPDC and SPDC set their step sizes for a batch of m
-// blocks.
-type Steps string
-
-// The step rules Train understands (the mathematics is on stepSizes).
-const (
-	// StepsPaper are Zhu & Storkey's Eq. 10, 12 and 15, which assume that
-	// every pair of blocks in a batch overlaps: τ ∝ √m/R_max, σᵢ ∝ 1/(Rᵢ√m).
-	StepsPaper Steps = "paper"
-	// StepsESO are the paper's formulas with each block norm Rᵢ replaced by
-	// the coupling ρᵢ = √(vᵢ/m) of the expected separable over-approximation
-	// (Richtárik & Takáč; Quartz), which uses how little the rows of a batch
-	// share features. They equal StepsPaper at m = 1 and are never smaller.
-	StepsESO Steps = "eso"
-)
-
 // blockColumnCounts returns ωⱼ, the number of blocks with at least one row
 // that stores an entry in column j.
 func blockColumnCounts(x *sparse.CSR, part *blocks.Partition) []int64 {

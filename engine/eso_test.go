@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/sparse"
 )
 
@@ -18,8 +19,8 @@ func esoTestSolver(t *testing.T, x *sparse.CSR, b []float64, opt Options) *solve
 		opt.Solver = SolverAdaSPDC
 	}
 	opt.Threads = 1
-	opt = opt.withDefaults()
-	if err := opt.validateFor(x.Rows); err != nil {
+	opt = opt.WithDefaults()
+	if err := opt.ValidateFor(x.Rows); err != nil {
 		t.Fatal(err)
 	}
 	s, err := newSolver(t.Context(), prob, opt)
@@ -237,7 +238,7 @@ func TestESOBrokenStepDiverges(t *testing.T) {
 		s.binfo[i].a = 1 / (1 + s.binfo[i].tau*s.lam)
 	}
 	s.drawBatch(&s.batches[0])
-	res, err := drive(t.Context(), s, opt)
+	res, err := driver.Run(t.Context(), s, opt)
 	if err == nil || res.Stop != "diverged" || !strings.Contains(err.Error(), "diverg") {
 		t.Fatalf("broken steps: stop %q, error %v; want a divergence error", res.Stop, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/sparse"
 )
 
@@ -87,7 +88,7 @@ func TestEverySolverOneOptimum(t *testing.T) {
 				tol = max(tol, 1e-6)
 			}
 			opt := Options{Solver: info.Name, Tol: tol, MaxEpochs: 20000, Seed: 3}
-			if chooseErr := lookupSolver(info.Name).accepts(p.prob, opt.withDefaults()); chooseErr != nil {
+			if chooseErr := driver.Lookup(info.Name).Accepts(p.prob, opt.WithDefaults()); chooseErr != nil {
 				continue
 			}
 			if strings.HasPrefix(string(info.Name), "pdprox") || info.Name == SolverJointAdapt {

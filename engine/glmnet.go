@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sparse"
@@ -17,7 +18,7 @@ import (
 const SolverGLMNET Solver = "glmnet"
 
 func init() {
-	register(&solverEntry{
+	driver.Register(&driver.Entry{
 		SolverInfo: SolverInfo{
 			Name:         SolverGLMNET,
 			Summary:      "newGLMNET: a Newton-type step whose quadratic model is minimised by coordinate descent over the features not shrunk, with a line search (Yuan, Ho & Lin 2012; LIBLINEAR -s 5, -s 6); parallel sweeps over rows",
@@ -26,9 +27,9 @@ func init() {
 			Parallel:     true,
 			Certified:    true,
 		},
-		rank:    36, // after the reductions, which a request for a coordinate method falls back to; AutoSolver picks it for an L1 term
-		accepts: acceptsGLMNET,
-		start: func(ctx context.Context, prob Problem, opt Options) (method, error) {
+		Rank:    36, // after the reductions, which a request for a coordinate method falls back to; AutoSolver picks it for an L1 term
+		Accepts: acceptsGLMNET,
+		Start: func(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
 			return newGLMNET(prob, opt)
 		},
 	})
@@ -110,7 +111,7 @@ type glmnet struct {
 	inner          []int32   // the inner loop's active features
 	lossSum        []float64 // per chunk of the sweep
 
-	sweep     *rowSweep
+	sweep     *driver.RowSweep
 	fresh     bool // the sweep is at w
 	eval      *objective.Evaluator
 	lossMean  float64 // (1/n) Σ φ(zₖ) at w
@@ -139,15 +140,15 @@ func newGLMNET(prob Problem, opt Options) (*glmnet, error) {
 	if opt.WarmStart != nil {
 		copy(s.w, opt.WarmStart)
 	}
-	s.sweep = newRowSweep(x, newtonWorkers(x, opt.Threads), !opt.Deterministic)
+	s.sweep = driver.NewRowSweep(x, newtonWorkers(x, opt.Threads), !opt.Deterministic)
 	if denseHessianPays(x) {
 		// glmnet's covariance updates: on narrow data each coordinate
 		// step costs O(d) on the formed Hessian instead of two reads of
 		// its column, so the inner problems can be solved closely.
 		s.hmat, s.hd = make([]float64, d*d), make([]float64, d)
 	}
-	s.lossSum = make([]float64, s.sweep.chunks())
-	s.eval = newEvaluator(prob, opt.Threads)
+	s.lossSum = make([]float64, s.sweep.Chunks())
+	s.eval = driver.NewEvaluator(prob, opt.Threads)
 	return s, nil
 }
 
@@ -180,7 +181,7 @@ func (s *glmnet) sweepAt() error {
 	clear(s.hdiag)
 	outs := [][]float64{s.grad, s.hdiag}
 	b, w := s.prob.B, s.w
-	err := s.sweep.runChunks(func(c, lo, hi int, acc [][]float64) {
+	err := s.sweep.RunChunks(func(c, lo, hi int, acc [][]float64) {
 		g, h := acc[0], acc[1]
 		var ls objective.Sum
 		for k := lo; k < hi; k++ {
@@ -227,31 +228,31 @@ func (s *glmnet) sweepAt() error {
 
 // certify returns the certificate at w from the sweep's margins there:
 // the duals φ′(aₖᵀw), scaled into the box that is dom g* of the lasso.
-func (s *glmnet) certify() (TracePoint, error) {
+func (s *glmnet) Certify() (TracePoint, error) {
 	if !s.fresh {
 		if err := s.sweepAt(); err != nil {
 			return TracePoint{}, err
 		}
 	}
 	c, err := s.eval.AtMargins(s.w, s.z, nil, objective.PairedDuals)
-	return tracePoint(c), err
+	return driver.TracePointOf(c), err
 }
 
-func (s *glmnet) point() []float64 { return s.w }
-func (s *glmnet) passes() float64  { return s.visits / (2 * float64(max(1, s.x.NNZ()))) }
-func (s *glmnet) threads() int     { return s.sweep.threads() }
-func (s *glmnet) divergenceHint() string {
+func (s *glmnet) Point() []float64 { return s.w }
+func (s *glmnet) Passes() float64  { return s.visits / (2 * float64(max(1, s.x.NNZ()))) }
+func (s *glmnet) Threads() int     { return s.sweep.Threads() }
+func (s *glmnet) DivergenceHint() string {
 	return "newGLMNET's line search decreases the objective at every step, so this is non-finite data or a bug; report it with the data"
 }
 
-func (s *glmnet) finish(res *Result) error {
+func (s *glmnet) Finish(res *Result) error {
 	res.Note = fmt.Sprintf("%d outer steps, %d coordinate-descent passes", s.steps, s.cdPasses)
-	return s.sweep.close()
+	return s.sweep.Close()
 }
 
 // runEpochs takes one outer step of newGLMNET, whatever k is: the driver
 // certifies after each.
-func (s *glmnet) runEpochs(ctx context.Context, k int) (int, error) {
+func (s *glmnet) RunEpochs(ctx context.Context, k int) (int, error) {
 	if k < 1 || ctx.Err() != nil {
 		return 0, nil
 	}
@@ -266,7 +267,7 @@ func (s *glmnet) runEpochs(ctx context.Context, k int) (int, error) {
 		return 0, err
 	}
 	if !moved {
-		return 0, fmt.Errorf("engine: glmnet: the line search found no decrease (%w)", errCannotMove)
+		return 0, fmt.Errorf("engine: glmnet: the line search found no decrease (%w)", driver.ErrCannotMove)
 	}
 	s.steps++
 	return 1, nil
@@ -325,7 +326,7 @@ func (s *glmnet) outerStep() (bool, error) {
 		}
 		passes = s.descendDense()
 		// A·d for the line search, one pass over the rows.
-		if err := s.sweep.run(func(lo, hi int, _ [][]float64) {
+		if err := s.sweep.Run(func(lo, hi int, _ [][]float64) {
 			for k := lo; k < hi; k++ {
 				val, idx := s.x.Row(k)
 				s.ad[k] = kernels.SparseDot(val, idx, s.step)
@@ -352,7 +353,7 @@ func (s *glmnet) outerStep() (bool, error) {
 func (s *glmnet) formHessian() error {
 	d := s.d
 	clear(s.hmat)
-	err := s.sweep.runChunks(func(c, lo, hi int, acc [][]float64) {
+	err := s.sweep.RunChunks(func(c, lo, hi int, acc [][]float64) {
 		hm := acc[0]
 		for k := lo; k < hi; k++ {
 			cv := s.curv[k]
@@ -368,6 +369,7 @@ func (s *glmnet) formHessian() error {
 			}
 		}
 	}, s.hmat)
+
 	if err != nil {
 		return err
 	}

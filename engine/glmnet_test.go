@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/sparse"
 )
 
@@ -12,7 +13,7 @@ import (
 // switch shrinking or the formed Hessian off) to tol.
 func glmnetRun(t *testing.T, prob Problem, tol float64, tweak func(*glmnet)) ([]float64, *Result) {
 	t.Helper()
-	opt := Options{Solver: SolverGLMNET, Tol: tol, MaxEpochs: 2000, StallEpochs: -1, Threads: 2}.withDefaults()
+	opt := Options{Solver: SolverGLMNET, Tol: tol, MaxEpochs: 2000, StallEpochs: -1, Threads: 2}.WithDefaults()
 	m, err := newGLMNET(prob, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -20,12 +21,12 @@ func glmnetRun(t *testing.T, prob Problem, tol float64, tweak func(*glmnet)) ([]
 	if tweak != nil {
 		tweak(m)
 	}
-	res, err := drive(context.Background(), m, opt)
-	m.finish(res)
+	res, err := driver.Run(context.Background(), m, opt)
+	m.Finish(res)
 	if err != nil || !res.Converged {
 		t.Fatalf("stop %q at gap %.3g: %v", res.Stop, res.Final.RelGap, err)
 	}
-	return res.modelPoint(m.point(), nil), res
+	return res.ModelPoint(m.Point(), nil), res
 }
 
 func bundled(t *testing.T, name string) (*sparse.CSR, []float64) {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/adaspdc/adaspdc/engine/driver"
 )
 
 // ClassResult is how the binary problem of one class went in a
@@ -49,7 +51,7 @@ func TrainOneVsRest(ctx context.Context, prob Problem, y []float64, opt Options,
 	if k < 3 {
 		return nil, nil, fmt.Errorf("engine: one-vs-rest needs 3 classes or more, the labels have %d (train two with Train)", k)
 	}
-	budget := threadBudget(opt.Threads)
+	budget := driver.ThreadBudget(opt.Threads)
 	parallel := min(k, budget)
 	opt.Threads = max(1, budget/parallel)
 	ctx, cancel := context.WithCancelCause(ctx)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/internal/hugepage"
 	"github.com/adaspdc/adaspdc/kernels"
@@ -21,7 +22,7 @@ import (
 const SolverNewton Solver = "newton"
 
 func init() {
-	register(&solverEntry{
+	driver.Register(&driver.Entry{
 		SolverInfo: SolverInfo{
 			Name:         SolverNewton,
 			Summary:      "truncated Newton on the primal (diagonally preconditioned CG, line search on the derivative): steps invariant to feature scale, parallel sweeps over rows",
@@ -30,9 +31,9 @@ func init() {
 			Parallel:     true,
 			Certified:    true,
 		},
-		rank:    15,
-		accepts: acceptsNewton,
-		start:   startNewton,
+		Rank:    15,
+		Accepts: acceptsNewton,
+		Start:   startNewton,
 	})
 }
 
@@ -59,7 +60,7 @@ func acceptsNewton(prob Problem, opt Options) error {
 	return nil
 }
 
-func startNewton(ctx context.Context, prob Problem, opt Options) (method, error) {
+func startNewton(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
 	return newNewton(prob, opt)
 }
 
@@ -112,7 +113,7 @@ type newton struct {
 	// of forming the Hessian afresh and of its change, in the last sweep.
 	hessFresh, hessChange []int64
 
-	sweep   *rowSweep
+	sweep   *driver.RowSweep
 	visits  float64 // nonzeros read; passes = visits/(2·nnz)
 	gradM0  float64 // ‖∇P(w₀)‖ in the M⁻¹ norm, for the forcing term
 	maxCG   int
@@ -152,10 +153,10 @@ func newNewton(prob Problem, opt Options) (*newton, error) {
 	// Each starts on a 64-byte line (the allocation does, being large, and
 	// the lengths are rounded up to 8), so that coordRange's ranges share
 	// no line.
-	slab := hugepage.Make[float64](9*pad8(d) + 4*pad8(n))
+	slab := hugepage.Make[float64](9*driver.Pad8(d) + 4*driver.Pad8(n))
 	cut := func(k int) []float64 {
 		v := slab[:k:k]
-		slab = slab[pad8(k):]
+		slab = slab[driver.Pad8(k):]
 		return v
 	}
 	s.lam, s.shift = cut(d), cut(d)
@@ -167,9 +168,9 @@ func newNewton(prob Problem, opt Options) (*newton, error) {
 		*v = cut(d)
 	}
 	threads := newtonWorkers(x, opt.Threads)
-	s.sweep = newRowSweep(x, threads, !opt.Deterministic)
-	s.eval = newEvaluator(prob, opt.Threads)
-	chunks := s.sweep.chunks()
+	s.sweep = driver.NewRowSweep(x, threads, !opt.Deterministic)
+	s.eval = driver.NewEvaluator(prob, opt.Threads)
+	chunks := s.sweep.Chunks()
 	if denseHessianPays(x) {
 		s.hess, s.curvHess = hugepage.Make[float64](d*d), cut(n)
 		s.hessFresh, s.hessChange = make([]int64, chunks), make([]int64, chunks)
@@ -238,21 +239,21 @@ func denseHessianPays(x *sparse.CSR) bool {
 	return float64(build) <= denseHessianFactor*float64(2*nnz)
 }
 
-func (s *newton) finish(res *Result) error {
+func (s *newton) Finish(res *Result) error {
 	res.Note = fmt.Sprintf("%d conjugate-gradient steps in all", s.cgSteps)
-	return s.sweep.close()
+	return s.sweep.Close()
 }
 
-func (s *newton) point() []float64 { return s.w }
-func (s *newton) passes() float64  { return s.visits / (2 * float64(max(1, s.x.NNZ()))) }
-func (s *newton) threads() int     { return s.sweep.threads() }
-func (s *newton) divergenceHint() string {
+func (s *newton) Point() []float64 { return s.w }
+func (s *newton) Passes() float64  { return s.visits / (2 * float64(max(1, s.x.NNZ()))) }
+func (s *newton) Threads() int     { return s.sweep.Threads() }
+func (s *newton) DivergenceHint() string {
 	return "the Newton steps decrease the objective by construction, so this is a bug or non-finite data; report it with the data"
 }
 
 // runEpochs takes one Newton step, whatever k is: a step costs several
 // passes, so the driver certifies after each.
-func (s *newton) runEpochs(ctx context.Context, k int) (int, error) {
+func (s *newton) RunEpochs(ctx context.Context, k int) (int, error) {
 	if k < 1 || ctx.Err() != nil {
 		return 0, nil
 	}
@@ -269,7 +270,7 @@ func (s *newton) runEpochs(ctx context.Context, k int) (int, error) {
 // errNewtonFloor ends a run whose Newton step no longer changes the point:
 // the gradient or the slope along the step is zero in double precision, so
 // more steps would repeat the same one. The driver keeps the best model.
-var errNewtonFloor = fmt.Errorf("engine: newton: the objective cannot decrease further in double precision (the gradient or the slope along the step rounds to zero) while the gap is still above the rounding of the objective; the data may hold values too large for float64 sums (%w)", errCannotMove)
+var errNewtonFloor = fmt.Errorf("engine: newton: the objective cannot decrease further in double precision (the gradient or the slope along the step rounds to zero) while the gap is still above the rounding of the objective; the data may hold values too large for float64 sums (%w)", driver.ErrCannotMove)
 
 // newtonStep takes one step of truncated Newton on
 //
@@ -401,7 +402,7 @@ func (s *newton) newtonStep() (moved bool, err error) {
 	}
 
 	// dz = A s, then the line search along s.
-	if err := s.sweep.run(func(lo, hi int, _ [][]float64) {
+	if err := s.sweep.Run(func(lo, hi int, _ [][]float64) {
 		for k := lo; k < hi; k++ {
 			val, idx := s.x.Row(k)
 			s.dz[k] = kernels.SparseDot(val, idx, s.step)
@@ -438,7 +439,7 @@ func (s *newton) sweepAt() error {
 	if s.hess != nil {
 		outs = outs[:1]
 	}
-	err := s.sweep.runChunks(func(c, lo, hi int, acc [][]float64) {
+	err := s.sweep.RunChunks(func(c, lo, hi int, acc [][]float64) {
 		g := acc[0]
 		var ls, cs objective.Sum
 		clipped := false
@@ -527,7 +528,7 @@ func (s *newton) formHessian() error {
 		}
 		out = s.hessDelta
 	}
-	err := s.sweep.runChunks(func(c, lo, hi int, acc [][]float64) {
+	err := s.sweep.RunChunks(func(c, lo, hi int, acc [][]float64) {
 		h := acc[0]
 		var fresh, change int64
 		for k := lo; k < hi; k++ {
@@ -550,12 +551,7 @@ func (s *newton) formHessian() error {
 			if add == 0 {
 				continue
 			}
-			// Row j of the upper triangle gains add·aₖⱼ·aₖ over the
-			// columns from j on (a row's columns ascend). Rows are short
-			// (a9a: 14 entries), so the loop is inline: with a kernel
-			// call per entry, w8a took 0.23 s of CPU against 0.19 s (8
-			// runs each under /usr/bin/time; repeats of one binary vary
-			// by 10%).
+
 			for p, j := range idx {
 				cv, row := add*val[p], h[int(j)*d:int(j+1)*d]
 				for q := p; q < len(idx); q++ {
@@ -565,6 +561,7 @@ func (s *newton) formHessian() error {
 		}
 		s.hessFresh[c], s.hessChange[c] = fresh, change
 	}, out)
+
 	if err != nil {
 		return err
 	}
@@ -601,14 +598,14 @@ func (s *newton) formHessian() error {
 // certify returns the certificate at the current point, from the margins
 // of the sweep there, which the next step reuses. (The sweep's own sums of
 // P and D are the estimate that steers the step's forcing term.)
-func (s *newton) certify() (TracePoint, error) {
+func (s *newton) Certify() (TracePoint, error) {
 	if !s.fresh {
 		if err := s.sweepAt(); err != nil {
 			return TracePoint{}, err
 		}
 	}
 	c, err := s.eval.AtMargins(s.w, s.z, nil, objective.PairedDuals)
-	return tracePoint(c), err
+	return driver.TracePointOf(c), err
 }
 
 // hessianTimes sets out = H v and returns vᵀHv: from the dense Hessian
@@ -625,7 +622,7 @@ func (s *newton) hessianTimes(v, out []float64) (float64, error) {
 		s.visits += float64(d * d)
 		return kernels.Dot(v, out), nil
 	}
-	err := s.sweep.runThen(func(_, lo, hi int, acc [][]float64) {
+	err := s.sweep.RunThen(func(_, lo, hi int, acc [][]float64) {
 		o := acc[0]
 		for k := lo; k < hi; k++ {
 			c := s.curv[k]
@@ -642,6 +639,7 @@ func (s *newton) hessianTimes(v, out []float64) (float64, error) {
 		}
 		s.part[t] = kernels.Dot(v, o)
 	}, out)
+
 	if err != nil {
 		return 0, err
 	}
@@ -658,12 +656,12 @@ func (s *newton) hessianTimes(v, out []float64) (float64, error) {
 // and returns the sum of what fn returned, added in range order, so that
 // the result depends on the worker count only, not on the scheduling.
 func (s *newton) coords(fn func(lo, hi int) float64) (float64, error) {
-	t := s.sweep.threads()
+	t := s.sweep.Threads()
 	if t == 1 || s.d < newtonCoordsMin {
 		return fn(0, s.d), nil
 	}
-	err := s.sweep.pool.Run(func(w int) {
-		lo, hi := coordRange(s.d, w, t)
+	err := s.sweep.Pool().Run(func(w int) {
+		lo, hi := driver.CoordRange(s.d, w, t)
 		s.part[w] = fn(lo, hi)
 	})
 	var sum float64
@@ -678,20 +676,6 @@ func (s *newton) coords(fn func(lo, hi int) float64) (float64, error) {
 // long as a vector update of 10⁴ coordinates.
 const newtonCoordsMin = 1 << 15
 
-// pad8 rounds n up to a multiple of 8.
-func pad8(n int) int { return (n + 7) &^ 7 }
-
-// coordRange returns worker w's share lo:hi of n coordinates cut into t
-// ranges, with inner bounds on multiples of 8 (64 bytes of float64), so
-// that no two workers write the same cache line.
-func coordRange(n, w, t int) (lo, hi int) {
-	lo, hi = (n*w/t)&^7, (n*(w+1)/t)&^7
-	if w == t-1 {
-		hi = n
-	}
-	return lo, hi
-}
-
 // along returns the slope dP/dα at w + αs,
 //
 //	(1/n) Σₖ φ′(zₖ + α·dzₖ)·dzₖ + Σⱼ sⱼ(λⱼ(wⱼ + αsⱼ) − λⱼcⱼ),
@@ -703,7 +687,7 @@ func coordRange(n, w, t int) (lo, hi int) {
 // last bit, and Armijo's test compares like with like. Without it a row
 // costs one exponential instead of an exponential and a logarithm.
 func (s *newton) along(alpha float64, withLoss bool) (slope, loss float64, err error) {
-	err = s.sweep.runChunks(func(c, lo, hi int, _ [][]float64) {
+	err = s.sweep.RunChunks(func(c, lo, hi int, _ [][]float64) {
 		var ls objective.Sum
 		var sl float64
 		b, z, dz := s.prob.B, s.z[lo:hi], s.dz[lo:hi]

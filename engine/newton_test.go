@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sparse"
@@ -289,7 +290,7 @@ func TestNewtonCertificate(t *testing.T) {
 				t.Fatal(err)
 			}
 			for step := 0; step < 6; step++ {
-				got, err := s.certify()
+				got, err := s.Certify()
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -307,7 +308,7 @@ func TestNewtonCertificate(t *testing.T) {
 					break
 				}
 			}
-			s.finish(&Result{})
+			s.Finish(&Result{})
 		}
 	}
 }
@@ -379,7 +380,7 @@ func TestNewtonDenseHessian(t *testing.T) {
 			if _, hinge := loss.(SquaredHinge); !hinge && deltas != 0 {
 				t.Errorf("%s, %d threads: the Hessian was changed %d times, where every curvature moves", loss.Name(), threads, deltas)
 			}
-			s.finish(&Result{})
+			s.Finish(&Result{})
 		}
 	}
 }
@@ -537,6 +538,41 @@ func TestCurvedTerms(t *testing.T) {
 	}
 }
 
+// TestNewtonLastStep checks that CG's last solve stops at what the
+// tolerance needs: the same wide problem, run to a relative gap of 1e-6
+// with and without the rule (newton.tol), converges both ways, and with
+// it in fewer CG steps.
+func TestNewtonLastStep(t *testing.T) {
+	x, b := sparseData(500, 2000, 10, 1)
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-7}}
+	opt := Options{Solver: SolverNewton, Threads: 1, Tol: 1e-6, MaxEpochs: 100}.WithDefaults()
+	var steps, newton [2]int
+	for i, rule := range []bool{true, false} {
+		s, err := newNewton(prob, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.hess != nil {
+			t.Fatal("the Hessian is formed: the rule applies only where it is not")
+		}
+		if !rule {
+			s.tol = 0
+		}
+		res, err := driver.Run(context.Background(), s, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(res.Final.RelGap <= opt.Tol) {
+			t.Fatalf("rule %v: relative gap %.3g, want ≤ %g", rule, res.Final.RelGap, opt.Tol)
+		}
+		steps[i], newton[i] = s.cgSteps, res.Final.Epoch
+		t.Logf("rule %v: %d Newton steps, %d CG steps, relative gap %.3g", rule, res.Final.Epoch, s.cgSteps, res.Final.RelGap)
+	}
+	if steps[0] >= steps[1] || newton[0] > newton[1] {
+		t.Errorf("%d Newton and %d CG steps with the last-step rule, %d and %d without; want fewer CG steps and no more Newton steps with it", newton[0], steps[0], newton[1], steps[1])
+	}
+}
+
 // TestNewtonChunkedSweep runs newton on data large enough for two workers
 // and for coordinate ranges (nnz ≥ 2·newtonMinNNZ, d ≥ newtonCoordsMin),
 // with rows taken in chunks as the workers go and, with Deterministic, one
@@ -575,53 +611,5 @@ func TestNewtonChunkedSweep(t *testing.T) {
 				}
 			}
 		}
-	}
-	s := newRowSweep(x, 2, true)
-	defer s.close()
-	if !s.dynamic || s.chunks() <= 2 {
-		t.Errorf("newRowSweep on %d nonzeros, two workers: %d chunks, dynamic %v; want more chunks than workers", x.NNZ(), s.chunks(), s.dynamic)
-	}
-	for c := range s.chunks() {
-		if s.bounds[c] > s.bounds[c+1] {
-			t.Fatalf("chunk %d: rows %d:%d", c, s.bounds[c], s.bounds[c+1])
-		}
-	}
-	if s.bounds[0] != 0 || s.bounds[s.chunks()] != x.Rows {
-		t.Errorf("chunks cover rows %d:%d, want 0:%d", s.bounds[0], s.bounds[s.chunks()], x.Rows)
-	}
-}
-
-// TestNewtonLastStep checks that CG's last solve stops at what the
-// tolerance needs: the same wide problem, run to a relative gap of 1e-6
-// with and without the rule (newton.tol), converges both ways, and with
-// it in fewer CG steps.
-func TestNewtonLastStep(t *testing.T) {
-	x, b := sparseData(500, 2000, 10, 1)
-	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-7}}
-	opt := Options{Solver: SolverNewton, Threads: 1, Tol: 1e-6, MaxEpochs: 100}.withDefaults()
-	var steps, newton [2]int
-	for i, rule := range []bool{true, false} {
-		s, err := newNewton(prob, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if s.hess != nil {
-			t.Fatal("the Hessian is formed: the rule applies only where it is not")
-		}
-		if !rule {
-			s.tol = 0
-		}
-		res, err := drive(context.Background(), s, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !(res.Final.RelGap <= opt.Tol) {
-			t.Fatalf("rule %v: relative gap %.3g, want ≤ %g", rule, res.Final.RelGap, opt.Tol)
-		}
-		steps[i], newton[i] = s.cgSteps, res.Final.Epoch
-		t.Logf("rule %v: %d Newton steps, %d CG steps, relative gap %.3g", rule, res.Final.Epoch, s.cgSteps, res.Final.RelGap)
-	}
-	if steps[0] >= steps[1] || newton[0] > newton[1] {
-		t.Errorf("%d Newton and %d CG steps with the last-step rule, %d and %d without; want fewer CG steps and no more Newton steps with it", newton[0], steps[0], newton[1], steps[1])
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+
+	"github.com/adaspdc/adaspdc/engine/driver"
 )
 
 // scripted is a method whose certificates come from a list: epoch e's
@@ -17,7 +19,7 @@ type scripted struct {
 	x      []float64
 }
 
-func (s *scripted) runEpochs(ctx context.Context, k int) (int, error) {
+func (s *scripted) RunEpochs(ctx context.Context, k int) (int, error) {
 	if s.epoch+1 >= len(s.gaps) {
 		return 0, s.err
 	}
@@ -25,7 +27,7 @@ func (s *scripted) runEpochs(ctx context.Context, k int) (int, error) {
 	return 1, nil
 }
 
-func (s *scripted) certify() (TracePoint, error) {
+func (s *scripted) Certify() (TracePoint, error) {
 	g := s.gaps[s.epoch]
 	p := 1 + g
 	if s.primal != nil {
@@ -35,17 +37,17 @@ func (s *scripted) certify() (TracePoint, error) {
 	return TracePoint{Primal: p, Dual: p - g, Gap: g, RelGap: g / max(1, p)}, nil
 }
 
-func (s *scripted) point() []float64       { return s.x }
-func (s *scripted) passes() float64        { return float64(s.epoch) }
-func (s *scripted) threads() int           { return 1 }
-func (s *scripted) divergenceHint() string { return "scripted" }
+func (s *scripted) Point() []float64       { return s.x }
+func (s *scripted) Passes() float64        { return float64(s.epoch) }
+func (s *scripted) Threads() int           { return 1 }
+func (s *scripted) DivergenceHint() string { return "scripted" }
 
 // outcome runs a script through the driver and returns what Train would
 // hand back: the model's point (its epoch), the result and the error.
 func outcome(s *scripted, opt Options) (int, *Result, error) {
-	opt = opt.withDefaults()
-	res, err := drive(context.Background(), s, opt)
-	w := res.modelPoint(s.point(), err)
+	opt = opt.WithDefaults()
+	res, err := driver.Run(context.Background(), s, opt)
+	w := res.ModelPoint(s.Point(), err)
 	if w == nil {
 		return -1, res, err
 	}
@@ -63,7 +65,7 @@ func TestRunsCutShortReturnTheBest(t *testing.T) {
 		t.Errorf("max-epochs: model from epoch %d (certificate %+v), stop %q, err %v; want the last, epoch 3", e, res.Model, res.Stop, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	opt := Options{Tol: 1e-9, MaxEpochs: 3, StallEpochs: -1}.withDefaults()
+	opt := Options{Tol: 1e-9, MaxEpochs: 3, StallEpochs: -1}.WithDefaults()
 	opt.Callback = func(tp TracePoint) error {
 		if tp.Epoch == 2 {
 			cancel()
@@ -71,8 +73,8 @@ func TestRunsCutShortReturnTheBest(t *testing.T) {
 		return nil
 	}
 	s := &scripted{gaps: gaps}
-	res, err = drive(ctx, s, opt)
-	if w := res.modelPoint(s.point(), err); err != nil || res.Stop != "context" || w[0] != 1 || res.Model.Epoch != 1 {
+	res, err = driver.Run(ctx, s, opt)
+	if w := res.ModelPoint(s.Point(), err); err != nil || res.Stop != "context" || w[0] != 1 || res.Model.Epoch != 1 {
 		t.Errorf("interrupted: model %v (certificate %+v), stop %q, err %v; want epoch 1", w, res.Model, res.Stop, err)
 	}
 	e, res, _ = outcome(&scripted{gaps: []float64{1, 0.5, 0.6, 0.4}}, Options{Tol: 0.3, MaxEpochs: 3, StallEpochs: -1})
@@ -111,13 +113,13 @@ func TestNegativeGapClamped(t *testing.T) {
 // converged when its best gap is within rounding (Stop "optimal", no
 // error, whatever Tol asked), and has failed when the gap is above it.
 func TestCannotMoveAtRounding(t *testing.T) {
-	stuck := fmt.Errorf("test: %w", errCannotMove)
+	stuck := fmt.Errorf("test: %w", driver.ErrCannotMove)
 	e, res, err := outcome(&scripted{gaps: []float64{1, 1e-3, 1e-14}, err: stuck}, Options{Tol: 0, MaxEpochs: 50, StallEpochs: -1})
 	if err != nil || res.Stop != "optimal" || !res.Converged || e != 2 {
 		t.Errorf("at rounding: stop %q, converged %v, err %v, model epoch %d; want optimal, converged, epoch 2", res.Stop, res.Converged, err, e)
 	}
 	e, res, err = outcome(&scripted{gaps: []float64{1, 1e-3}, err: stuck}, Options{Tol: 0, MaxEpochs: 50, StallEpochs: -1})
-	if !errors.Is(err, errCannotMove) || res.Stop != "stuck" || res.Converged || e != 1 {
+	if !errors.Is(err, driver.ErrCannotMove) || res.Stop != "stuck" || res.Converged || e != 1 {
 		t.Errorf("above rounding: stop %q, converged %v, err %v, model epoch %d; want the error, stuck, epoch 1", res.Stop, res.Converged, err, e)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/adaspdc/adaspdc/blocks"
+	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/kernels"
 )
@@ -51,7 +52,7 @@ func init() {
 		{SolverPdproxNoProj, "primal dual prox method, extra dual update without projection = Chambolle–Pock θ = 1 (Yang et al. 2015, Alg. 3)", 31},
 		{SolverPdproxPrimal, "primal dual prox method, extra primal variable (Yang et al. 2015, Alg. 2)", 32},
 	} {
-		register(&solverEntry{
+		driver.Register(&driver.Entry{
 			SolverInfo: SolverInfo{
 				Name:         s.name,
 				Summary:      s.summary,
@@ -59,9 +60,9 @@ func init() {
 				Regularizers: "elastic net incl. pure L1 (λ = 0), group lasso",
 				Certified:    true,
 			},
-			rank:    s.rank,
-			accepts: acceptsPdprox,
-			start:   startPdprox,
+			Rank:    s.rank,
+			Accepts: acceptsPdprox,
+			Start:   startPdprox,
 		})
 	}
 }
@@ -117,7 +118,7 @@ type pdprox struct {
 	dualScale                  float64 // the last certificate's s (see certify)
 }
 
-func startPdprox(ctx context.Context, prob Problem, opt Options) (method, error) {
+func startPdprox(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
 	x := prob.X
 	n, d := x.Rows, x.Cols
 	part, err := blocks.Contiguous(n, n)
@@ -140,7 +141,7 @@ func startPdprox(ctx context.Context, prob Problem, opt Options) (method, error)
 		gamma: gamma, sigma: gamma / float64(n),
 		w: make([]float64, d), alpha: make([]float64, n), z: make([]float64, n),
 		v: make([]float64, d), tmp: make([]float64, d),
-		eval: newEvaluator(prob, opt.Threads),
+		eval: driver.NewEvaluator(prob, opt.Threads),
 		sumW: make([]float64, d), sumAlpha: make([]float64, n), sumZ: make([]float64, n), sumV: make([]float64, d),
 		dualScale: 1,
 	}
@@ -271,7 +272,7 @@ func (m *pdprox) step() {
 
 // runEpochs runs k iterations: an epoch of Pdprox is one iteration, which
 // reads the data twice.
-func (m *pdprox) runEpochs(ctx context.Context, k int) (int, error) {
+func (m *pdprox) RunEpochs(ctx context.Context, k int) (int, error) {
 	for i := range k {
 		if ctx.Err() != nil {
 			return i, nil
@@ -312,16 +313,16 @@ func (m *pdprox) averages() (x, alpha, z, v []float64) {
 // ᾱ → α*, s → 1. With unpenalised coordinates (a zero weight, or group
 // −1) and λ = 0, the domain pins those coordinates of v̄ to 0 and s = 0 is
 // the only choice unless they are: D is then 0 and the gap P.
-func (m *pdprox) certify() (TracePoint, error) {
+func (m *pdprox) Certify() (TracePoint, error) {
 	x, alpha, _, _ := m.averages()
 	c, err := m.eval.At(x, alpha, objective.OwnDuals)
 	m.dualScale = m.eval.Scale()
-	return tracePoint(c), err
+	return driver.TracePointOf(c), err
 }
 
 // point returns the averaged primal iterate x̄, the model Theorem 6
 // certifies.
-func (m *pdprox) point() []float64 {
+func (m *pdprox) Point() []float64 {
 	if m.iters == 0 {
 		return m.w
 	}
@@ -334,17 +335,17 @@ func (m *pdprox) point() []float64 {
 }
 
 // passes counts two reads of the data per iteration (A·w and Aᵀα).
-func (m *pdprox) passes() float64 { return 2 * float64(m.iters) }
+func (m *pdprox) Passes() float64 { return 2 * float64(m.iters) }
 
-func (m *pdprox) threads() int { return 1 }
+func (m *pdprox) Threads() int { return 1 }
 
-func (m *pdprox) divergenceHint() string {
+func (m *pdprox) DivergenceHint() string {
 	return "Pdprox's step is γ = 1/√(2c) with c = ‖A‖²/n² (Theorem 6); a -step-scale above 1 leaves the paper's proof"
 }
 
 // finish returns the averaged dual point of the final certificate, scaled
 // as it was certified.
-func (m *pdprox) finish(res *Result) error {
+func (m *pdprox) Finish(res *Result) error {
 	_, alpha, _, _ := m.averages()
 	duals := make([]float64, len(alpha))
 	for k, a := range alpha {

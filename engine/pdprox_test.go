@@ -70,15 +70,15 @@ func pdproxRun(t *testing.T, prob Problem, solver Solver, iters int) (*pdprox, T
 	if err := acceptsPdprox(prob, opt); err != nil {
 		t.Fatal(err)
 	}
-	m, err := startPdprox(context.Background(), prob, opt.withDefaults())
+	m, err := startPdprox(context.Background(), prob, opt.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
 	pm := m.(*pdprox)
-	if _, err := pm.runEpochs(context.Background(), iters); err != nil {
+	if _, err := pm.RunEpochs(context.Background(), iters); err != nil {
 		t.Fatal(err)
 	}
-	tp, err := pm.certify()
+	tp, err := pm.Certify()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestPdproxHingeSVM(t *testing.T) {
 			if tp.Dual > pstar+1e-12 || tp.Gap < excess {
 				t.Errorf("%s T=%d: D = %.15g above P* = %.15g: not a valid dual point", s, iters, tp.Dual, pstar)
 			}
-			ref, err := Certify(prob, m.point())
+			ref, err := Certify(prob, m.Point())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -190,7 +190,7 @@ func TestPdproxGroupLassoSingletons(t *testing.T) {
 		for _, s := range []Solver{SolverPdproxDual, SolverPdproxPrimal} {
 			me, te := pdproxRun(t, en, s, 300)
 			mg, tg := pdproxRun(t, gl, s, 300)
-			if d := relDiff(mg.point(), me.point()); d > 1e-12 {
+			if d := relDiff(mg.Point(), me.Point()); d > 1e-12 {
 				t.Errorf("λ=%g %s: group lasso of singletons and elastic net differ by %.3e", lam, s, d)
 			}
 			if math.Abs(tg.Primal-te.Primal) > 1e-12 || math.Abs(tg.Dual-te.Dual) > 1e-12*max(1, math.Abs(te.Dual)) {

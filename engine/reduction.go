@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/kernels"
 )
@@ -184,7 +185,7 @@ func init() {
 			"hinge", "elastic net, λ ≥ 0 (L1-SVM)"},
 	} {
 		kind := r.kind
-		register(&solverEntry{
+		driver.Register(&driver.Entry{
 			SolverInfo: SolverInfo{
 				Name:         r.name,
 				Summary:      r.summary,
@@ -193,9 +194,9 @@ func init() {
 				Parallel:     true,
 				Certified:    true,
 			},
-			rank:    reductionRank,
-			accepts: func(prob Problem, opt Options) error { return acceptsReduction(kind, prob, opt) },
-			start: func(ctx context.Context, prob Problem, opt Options) (method, error) {
+			Rank:    reductionRank,
+			Accepts: func(prob Problem, opt Options) error { return acceptsReduction(kind, prob, opt) },
+			Start: func(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
 				return startReduction(ctx, kind, prob, opt)
 			},
 		})
@@ -213,7 +214,7 @@ func isReduction(name Solver) bool {
 }
 
 // innerEntry returns the inner solver that opt names.
-func innerEntry(opt Options) (*solverEntry, error) {
+func innerEntry(opt Options) (*driver.Entry, error) {
 	name := opt.Inner
 	if name == "" {
 		name = SolverAdaSPDC
@@ -221,9 +222,9 @@ func innerEntry(opt Options) (*solverEntry, error) {
 	if isReduction(name) {
 		return nil, fmt.Errorf("engine: %s cannot run the reduction %s as its inner solver: name a direct solver (jointadapt does both reductions at once)", opt.Solver, name)
 	}
-	e := lookupSolver(name)
+	e := driver.Lookup(name)
 	if e == nil {
-		return nil, fmt.Errorf("engine: unknown inner solver %q (want one of %s)", name, solverNames())
+		return nil, fmt.Errorf("engine: unknown inner solver %q (want one of %s)", name, driver.Names())
 	}
 	if !stageWarmStarts[name] {
 		return nil, fmt.Errorf("engine: %s cannot run on %s yet: a stage must start from the last stage's duals (adaspdc, spdc, sdca, sdca-async, sdca-async-wild) or from its point alone (saga, svrg, sag), and %s takes neither; measured over sdca from cold duals on the lasso, the stages stalled or diverged. Use -inner adaspdc", opt.Solver, name, name)
@@ -244,7 +245,7 @@ var stageWarmStarts = map[Solver]bool{
 // innerOptions returns the options the inner solver runs a stage with: the
 // outer ones, less what the outer driver owns (stopping, callbacks, the time
 // limit), with the warm start of the stage.
-func innerOptions(opt Options, e *solverEntry, warm []float64) Options {
+func innerOptions(opt Options, e *driver.Entry, warm []float64) Options {
 	o := opt
 	o.Solver = e.Name
 	o.Inner = ""
@@ -284,7 +285,7 @@ func acceptsReduction(kind reductionKind, prob Problem, opt Options) error {
 		x0 = make([]float64, prob.X.Cols)
 	}
 	stage := reductionStage(kind, prob, en, x0, 1, 1)
-	if err := e.accepts(stage, innerOptions(opt, e, nil)); err != nil {
+	if err := e.Accepts(stage, innerOptions(opt, e, nil)); err != nil {
 		hint := ""
 		switch {
 		case hinge && !kind.smooth:
@@ -369,7 +370,7 @@ type reduction struct {
 	prob  Problem    // the original problem
 	en    ElasticNet // its regularizer
 	opt   Options    // the outer options
-	inner *solverEntry
+	inner *driver.Entry
 	n, d  int
 
 	x0        []float64 // the centre of the added regularization; nil: 0
@@ -378,14 +379,14 @@ type reduction struct {
 	sigmaMin  float64   // below 1e-16·λ, σ no longer changes the stage
 	rowNorm2  float64   // largest ‖aₖ‖² times the block size: bounds R²
 
-	cur        method  // the current stage's inner method
-	stage      int     // stages started, less one
-	stageEpoch int     // epochs of the current stage
-	nextCheck  int     // stage epoch of the next inner certificate
-	lastCheck  int     // stage epoch of the last inner certificate
-	lastGap    float64 // its gap
-	refGap     float64 // the previous stage's last gap
-	donePasses float64 // passes of the finished stages
+	cur        driver.Method // the current stage's inner method
+	stage      int           // stages started, less one
+	stageEpoch int           // epochs of the current stage
+	nextCheck  int           // stage epoch of the next inner certificate
+	lastCheck  int           // stage epoch of the last inner certificate
+	lastGap    float64       // its gap
+	refGap     float64       // the previous stage's last gap
+	donePasses float64       // passes of the finished stages
 	lazy       bool
 	blocks     int
 
@@ -399,7 +400,7 @@ type reduction struct {
 
 // startReduction builds the reduction at its starting point and starts the
 // inner method on the first stage.
-func startReduction(ctx context.Context, kind reductionKind, prob Problem, opt Options) (method, error) {
+func startReduction(ctx context.Context, kind reductionKind, prob Problem, opt Options) (driver.Method, error) {
 	e, err := innerEntry(opt)
 	if err != nil {
 		return nil, err
@@ -409,7 +410,7 @@ func startReduction(ctx context.Context, kind reductionKind, prob Problem, opt O
 		n: prob.X.Rows, d: prob.X.Cols,
 	}
 	r.yBest = make([]float64, r.n)
-	r.eval = newEvaluator(prob, opt.Threads)
+	r.eval = driver.NewEvaluator(prob, opt.Threads)
 	if opt.WarmStart != nil {
 		r.x0 = slices.Clone(opt.WarmStart)
 	}
@@ -465,7 +466,7 @@ func startReduction(ctx context.Context, kind reductionKind, prob Problem, opt O
 	if err := r.startStage(ctx); err != nil {
 		return nil, err
 	}
-	first, err := r.cur.certify()
+	first, err := r.cur.Certify()
 	if err != nil {
 		r.release(r.cur)
 		return nil, err
@@ -481,7 +482,7 @@ func startReduction(ctx context.Context, kind reductionKind, prob Problem, opt O
 func (r *reduction) startStage(ctx context.Context) error {
 	var warm []float64
 	if r.cur != nil {
-		warm = slices.Clone(r.cur.point())
+		warm = slices.Clone(r.cur.Point())
 	} else if r.x0 != nil {
 		warm = slices.Clone(r.x0)
 	}
@@ -491,10 +492,10 @@ func (r *reduction) startStage(ctx context.Context) error {
 	}
 	stage := reductionStage(r.kind, r.prob, r.en, centre, r.sigma, r.smoothing)
 	o := innerOptions(r.opt, r.inner, warm)
-	if err := r.inner.accepts(stage, o); err != nil {
+	if err := r.inner.Accepts(stage, o); err != nil {
 		return fmt.Errorf("engine: %s stage %d: %w", r.opt.Solver, r.stage+1, err)
 	}
-	m, err := r.inner.start(ctx, stage, o)
+	m, err := r.inner.Start(ctx, stage, o)
 	if err != nil {
 		return fmt.Errorf("engine: %s stage %d (%s): %w", r.opt.Solver, r.stage+1, r.params(), err)
 	}
@@ -509,7 +510,7 @@ func (r *reduction) startStage(ctx context.Context) error {
 		}
 	}
 	if r.cur != nil {
-		r.donePasses += r.cur.passes()
+		r.donePasses += r.cur.Passes()
 		if err := r.release(r.cur); err != nil {
 			r.release(m)
 			return err
@@ -523,13 +524,13 @@ func (r *reduction) startStage(ctx context.Context) error {
 
 // release lets a finished inner method stop its workers, and keeps what it
 // tells the Result.
-func (r *reduction) release(m method) error {
-	f, ok := m.(finisher)
+func (r *reduction) release(m driver.Method) error {
+	f, ok := m.(driver.Finisher)
 	if !ok {
 		return nil
 	}
 	var res Result
-	err := f.finish(&res)
+	err := f.Finish(&res)
 	r.lazy, r.blocks = res.Lazy, res.Blocks
 	return err
 }
@@ -587,12 +588,12 @@ func (r *reduction) nextParams() bool {
 // runEpochs runs k inner epochs, ending stages on the way: after the inner
 // certificates that checkInterval schedules, a stage whose gap is at most ¼
 // of the previous stage's last gap ends, and the next starts from its point.
-func (r *reduction) runEpochs(ctx context.Context, k int) (int, error) {
+func (r *reduction) RunEpochs(ctx context.Context, k int) (int, error) {
 	done := 0
 	for done < k && ctx.Err() == nil {
 		step := min(k-done, max(1, r.nextCheck-r.stageEpoch))
 		r.certValid = false
-		got, err := r.cur.runEpochs(ctx, step)
+		got, err := r.cur.RunEpochs(ctx, step)
 		done += got
 		r.stageEpoch += got
 		if err != nil {
@@ -613,7 +614,7 @@ func (r *reduction) runEpochs(ctx context.Context, k int) (int, error) {
 // checkStage certifies the inner method on its stage problem and ends the
 // stage when the gap has reached the stage's target.
 func (r *reduction) checkStage(ctx context.Context) error {
-	tp, err := r.cur.certify()
+	tp, err := r.cur.Certify()
 	if err != nil {
 		return err
 	}
@@ -645,7 +646,7 @@ func (r *reduction) checkStage(ctx context.Context) error {
 		r.lastGap = math.NaN() // no rate yet: check after one epoch
 		return nil
 	}
-	interval := checkInterval(Options{Tol: target / math.Max(1, math.Abs(tp.Primal))}, tp, r.stageEpoch-r.lastCheck, r.lastGap)
+	interval := driver.CheckInterval(Options{Tol: target / math.Max(1, math.Abs(tp.Primal))}, tp, r.stageEpoch-r.lastCheck, r.lastGap)
 	r.lastCheck, r.lastGap = r.stageEpoch, tp.Gap
 	r.nextCheck = r.stageEpoch + interval
 	return nil
@@ -654,7 +655,7 @@ func (r *reduction) checkStage(ctx context.Context) error {
 // certify returns the original problem's certificate at the inner method's
 // point: P(x) of the original objective and the better of the dual bounds
 // at the inner duals and at φ'(aₖᵀx), each scaled into dom g* if need be.
-func (r *reduction) certify() (TracePoint, error) {
+func (r *reduction) Certify() (TracePoint, error) {
 	return r.certifyCached(), nil
 }
 
@@ -668,7 +669,7 @@ func (r *reduction) certifyCached() TracePoint {
 	if di, ok := r.cur.(dualIterate); ok {
 		inner = di.dualPoint()
 	}
-	r.cert, r.certValid = r.originalCertificate(r.cur.point(), inner), true
+	r.cert, r.certValid = r.originalCertificate(r.cur.Point(), inner), true
 	return r.cert
 }
 
@@ -694,19 +695,19 @@ func (r *reduction) originalCertificate(x, inner []float64) TracePoint {
 	if s := r.eval.Scale(); s < 1 {
 		r.dualNote += fmt.Sprintf(" scaled by %.6g into the domain of g*", s)
 	}
-	return tracePoint(c)
+	return driver.TracePointOf(c)
 }
 
-func (r *reduction) point() []float64 { return r.cur.point() }
-func (r *reduction) passes() float64  { return r.donePasses + r.cur.passes() }
-func (r *reduction) threads() int     { return r.cur.threads() }
-func (r *reduction) divergenceHint() string {
-	return fmt.Sprintf("the inner solver %s diverged at %s stage %d (%s): %s", r.inner.Name, r.opt.Solver, r.stage+1, r.params(), r.cur.divergenceHint())
+func (r *reduction) Point() []float64 { return r.cur.Point() }
+func (r *reduction) Passes() float64  { return r.donePasses + r.cur.Passes() }
+func (r *reduction) Threads() int     { return r.cur.Threads() }
+func (r *reduction) DivergenceHint() string {
+	return fmt.Sprintf("the inner solver %s diverged at %s stage %d (%s): %s", r.inner.Name, r.opt.Solver, r.stage+1, r.params(), r.cur.DivergenceHint())
 }
 
 // finish releases the inner method and reports the stages, the last
 // parameters and the dual point of the last certificate.
-func (r *reduction) finish(res *Result) error {
+func (r *reduction) Finish(res *Result) error {
 	err := r.release(r.cur)
 	res.Lazy, res.Blocks = r.lazy, r.blocks
 	res.Duals = r.yBest

@@ -1,6 +1,10 @@
 package engine
 
-import "context"
+import (
+	"context"
+
+	"github.com/adaspdc/adaspdc/engine/driver"
+)
 
 // SAG, the stochastic average gradient (Schmidt, Le Roux & Bach,
 // "Minimizing Finite Sums with the Stochastic Average Gradient",
@@ -26,7 +30,7 @@ import "context"
 // paper's zeros with the average over the samples seen so far.
 
 func init() {
-	register(&solverEntry{
+	driver.Register(&driver.Entry{
 		SolverInfo: SolverInfo{
 			Name:         SolverSAG,
 			Summary:      "SAG, stochastic average gradient with a proximal step, lazy on sparse data (Schmidt, Le Roux & Bach 2017)",
@@ -34,13 +38,13 @@ func init() {
 			Regularizers: "elastic net with λ ≥ 0 (the lasso too, not λ = L1 = 0), optional centre",
 			Certified:    true,
 		},
-		rank:    42,
-		accepts: acceptsVR,
-		start:   startSAG,
+		Rank:    42,
+		Accepts: acceptsVR,
+		Start:   startSAG,
 	})
 }
 
-func startSAG(_ context.Context, prob Problem, opt Options) (method, error) {
+func startSAG(_ context.Context, prob Problem, opt Options) (driver.Method, error) {
 	t, err := newTableMethod(prob, opt, 16, "1/(16L)")
 	if err != nil {
 		return nil, err

@@ -1,6 +1,10 @@
 package engine
 
-import "context"
+import (
+	"context"
+
+	"github.com/adaspdc/adaspdc/engine/driver"
+)
 
 // SAGA (Defazio, Bach & Lacoste-Julien, "SAGA: A Fast Incremental Gradient
 // Method With Support for Non-Strongly Convex Composite Objectives",
@@ -27,7 +31,7 @@ import "context"
 // true gradient of f there.
 
 func init() {
-	register(&solverEntry{
+	driver.Register(&driver.Entry{
 		SolverInfo: SolverInfo{
 			Name:         SolverSAGA,
 			Summary:      "SAGA, proximal incremental gradient with a gradient table, lazy on sparse data (Defazio, Bach & Lacoste-Julien 2014)",
@@ -35,9 +39,9 @@ func init() {
 			Regularizers: "elastic net with λ ≥ 0 (the lasso too, not λ = L1 = 0), optional centre",
 			Certified:    true,
 		},
-		rank:    40, // after adaptreg, which is parallel and measured faster on the lasso
-		accepts: acceptsVR,
-		start:   startSAGA,
+		Rank:    40, // after adaptreg, which is parallel and measured faster on the lasso
+		Accepts: acceptsVR,
+		Start:   startSAGA,
 	})
 }
 
@@ -61,7 +65,7 @@ func newTableMethod(prob Problem, opt Options, div float64, rule string) (*table
 	return t, nil
 }
 
-func startSAGA(_ context.Context, prob Problem, opt Options) (method, error) {
+func startSAGA(_ context.Context, prob Problem, opt Options) (driver.Method, error) {
 	t, err := newTableMethod(prob, opt, 3, "1/(3L)")
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"sync"
 
+	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/internal/hugepage"
 	"github.com/adaspdc/adaspdc/kernels"
@@ -20,7 +21,7 @@ import (
 const SolverSDCA Solver = "sdca"
 
 func init() {
-	register(&solverEntry{
+	driver.Register(&driver.Entry{
 		SolverInfo: SolverInfo{
 			Name:         SolverSDCA,
 			Summary:      "proximal stochastic dual coordinate ascent, exact dual steps, mini-batches with -m (Shalev-Shwartz & Zhang 2014; Takáč et al. 2013)",
@@ -29,9 +30,9 @@ func init() {
 			Parallel:     true,
 			Certified:    true,
 		},
-		rank:    20,
-		accepts: acceptsSDCA,
-		start:   startSDCA,
+		Rank:    20,
+		Accepts: acceptsSDCA,
+		Start:   startSDCA,
 	})
 }
 
@@ -94,7 +95,7 @@ type sdcaCore struct {
 	// cert shares the recomputation of v among workers (nil: one): the
 	// coordinates of colOwners, each worker summing its own over all rows
 	// in order, so that v does not depend on the workers.
-	cert      *rowSweep
+	cert      *driver.RowSweep
 	colOwners sched.Owners
 	eval      *objective.Evaluator // the certificate
 	// wFresh holds while w = ∇g*(−v) for the current v: evaluate sets it,
@@ -119,7 +120,7 @@ func newSDCACore(prob Problem, opt Options, beta []float64, colNNZ []int64) (*sd
 	c.plainL2 = en.Plain() && en.L1 == 0
 	c.plainEN = en.Plain()
 	c.invLam = 1 / en.Lambda
-	c.eval = newEvaluator(prob, opt.Threads)
+	c.eval = driver.NewEvaluator(prob, opt.Threads)
 	c.y = hugepage.Make[float64](c.n)
 	c.v = hugepage.Make[float64](c.d)
 	c.w = hugepage.Make[float64](c.d)
@@ -130,7 +131,7 @@ func newSDCACore(prob Problem, opt Options, beta []float64, colNNZ []int64) (*sd
 			c.logit[k] = math.NaN()
 		}
 	}
-	threads := threadBudget(opt.Threads)
+	threads := driver.ThreadBudget(opt.Threads)
 	if err := c.stepSizes(beta, threads); err != nil {
 		return nil, err
 	}
@@ -153,7 +154,7 @@ func newSDCACore(prob Problem, opt Options, beta []float64, colNNZ []int64) (*sd
 	}
 	// Last, so that no error return leaves the workers running.
 	if threads = min(threads, int(x.NNZ()/newtonMinNNZ)); threads > 1 {
-		c.cert = newRowSweep(x, threads, false)
+		c.cert = driver.NewRowSweep(x, threads, false)
 		if colNNZ == nil {
 			colNNZ = x.ColumnCounts()
 		}
@@ -323,7 +324,7 @@ func (c *sdcaCore) recomputeV() {
 		c.recomputeColumns(0, int32(c.d))
 		return
 	}
-	if err := c.cert.pool.Run(func(w int) { c.recomputeColumns(c.colOwners.Range(w)) }); err != nil {
+	if err := c.cert.Pool().Run(func(w int) { c.recomputeColumns(c.colOwners.Range(w)) }); err != nil {
 		panic(err) // a bug: the loop below reads only checked indices
 	}
 }
@@ -412,7 +413,7 @@ func (c *sdcaCore) predictGap() float64 {
 func (c *sdcaCore) evaluate() TracePoint {
 	if c.cert != nil && c.en.Plain() {
 		// Coordinate j of the plain elastic net's ∇g* depends on vⱼ alone.
-		if err := c.cert.pool.Run(func(w int) {
+		if err := c.cert.Pool().Run(func(w int) {
 			lo, hi := c.colOwners.Range(w)
 			c.en.PrimalFromDual(c.w[lo:hi], c.v[lo:hi])
 		}); err != nil {
@@ -426,12 +427,12 @@ func (c *sdcaCore) evaluate() TracePoint {
 	if err != nil {
 		panic(err) // a bug: the lengths are the method's own
 	}
-	return tracePoint(tp)
+	return driver.TracePointOf(tp)
 }
 
 // point returns ∇g*(−v), which the last certificate computed unless v has
 // moved since.
-func (c *sdcaCore) point() []float64 {
+func (c *sdcaCore) Point() []float64 {
 	if !c.wFresh {
 		c.en.PrimalFromDual(c.w, c.v)
 		c.wFresh = true
@@ -439,9 +440,9 @@ func (c *sdcaCore) point() []float64 {
 	return c.w
 }
 
-func (c *sdcaCore) passes() float64 { return float64(c.sampled) * c.invN }
+func (c *sdcaCore) Passes() float64 { return float64(c.sampled) * c.invN }
 
-func (c *sdcaCore) divergenceHint() string {
+func (c *sdcaCore) DivergenceHint() string {
 	return "SDCA's steps cannot diverge on finite data: check the data for huge values, or scale the features (e.g. to [-1, 1])"
 }
 
@@ -463,7 +464,7 @@ type sdcaSolver struct {
 
 // startSDCA builds the synchronous solver. With M > 1 it computes each
 // coordinate's mini-batch factor βⱼ (see step) from the column counts.
-func startSDCA(ctx context.Context, prob Problem, opt Options) (method, error) {
+func startSDCA(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
 	n := prob.X.Rows
 	if opt.M > n {
 		return nil, fmt.Errorf("engine: m = %d samples per mini-batch, but the data has only %d", opt.M, n)
@@ -488,7 +489,7 @@ func startSDCA(ctx context.Context, prob Problem, opt Options) (method, error) {
 	// As for AdaSPDC: a worker per minWorkPerWorker nonzeros of a batch, and
 	// never more workers than samples in a batch.
 	batchNNZ := float64(prob.X.NNZ()) / float64(n) * float64(s.m)
-	workers := workersFor(opt.Threads, batchNNZ, float64(minWorkPerWorker), s.m)
+	workers := driver.WorkersFor(opt.Threads, batchNNZ, float64(minWorkPerWorker), s.m)
 	if workers > 1 {
 		s.pool = sched.NewPool(workers)
 		s.bar = sched.NewBarrier(workers, 0)
@@ -508,16 +509,16 @@ func miniBatchBeta(colNNZ []int64, n, m int) []float64 {
 	return beta
 }
 
-func (s *sdcaSolver) certify() (TracePoint, error) { return s.certificate() }
+func (s *sdcaSolver) Certify() (TracePoint, error) { return s.certificate() }
 
-func (s *sdcaSolver) threads() int {
+func (s *sdcaSolver) Threads() int {
 	if s.pool == nil {
 		return s.certThreads()
 	}
 	return max(s.pool.Threads(), s.certThreads())
 }
 
-func (s *sdcaSolver) finish(res *Result) error {
+func (s *sdcaSolver) Finish(res *Result) error {
 	res.Duals = s.y
 	err := s.closeCert()
 	if s.pool != nil {
@@ -531,7 +532,7 @@ func (c *sdcaCore) certThreads() int {
 	if c.cert == nil {
 		return 1
 	}
-	return c.cert.threads()
+	return c.cert.Threads()
 }
 
 // closeCert stops the certificate's workers.
@@ -539,12 +540,12 @@ func (c *sdcaCore) closeCert() error {
 	if c.cert == nil {
 		return nil
 	}
-	return c.cert.close()
+	return c.cert.Close()
 }
 
 // runEpochs runs k epochs, each a fresh random permutation of the samples
 // (seeded by Options.Seed) cut into ⌈n/M⌉ batches.
-func (s *sdcaSolver) runEpochs(ctx context.Context, k int) (int, error) {
+func (s *sdcaSolver) RunEpochs(ctx context.Context, k int) (int, error) {
 	s.wFresh = false
 	for e := 0; e < k; e++ {
 		if ctx.Err() != nil {

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/sched"
 )
 
@@ -34,7 +35,7 @@ func init() {
 		{SolverSDCAWild, "asynchronous SDCA, unsynchronised adds to the shared v, updates may be lost (PASSCoDe-Wild, Hsieh et al. 2015)", 23},
 	} {
 		wild := e.name == SolverSDCAWild
-		register(&solverEntry{
+		driver.Register(&driver.Entry{
 			SolverInfo: SolverInfo{
 				Name:         e.name,
 				Summary:      e.summary,
@@ -44,9 +45,9 @@ func init() {
 				Async:        true,
 				Certified:    true,
 			},
-			rank:    e.rank,
-			accepts: acceptsSDCAAsync,
-			start: func(ctx context.Context, prob Problem, opt Options) (method, error) {
+			Rank:    e.rank,
+			Accepts: acceptsSDCAAsync,
+			Start: func(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
 				return startSDCAAsync(prob, opt, wild)
 			},
 		})
@@ -113,8 +114,8 @@ type paddedCounter struct {
 	_ [56]byte
 }
 
-func startSDCAAsync(prob Problem, opt Options, wild bool) (method, error) {
-	threads := workersFor(opt.Threads, float64(prob.X.Rows), 1, noLimit) // at most a worker per sample
+func startSDCAAsync(prob Problem, opt Options, wild bool) (driver.Method, error) {
+	threads := driver.WorkersFor(opt.Threads, float64(prob.X.Rows), 1, driver.NoLimit) // at most a worker per sample
 	core, err := newSDCACore(prob, opt, nil, nil)
 	if err != nil {
 		return nil, err
@@ -134,17 +135,17 @@ func startSDCAAsync(prob Problem, opt Options, wild bool) (method, error) {
 	return s, nil
 }
 
-func (s *sdcaAsync) certify() (TracePoint, error) { return s.certificate() }
-func (s *sdcaAsync) threads() int                 { return s.pool.Threads() }
+func (s *sdcaAsync) Certify() (TracePoint, error) { return s.certificate() }
+func (s *sdcaAsync) Threads() int                 { return s.pool.Threads() }
 
-func (s *sdcaAsync) finish(res *Result) error {
+func (s *sdcaAsync) Finish(res *Result) error {
 	res.Duals = s.y
 	return errors.Join(s.closeCert(), s.pool.Close())
 }
 
 // runEpochs runs k epochs, one pool phase each: the end of a phase is the
 // only point where the workers wait for each other.
-func (s *sdcaAsync) runEpochs(ctx context.Context, k int) (int, error) {
+func (s *sdcaAsync) RunEpochs(ctx context.Context, k int) (int, error) {
 	s.wFresh = false
 	for e := 0; e < k; e++ {
 		if ctx.Err() != nil {

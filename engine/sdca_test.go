@@ -237,7 +237,7 @@ func TestDFSDCAInvariant(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := m.(*dfsdca)
-		if _, err := s.runEpochs(context.Background(), 5); err != nil {
+		if _, err := s.RunEpochs(context.Background(), 5); err != nil {
 			t.Fatal(err)
 		}
 		sum := make([]float64, x.Cols)
@@ -305,10 +305,10 @@ func TestSDCACertificateRunningV(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := m.(*sdcaSolver)
-		if _, err := s.runEpochs(context.Background(), 3); err != nil {
+		if _, err := s.RunEpochs(context.Background(), 3); err != nil {
 			t.Fatal(err)
 		}
-		running, err := s.certify()
+		running, err := s.Certify()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -318,7 +318,7 @@ func TestSDCACertificateRunningV(t *testing.T) {
 			t.Errorf("tol %g: the running v's gap %.17g, the exact v's %.17g", tol, running.Gap, exact.Gap)
 		}
 		s.v[0] += 1e-3 // drift
-		got, _ := s.certify()
+		got, _ := s.Certify()
 		drifted := math.Abs(got.Dual-exact.Dual) > 1e-9
 		if tol < 1 && !drifted {
 			t.Errorf("tol %g: far from the tolerance the certificate should use the running v (no recomputation)", tol)
@@ -329,7 +329,7 @@ func TestSDCACertificateRunningV(t *testing.T) {
 		// exactEvery certificates in a row recompute v at least once.
 		s.v[0] += 1e-3
 		for range exactEvery {
-			got, _ = s.certify()
+			got, _ = s.Certify()
 		}
 		if got.Dual != exact.Dual {
 			t.Errorf("tol %g: after %d certificates v should have been recomputed: D = %.17g, exact %.17g", tol, exactEvery, got.Dual, exact.Dual)

@@ -1,97 +1,17 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/adaspdc/adaspdc/engine/driver"
 )
 
-// SolverInfo describes one solver: what `adaspdc solvers` prints and what
-// Train checks before it runs one.
-type SolverInfo struct {
-	Name         Solver
-	Summary      string // one line: the method and its paper
-	Losses       string // the losses it takes, or "any smooth", "any"
-	Regularizers string // the regularizers it takes
-	Parallel     bool   // uses more than one core
-	Async        bool   // workers run without a barrier per iteration
-	Certified    bool   // every trace point carries a duality gap
-}
-
-// solverEntry is a registered solver: its description, the check of a
-// problem against what it can solve, and its constructor.
-type solverEntry struct {
-	SolverInfo
-	// rank orders the preference when no solver is named: lower first.
-	// AdaSPDC is 0 and SPDC 10; a method that takes what they refuse
-	// (non-smooth losses, no strong convexity) ranks after them.
-	rank int
-	// accepts returns why the solver cannot solve prob with opt, or nil.
-	accepts func(prob Problem, opt Options) error
-	// start builds the method at its starting point; the driver runs it.
-	// A method that holds workers or buffers also implements finisher.
-	start func(ctx context.Context, prob Problem, opt Options) (method, error)
-}
-
-// finisher is implemented by methods that have something to add to the
-// Result or to release (a worker pool) when the run ends.
-type finisher interface {
-	finish(res *Result) error
-}
-
-// registry lists the solvers in order of preference: with no Solver given,
-// Train runs the first that accepts the problem.
-var registry []*solverEntry
-
-// register adds a solver; each method's file calls it from init. The
-// registry stays sorted by rank, then name, whatever the order of the
-// files' init functions.
-func register(e *solverEntry) {
-	for _, o := range registry {
-		if o.Name == e.Name {
-			panic("engine: solver " + string(e.Name) + " registered twice")
-		}
-	}
-	registry = append(registry, e)
-	slices.SortStableFunc(registry, func(a, b *solverEntry) int {
-		if a.rank != b.rank {
-			return cmp.Compare(a.rank, b.rank)
-		}
-		return strings.Compare(string(a.Name), string(b.Name))
-	})
-}
-
-func lookupSolver(name Solver) *solverEntry {
-	for _, e := range registry {
-		if e.Name == name {
-			return e
-		}
-	}
-	return nil
-}
-
-// Solvers returns every solver Train runs, in order of preference.
-func Solvers() []SolverInfo {
-	out := make([]SolverInfo, len(registry))
-	for i, e := range registry {
-		out[i] = e.SolverInfo
-	}
-	return out
-}
-
-func solverNames() string {
-	names := make([]string, len(registry))
-	for i, e := range registry {
-		names[i] = string(e.Name)
-	}
-	return strings.Join(names, ", ")
-}
-
 func init() {
-	register(&solverEntry{
+	driver.Register(&driver.Entry{
 		SolverInfo: SolverInfo{
 			Name:         SolverAdaSPDC,
 			Summary:      "adaptive stochastic primal-dual coordinate method, per-block steps (Zhu & Storkey 2015)",
@@ -100,11 +20,11 @@ func init() {
 			Parallel:     true,
 			Certified:    true,
 		},
-		rank:    0,
-		accepts: acceptsAdaSPDC,
-		start:   startAdaSPDC,
+		Rank:    0,
+		Accepts: acceptsAdaSPDC,
+		Start:   startAdaSPDC,
 	})
-	register(&solverEntry{
+	driver.Register(&driver.Entry{
 		SolverInfo: SolverInfo{
 			Name:         SolverSPDC,
 			Summary:      "stochastic primal-dual coordinate method, one step for all blocks (Zhang & Xiao 2015)",
@@ -113,9 +33,9 @@ func init() {
 			Parallel:     true,
 			Certified:    true,
 		},
-		rank:    10,
-		accepts: acceptsAdaSPDC,
-		start:   startAdaSPDC,
+		Rank:    10,
+		Accepts: acceptsAdaSPDC,
+		Start:   startAdaSPDC,
 	})
 }
 
@@ -126,17 +46,17 @@ func init() {
 var weightedSolvers = map[Solver]bool{SolverNewton: true, SolverGLMNET: true}
 
 // acceptsProblem is e.accepts, with the sample weights' gate in front.
-func acceptsProblem(e *solverEntry, prob Problem, opt Options) error {
+func acceptsProblem(e *driver.Entry, prob Problem, opt Options) error {
 	if prob.SampleWeights != nil && !weightedSolvers[e.Name] {
 		return fmt.Errorf("engine: %s does not take sample weights (newton, for a smooth loss with L2, and glmnet, with L1, do)", e.Name)
 	}
-	return e.accepts(prob, opt)
+	return e.Accepts(prob, opt)
 }
 
-func chooseSolver(prob Problem, opt Options) (*solverEntry, error) {
+func chooseSolver(prob Problem, opt Options) (*driver.Entry, error) {
 	if opt.Solver == "" {
 		var why []string
-		for _, e := range registry {
+		for _, e := range driver.Entries() {
 			o := opt
 			o.Solver = e.Name
 			err := acceptsProblem(e, prob, o)
@@ -147,15 +67,15 @@ func chooseSolver(prob Problem, opt Options) (*solverEntry, error) {
 		}
 		return nil, fmt.Errorf("engine: no solver takes the %s loss with the %s regularizer: %s", prob.Loss.Name(), prob.Reg.Name(), strings.Join(why, "; "))
 	}
-	e := lookupSolver(opt.Solver)
+	e := driver.Lookup(opt.Solver)
 	if e == nil {
-		return nil, fmt.Errorf("engine: unknown solver %q (want one of %s)", opt.Solver, solverNames())
+		return nil, fmt.Errorf("engine: unknown solver %q (want one of %s)", opt.Solver, driver.Names())
 	}
 	err := acceptsProblem(e, prob, opt)
 	if err == nil {
 		return e, nil
 	}
-	for _, o := range registry {
+	for _, o := range driver.Entries() {
 		oo := opt
 		oo.Solver = o.Name
 		if o != e && acceptsProblem(o, prob, oo) == nil {
@@ -195,11 +115,11 @@ func Train(ctx context.Context, prob Problem, opt Options) (*Model, *Result, err
 	if err := prob.Validate(); err != nil {
 		return nil, nil, err
 	}
-	if err := opt.validateFor(prob.X.Rows); err != nil {
+	if err := opt.ValidateFor(prob.X.Rows); err != nil {
 		return nil, nil, err
 	}
 	var choice string
-	if opt.Solver == "" && !opt.asksForCoordinateMethod() && opt.WarmDuals == nil {
+	if opt.Solver == "" && !opt.AsksForCoordinateMethod() && opt.WarmDuals == nil {
 		// The one automatic choice, the command line's too.
 		if s, why := AutoSolver(prob, opt); s != "" {
 			opt.Solver, choice = s, why
@@ -209,41 +129,41 @@ func Train(ctx context.Context, prob Problem, opt Options) (*Model, *Result, err
 	if err != nil {
 		return nil, nil, err
 	}
-	opt.stallHint = "the steps may not fit the data (one feature on a much larger scale than the others sets every coordinate's step): scale the features or the rows (-normalize unit), try -solver newton for a smooth loss with an L2 term, or allow a longer plateau with -stall-epochs"
+	opt.StallHint = "the steps may not fit the data (one feature on a much larger scale than the others sets every coordinate's step): scale the features or the rows (-normalize unit), try -solver newton for a smooth loss with an L2 term, or allow a longer plateau with -stall-epochs"
 	if prob.Loss.Gamma() == 0 {
-		opt.stallHint = "a loss that is not smooth converges sublinearly, and its gap rests on plateaus before falling again: allow a longer plateau with -stall-epochs (0: never stall), or use a smooth loss (sqhinge, smoothhinge)"
+		opt.StallHint = "a loss that is not smooth converges sublinearly, and its gap rests on plateaus before falling again: allow a longer plateau with -stall-epochs (0: never stall), or use a smooth loss (sqhinge, smoothhinge)"
 		if opt.StallEpochs == 0 {
 			// Methods on a non-smooth loss converge sublinearly, and their
 			// gaps sit on plateaus for hundreds of epochs before falling
 			// again (SDCA on a9a's SVM: 1e-6 to 1e-10).
-			opt.StallEpochs = nonSmoothStallEpochs
+			opt.StallEpochs = driver.NonSmoothStallEpochs
 		}
 	}
-	opt = opt.withDefaults()
+	opt = opt.WithDefaults()
 	opt.Solver = e.Name
 	if opt.WarmStart != nil && len(opt.WarmStart) != prob.X.Cols {
 		return nil, nil, fmt.Errorf("engine: warm start has %d weights, data has %d columns", len(opt.WarmStart), prob.X.Cols)
 	}
 	if opt.TimeLimit > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, opt.TimeLimit, errTimeLimit)
+		ctx, cancel = context.WithTimeoutCause(ctx, opt.TimeLimit, driver.ErrTimeLimit)
 		defer cancel()
 	}
-	m, err := e.start(ctx, prob, opt)
+	m, err := e.Start(ctx, prob, opt)
 	if err != nil {
-		if errors.Is(err, errTimeLimit) {
+		if errors.Is(err, driver.ErrTimeLimit) {
 			return nil, nil, fmt.Errorf("engine: the time limit of %v ran out during set-up, before the first certificate: %w", opt.TimeLimit, err)
 		}
 		return nil, nil, err
 	}
-	res, err := drive(ctx, m, opt)
+	res, err := driver.Run(ctx, m, opt)
 	res.Solver, res.Choice = e.Name, choice
-	if f, ok := m.(finisher); ok {
-		if ferr := f.finish(res); err == nil {
+	if f, ok := m.(driver.Finisher); ok {
+		if ferr := f.Finish(res); err == nil {
 			err = ferr
 		}
 	}
-	w := res.modelPoint(m.point(), err)
+	w := res.ModelPoint(m.Point(), err)
 	if w == nil {
 		return nil, res, err
 	}

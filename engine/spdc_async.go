@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/internal/hugepage"
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sched"
@@ -20,7 +21,7 @@ import (
 const SolverSPDCAsync Solver = "spdc-async"
 
 func init() {
-	register(&solverEntry{
+	driver.Register(&driver.Entry{
 		SolverInfo: SolverInfo{
 			Name:         SolverSPDCAsync,
 			Summary:      "asynchronous SPDC, one sample per step, atomic adds to a lazily scaled primal, no barrier per step (Zhang & Xiao 2015; Hsieh et al. 2015)",
@@ -30,9 +31,9 @@ func init() {
 			Async:        true,
 			Certified:    true,
 		},
-		rank:    24,
-		accepts: acceptsSPDCAsync,
-		start: func(ctx context.Context, prob Problem, opt Options) (method, error) {
+		Rank:    24,
+		Accepts: acceptsSPDCAsync,
+		Start: func(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
 			return startSPDCAsync(prob, opt)
 		},
 	})
@@ -159,8 +160,8 @@ const spdcAsyncScaleFloor = 1e100
 // a test can make segments end inside epochs on small data.
 var spdcAsyncMaxSegment int64 = math.MaxInt64
 
-func startSPDCAsync(prob Problem, opt Options) (method, error) {
-	threads := workersFor(opt.Threads, float64(prob.X.Rows), 1, noLimit) // at most a worker per sample
+func startSPDCAsync(prob Problem, opt Options) (driver.Method, error) {
+	threads := driver.WorkersFor(opt.Threads, float64(prob.X.Rows), 1, driver.NoLimit) // at most a worker per sample
 	core, err := newSDCACore(prob, opt, nil, nil)
 	if err != nil {
 		return nil, err
@@ -209,14 +210,14 @@ func startSPDCAsync(prob Problem, opt Options) (method, error) {
 	return s, nil
 }
 
-func (s *spdcAsync) threads() int { return max(s.pool.Threads(), s.certThreads()) }
+func (s *spdcAsync) Threads() int { return max(s.pool.Threads(), s.certThreads()) }
 
-func (s *spdcAsync) finish(res *Result) error {
+func (s *spdcAsync) Finish(res *Result) error {
 	res.Duals = s.y
 	return errors.Join(s.closeCert(), s.pool.Close())
 }
 
-func (s *spdcAsync) divergenceHint() string {
+func (s *spdcAsync) DivergenceHint() string {
 	return "asynchronous SPDC assumes small delays: try fewer -threads, or -solver spdc or sdca-async"
 }
 
@@ -226,7 +227,7 @@ func (s *spdcAsync) scale(t int64) float64 { return math.Pow(s.a, float64(t)) }
 // certify evaluates sdcaCore's certificate at r and rebases the segment:
 // ξ = xₜ at scale 1, with the r the certificate used (exact when it was
 // recomputed from the duals).
-func (s *spdcAsync) certify() (TracePoint, error) {
+func (s *spdcAsync) Certify() (TracePoint, error) {
 	s.primalNow()
 	for j := range s.cs {
 		s.v[j] = s.cs[j].r
@@ -251,13 +252,13 @@ func (s *spdcAsync) warmDuals(y []float64) error {
 }
 
 // point returns ∇g*(−r) = −r/λ for the r at hand.
-func (s *spdcAsync) point() []float64 {
+func (s *spdcAsync) Point() []float64 {
 	if !s.wFresh {
 		for j := range s.cs {
 			s.v[j] = s.cs[j].r
 		}
 	}
-	return s.sdcaCore.point()
+	return s.sdcaCore.Point()
 }
 
 // primalNow sets xt to x at the current clock: xⱼ = Pξⱼ + rⱼ(P − 1)/λ.
@@ -288,7 +289,7 @@ func (s *spdcAsync) rebase() {
 
 // runEpochs runs k epochs, each a fresh permutation of the samples stepped
 // in one pool phase, or more where a segment ends inside the epoch.
-func (s *spdcAsync) runEpochs(ctx context.Context, k int) (int, error) {
+func (s *spdcAsync) RunEpochs(ctx context.Context, k int) (int, error) {
 	s.wFresh = false
 	n := int64(s.n)
 	for e := 0; e < k; e++ {

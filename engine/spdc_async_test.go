@@ -17,13 +17,13 @@ import (
 func TestSPDCAsyncClosedForm(t *testing.T) {
 	x, b := sparseData(200, 30, 5, 9)
 	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 0.5}}
-	opt := Options{Solver: SolverSPDCAsync, Threads: 1, Seed: 1}.withDefaults()
+	opt := Options{Solver: SolverSPDCAsync, Threads: 1, Seed: 1}.WithDefaults()
 	m, err := startSPDCAsync(prob, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := m.(*spdcAsync)
-	defer s.finish(&Result{})
+	defer s.Finish(&Result{})
 	if s.a > 0.999 {
 		t.Fatalf("a = %v: the test wants a contraction far from 1", s.a)
 	}
@@ -161,13 +161,13 @@ func TestSPDCAsyncWarmDuals(t *testing.T) {
 	if err != nil || !ref.Converged {
 		t.Fatalf("reference: %v", err)
 	}
-	m, err := startSPDCAsync(prob, Options{Solver: SolverSPDCAsync, Threads: 2, Seed: 1}.withDefaults())
+	m, err := startSPDCAsync(prob, Options{Solver: SolverSPDCAsync, Threads: 2, Seed: 1}.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := m.(*spdcAsync)
-	defer s.finish(&Result{})
-	if _, err := s.runEpochs(context.Background(), 3); err != nil {
+	defer s.Finish(&Result{})
+	if _, err := s.RunEpochs(context.Background(), 3); err != nil {
 		t.Fatal(err)
 	}
 	p := s.scale(s.clock)
@@ -190,7 +190,7 @@ func TestSPDCAsyncWarmDuals(t *testing.T) {
 			t.Fatalf("coordinate %d after warm duals: ξ = %v, r = %v; want x = %v, r = %v at clock 0 (clock %d)", j, c.xi, c.r, before[j], want[j], s.clock)
 		}
 	}
-	tp, err := s.certify()
+	tp, err := s.Certify()
 	if err != nil || tp.RelGap > 1e-10 {
 		t.Fatalf("certificate at the optimal duals: gap %.3g, %v", tp.RelGap, err)
 	}

@@ -1,6 +1,10 @@
 package engine
 
-import "context"
+import (
+	"context"
+
+	"github.com/adaspdc/adaspdc/engine/driver"
+)
 
 // SVRG, stochastic variance-reduced gradient (Johnson & Zhang, "Accelerating
 // Stochastic Gradient Descent using Predictive Variance Reduction",
@@ -25,7 +29,7 @@ import "context"
 // papers' η = 0.1/L), L = maxₖ‖aₖ‖²/γ; Options.StepScale multiplies it.
 
 func init() {
-	register(&solverEntry{
+	driver.Register(&driver.Entry{
 		SolverInfo: SolverInfo{
 			Name:         SolverSVRG,
 			Summary:      "SVRG, proximal stochastic variance-reduced gradient, lazy on sparse data (Johnson & Zhang 2013; Xiao & Zhang 2014)",
@@ -33,9 +37,9 @@ func init() {
 			Regularizers: "elastic net with λ ≥ 0 (the lasso too, not λ = L1 = 0), optional centre",
 			Certified:    true,
 		},
-		rank:    41,
-		accepts: acceptsVR,
-		start:   startSVRG,
+		Rank:    41,
+		Accepts: acceptsVR,
+		Start:   startSVRG,
 	})
 }
 
@@ -51,7 +55,7 @@ type svrgMethod struct {
 	xsnap []float64 // x̃
 }
 
-func startSVRG(_ context.Context, prob Problem, opt Options) (method, error) {
+func startSVRG(_ context.Context, prob Problem, opt Options) (driver.Method, error) {
 	v, err := newVRMethod(prob, opt, 10, "1/(10L)")
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/kernels"
 )
@@ -136,7 +137,7 @@ func newVRMethod(prob Problem, opt Options, div float64, rule string) (*vrMethod
 	if opt.WarmStart != nil {
 		copy(m.xcur, opt.WarmStart)
 	}
-	m.eval = newEvaluator(prob, opt.Threads)
+	m.eval = driver.NewEvaluator(prob, opt.Threads)
 	return m, nil
 }
 
@@ -159,7 +160,7 @@ func (m *vrMethod) gradientTable(x, dst, c []float64) {
 	}
 }
 
-func (m *vrMethod) runEpochs(ctx context.Context, k int) (int, error) {
+func (m *vrMethod) RunEpochs(ctx context.Context, k int) (int, error) {
 	for e := range k {
 		if ctx.Err() != nil {
 			return e, nil
@@ -171,24 +172,24 @@ func (m *vrMethod) runEpochs(ctx context.Context, k int) (int, error) {
 
 // certify reads x from the store and returns the certificate at x and the
 // duals yₖ = φ'(aₖᵀx) (scaled into dom g* when λ = 0, see above).
-func (m *vrMethod) certify() (TracePoint, error) {
+func (m *vrMethod) Certify() (TracePoint, error) {
 	m.store.read(m.xcur)
 	c, err := m.eval.At(m.xcur, nil, objective.PairedDuals)
-	return tracePoint(c), err
+	return driver.TracePointOf(c), err
 }
 
-func (m *vrMethod) point() []float64 { return m.xcur }
+func (m *vrMethod) Point() []float64 { return m.xcur }
 
-func (m *vrMethod) passes() float64 { return float64(m.rows) / float64(m.n) }
+func (m *vrMethod) Passes() float64 { return float64(m.rows) / float64(m.n) }
 
-func (m *vrMethod) threads() int { return 1 }
+func (m *vrMethod) Threads() int { return 1 }
 
-func (m *vrMethod) divergenceHint() string {
+func (m *vrMethod) DivergenceHint() string {
 	return fmt.Sprintf("%s; lower it with Options.StepScale (-step-scale) below 1", m.stepRule)
 }
 
 // finish reports the lazy mode and the last certificate's duals.
-func (m *vrMethod) finish(res *Result) error {
+func (m *vrMethod) Finish(res *Result) error {
 	res.Lazy = m.store.lazy()
 	res.Duals = slices.Clone(m.eval.Duals())
 	return nil

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/adaspdc/adaspdc/blocks"
+	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sparse"
@@ -25,7 +26,7 @@ import (
 // with the step σ = n·σ_f, and the primal step sees Aᵀŷ = (1/n)Aᵀy.
 
 func init() {
-	register(&solverEntry{
+	driver.Register(&driver.Entry{
 		SolverInfo: SolverInfo{
 			Name:         "bpd",
 			Summary:      "BPD: batch primal-dual (Chambolle–Pock) with steps from ‖A‖₂ and λ (Wang & Xiao 2017, Alg. 1, Thm 1 with Δ = 0)",
@@ -33,13 +34,13 @@ func init() {
 			Regularizers: "elastic net with λ > 0",
 			Certified:    true,
 		},
-		rank:    30,
-		accepts: acceptsBPD,
-		start: func(ctx context.Context, prob Problem, opt Options) (method, error) {
+		Rank:    30,
+		Accepts: acceptsBPD,
+		Start: func(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
 			return newWXBPD(ctx, prob, opt, false)
 		},
 	})
-	register(&solverEntry{
+	driver.Register(&driver.Entry{
 		SolverInfo: SolverInfo{
 			Name:         "adabpd",
 			Summary:      "Ada-BPD: batch primal-dual with Δ (strong convexity from data) adapted every 10 iterations (Wang & Xiao 2017, Alg. 2 + 4)",
@@ -47,9 +48,9 @@ func init() {
 			Regularizers: "elastic net with λ > 0",
 			Certified:    true,
 		},
-		rank:    31,
-		accepts: acceptsBPD,
-		start: func(ctx context.Context, prob Problem, opt Options) (method, error) {
+		Rank:    31,
+		Accepts: acceptsBPD,
+		Start: func(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
 			return newWXBPD(ctx, prob, opt, true)
 		},
 	})
@@ -100,7 +101,7 @@ func newWXBPD(ctx context.Context, prob Problem, opt Options, adaptive bool) (*w
 	x := prob.X
 	s := &wxBPD{prob: prob, opt: opt, x: x, n: x.Rows, d: x.Cols, first: true}
 	s.reg = prob.Reg.(Separable) // acceptsWX checked
-	s.eval = newEvaluator(prob, opt.Threads)
+	s.eval = driver.NewEvaluator(prob, opt.Threads)
 	s.lam = prob.Reg.StrongConvexity()
 	s.gamma = prob.Loss.Gamma()
 	// ‖A‖₂ by Lanczos over one block holding every row (blocks.SpectralNorms).
@@ -117,8 +118,8 @@ func newWXBPD(ctx context.Context, prob Problem, opt Options, adaptive bool) (*w
 		return nil, errors.New("engine: every row of the data is zero")
 	}
 	n := float64(s.n)
-	if kappa := s.norm * s.norm / (n * s.lam * s.gamma); !(kappa <= maxConditionNumber) {
-		return nil, fmt.Errorf("engine: λ = %g is too small for this data: ‖A‖²/(nλγ) = %.3g is above %g, where the steps break down in float64", s.lam, kappa, maxConditionNumber)
+	if kappa := s.norm * s.norm / (n * s.lam * s.gamma); !(kappa <= driver.MaxConditionNumber) {
+		return nil, fmt.Errorf("engine: λ = %g is too small for this data: ‖A‖²/(nλγ) = %.3g is above %g, where the steps break down in float64", s.lam, kappa, driver.MaxConditionNumber)
 	}
 	if adaptive {
 		cap := s.norm * s.norm / (n * s.gamma)
@@ -238,7 +239,7 @@ func (s *wxBPD) gapAt() TracePoint {
 
 // runEpochs runs k iterations (an epoch of a batch method is one
 // iteration); Ada-BPD adapts every T of them.
-func (s *wxBPD) runEpochs(ctx context.Context, k int) (int, error) {
+func (s *wxBPD) RunEpochs(ctx context.Context, k int) (int, error) {
 	for e := range k {
 		if ctx.Err() != nil {
 			return e, nil
@@ -255,7 +256,7 @@ func (s *wxBPD) runEpochs(ctx context.Context, k int) (int, error) {
 
 // The driver's view of a run (driver.go).
 
-func (s *wxBPD) certify() (TracePoint, error) {
+func (s *wxBPD) Certify() (TracePoint, error) {
 	if !s.certValid {
 		if !s.zValid {
 			s.product()
@@ -264,13 +265,13 @@ func (s *wxBPD) certify() (TracePoint, error) {
 		if err != nil {
 			return TracePoint{}, err
 		}
-		s.cert, s.certValid = tracePoint(c), true
+		s.cert, s.certValid = driver.TracePointOf(c), true
 	}
 	return s.cert, nil
 }
-func (s *wxBPD) point() []float64 { return s.xv }
-func (s *wxBPD) passes() float64  { return float64(s.iters) }
-func (s *wxBPD) threads() int     { return 1 }
-func (s *wxBPD) divergenceHint() string {
+func (s *wxBPD) Point() []float64 { return s.xv }
+func (s *wxBPD) Passes() float64  { return float64(s.iters) }
+func (s *wxBPD) Threads() int     { return 1 }
+func (s *wxBPD) DivergenceHint() string {
 	return "scale the rows (-normalize unit), lower -step-scale, or raise -lambda"
 }

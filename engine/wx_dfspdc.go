@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"math"
+
+	"github.com/adaspdc/adaspdc/engine/driver"
 )
 
 // The dual-free SPDC of Wang & Xiao 2017 (§4.2): DF-SPDC, Algorithm 7 with
@@ -16,7 +18,7 @@ import (
 // (wx_spdc.go).
 
 func init() {
-	register(&solverEntry{
+	driver.Register(&driver.Entry{
 		SolverInfo: SolverInfo{
 			Name:         "dfspdc",
 			Summary:      "DF-SPDC: dual-free SPDC, Bregman dual step with φ' only (Wang & Xiao 2017, Alg. 7, Δ = 0); serial, O(d) per iteration",
@@ -24,13 +26,13 @@ func init() {
 			Regularizers: "elastic net with λ > 0",
 			Certified:    true,
 		},
-		rank:    33,
-		accepts: acceptsWX,
-		start: func(ctx context.Context, prob Problem, opt Options) (method, error) {
+		Rank:    33,
+		Accepts: acceptsWX,
+		Start: func(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
 			return newWXSPDC(prob, opt, true, false)
 		},
 	})
-	register(&solverEntry{
+	driver.Register(&driver.Entry{
 		SolverInfo: SolverInfo{
 			Name:         "adfspdc",
 			Summary:      "ADF-SPDC: dual-free SPDC with Δ (strong convexity from data) adapted every 10 passes (Wang & Xiao 2017, Alg. 7 + 4); serial, O(d) per iteration",
@@ -38,9 +40,9 @@ func init() {
 			Regularizers: "elastic net with λ > 0",
 			Certified:    true,
 		},
-		rank:    34,
-		accepts: acceptsWX,
-		start: func(ctx context.Context, prob Problem, opt Options) (method, error) {
+		Rank:    34,
+		Accepts: acceptsWX,
+		Start: func(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
 			return newWXSPDC(prob, opt, true, true)
 		},
 	})

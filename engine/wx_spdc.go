@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sparse"
@@ -28,7 +29,7 @@ import (
 // features (a9a, ijcnn1, w8a), not news20.
 
 func init() {
-	register(&solverEntry{
+	driver.Register(&driver.Entry{
 		SolverInfo: SolverInfo{
 			Name:         "wx-adaspdc",
 			Summary:      "Ada-SPDC: SPDC with steps from λ + Δ, Δ (strong convexity from data) adapted every 10 passes (Wang & Xiao 2017, Alg. 5 + 4); serial, O(d) per iteration",
@@ -36,9 +37,9 @@ func init() {
 			Regularizers: "elastic net with λ > 0",
 			Certified:    true,
 		},
-		rank:    32,
-		accepts: acceptsWX,
-		start:   startWXSPDC,
+		Rank:    32,
+		Accepts: acceptsWX,
+		Start:   startWXSPDC,
 	})
 }
 
@@ -93,7 +94,7 @@ type wxSPDC struct {
 	certValid bool
 }
 
-func startWXSPDC(ctx context.Context, prob Problem, opt Options) (method, error) {
+func startWXSPDC(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
 	return newWXSPDC(prob, opt, false, true)
 }
 
@@ -123,8 +124,8 @@ func newWXSPDC(prob Problem, opt Options, dualFree, adaptive bool) (*wxSPDC, err
 		return nil, errors.New("engine: every row of the data is zero")
 	}
 	s.rmax = math.Sqrt(r2)
-	if kappa := r2 / (s.lam * s.gamma); !(kappa <= maxConditionNumber) {
-		return nil, fmt.Errorf("engine: λ = %g is too small for this data: R²/(λγ) = %.3g is above %g, where the steps break down in float64", s.lam, kappa, maxConditionNumber)
+	if kappa := r2 / (s.lam * s.gamma); !(kappa <= driver.MaxConditionNumber) {
+		return nil, fmt.Errorf("engine: λ = %g is too small for this data: R²/(λγ) = %.3g is above %g, where the steps break down in float64", s.lam, kappa, driver.MaxConditionNumber)
 	}
 	if adaptive {
 		cap := r2 / s.gamma
@@ -138,7 +139,7 @@ func newWXSPDC(prob Problem, opt Options, dualFree, adaptive bool) (*wxSPDC, err
 	s.xt = make([]float64, s.d)
 	s.u = make([]float64, s.d)
 	s.w = make([]float64, s.d)
-	s.eval = newEvaluator(prob, opt.Threads)
+	s.eval = driver.NewEvaluator(prob, opt.Threads)
 	if dualFree {
 		s.v = make([]float64, s.n)
 	}
@@ -262,7 +263,7 @@ func spdcDualStep(loss Loss, yk, zt, sigma, b float64) float64 {
 
 // runEpochs runs k passes; the adaptive methods certify after each pass
 // and adapt every T passes (wx_adapt.go).
-func (s *wxSPDC) runEpochs(ctx context.Context, k int) (int, error) {
+func (s *wxSPDC) RunEpochs(ctx context.Context, k int) (int, error) {
 	for e := range k {
 		if ctx.Err() != nil {
 			return e, nil
@@ -304,16 +305,16 @@ func (s *wxSPDC) certificate() TracePoint {
 	if err != nil {
 		panic(err) // a bug: the lengths are the method's own
 	}
-	s.cert, s.certValid = tracePoint(c), true
+	s.cert, s.certValid = driver.TracePointOf(c), true
 	return s.cert
 }
 
 // The driver's view of a run (driver.go).
 
-func (s *wxSPDC) certify() (TracePoint, error) { return s.certificate(), nil }
-func (s *wxSPDC) point() []float64             { return s.xv }
-func (s *wxSPDC) passes() float64              { return float64(s.sampled) / float64(s.n) }
-func (s *wxSPDC) threads() int                 { return 1 }
-func (s *wxSPDC) divergenceHint() string {
+func (s *wxSPDC) Certify() (TracePoint, error) { return s.certificate(), nil }
+func (s *wxSPDC) Point() []float64             { return s.xv }
+func (s *wxSPDC) Passes() float64              { return float64(s.sampled) / float64(s.n) }
+func (s *wxSPDC) Threads() int                 { return 1 }
+func (s *wxSPDC) DivergenceHint() string {
 	return "scale the rows (-normalize unit), lower -step-scale, or raise -lambda"
 }

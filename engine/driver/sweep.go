@@ -1,4 +1,4 @@
-package engine
+package driver
 
 import (
 	"sort"
@@ -10,7 +10,7 @@ import (
 	"github.com/adaspdc/adaspdc/sparse"
 )
 
-// rowSweep runs a function over the rows of a CSR matrix on a pool of
+// RowSweep runs a function over the rows of a CSR matrix on a pool of
 // workers and sums what the workers scatter into their own copies of the
 // output vectors: the first worker's copy is the output itself, the
 // others' are private. The sums are made by coordinate ranges, one per
@@ -28,7 +28,7 @@ import (
 // a chunk's rows land in its taker's copy. Where the run must be the same
 // bit for bit from run to run (Options.Deterministic), the sweep is
 // static: chunk w is worker w's.
-type rowSweep struct {
+type RowSweep struct {
 	pool    *sched.Pool
 	bounds  []int         // chunk c is rows bounds[c]:bounds[c+1]
 	dynamic bool          // workers take chunks as they go, not chunk w alone
@@ -46,8 +46,8 @@ const rowChunksPerWorker = 16
 // taking one stays cheap against sweeping it.
 const rowChunkMinNNZ = 1 << 12
 
-func newRowSweep(x *sparse.CSR, threads int, dynamic bool) *rowSweep {
-	s := &rowSweep{pool: sched.NewPool(threads)}
+func NewRowSweep(x *sparse.CSR, threads int, dynamic bool) *RowSweep {
+	s := &RowSweep{pool: sched.NewPool(threads)}
 	nnz := x.NNZ()
 	chunks := threads
 	if threads > 1 && dynamic {
@@ -64,22 +64,26 @@ func newRowSweep(x *sparse.CSR, threads int, dynamic bool) *rowSweep {
 	return s
 }
 
-func (s *rowSweep) threads() int { return s.pool.Threads() }
-func (s *rowSweep) chunks() int  { return len(s.bounds) - 1 }
-func (s *rowSweep) close() error { return s.pool.Close() }
+func (s *RowSweep) Threads() int { return s.pool.Threads() }
+
+// Pool returns the sweep's workers, for a method that runs phases of its
+// own on them between sweeps.
+func (s *RowSweep) Pool() *sched.Pool { return s.pool }
+func (s *RowSweep) Chunks() int  { return len(s.bounds) - 1 }
+func (s *RowSweep) Close() error { return s.pool.Close() }
 
 // run calls fn(lo, hi, acc) for each chunk of rows lo:hi, with acc the
 // zeroed accumulators of the worker that took the chunk, one per out, then
 // sets each out to the sum of its accumulators over the workers. The
 // first worker's accumulators are the outs.
-func (s *rowSweep) run(fn func(lo, hi int, acc [][]float64), outs ...[]float64) error {
-	return s.runChunks(func(_, lo, hi int, acc [][]float64) { fn(lo, hi, acc) }, outs...)
+func (s *RowSweep) Run(fn func(lo, hi int, acc [][]float64), outs ...[]float64) error {
+	return s.RunChunks(func(_, lo, hi int, acc [][]float64) { fn(lo, hi, acc) }, outs...)
 }
 
 // runChunks is run with the chunk's index c passed to fn, for results
 // kept per chunk.
-func (s *rowSweep) runChunks(fn func(c, lo, hi int, acc [][]float64), outs ...[]float64) error {
-	return s.runThen(fn, nil, outs...)
+func (s *RowSweep) RunChunks(fn func(c, lo, hi int, acc [][]float64), outs ...[]float64) error {
+	return s.RunThen(fn, nil, outs...)
 }
 
 // runThen is runChunks followed, where post is not nil, by post(w, lo,
@@ -87,8 +91,8 @@ func (s *rowSweep) runChunks(fn func(c, lo, hi int, acc [][]float64), outs ...[]
 // (the worker's range in the summing phase: coordRange of the first out's
 // length), so that work on the sums touches the cache lines the worker
 // has just written.
-func (s *rowSweep) runThen(fn func(c, lo, hi int, acc [][]float64), post func(w, lo, hi int), outs ...[]float64) error {
-	t := s.threads()
+func (s *RowSweep) RunThen(fn func(c, lo, hi int, acc [][]float64), post func(w, lo, hi int), outs ...[]float64) error {
+	t := s.Threads()
 	if t == 1 {
 		for _, o := range outs {
 			clear(o)
@@ -123,7 +127,7 @@ func (s *rowSweep) runThen(fn func(c, lo, hi int, acc [][]float64), post func(w,
 			slab := hugepage.Make[float64](total + 8*len(s.bufs[w]))
 			for i := range s.bufs[w] {
 				k := size(i)
-				s.bufs[w][i], slab = slab[:k:k], slab[pad8(k):]
+				s.bufs[w][i], slab = slab[:k:k], slab[Pad8(k):]
 			}
 		}
 		s.accs[w] = s.accs[w][:0]
@@ -144,7 +148,7 @@ func (s *rowSweep) runThen(fn func(c, lo, hi int, acc [][]float64), post func(w,
 			fn(w, s.bounds[w], s.bounds[w+1], acc)
 			return
 		}
-		for c := int(s.next.Add(1) - 1); c < s.chunks(); c = int(s.next.Add(1) - 1) {
+		for c := int(s.next.Add(1) - 1); c < s.Chunks(); c = int(s.next.Add(1) - 1) {
 			fn(c, s.bounds[c], s.bounds[c+1], acc)
 		}
 	})
@@ -153,7 +157,7 @@ func (s *rowSweep) runThen(fn func(c, lo, hi int, acc [][]float64), post func(w,
 	}
 	return s.pool.Run(func(w int) {
 		for i, o := range outs {
-			lo, hi := coordRange(len(o), w, t)
+			lo, hi := CoordRange(len(o), w, t)
 			o := o[lo:hi]
 			for v := 1; v < t; v++ {
 				b := s.bufs[v][i][lo:hi]
@@ -162,8 +166,22 @@ func (s *rowSweep) runThen(fn func(c, lo, hi int, acc [][]float64), post func(w,
 			}
 		}
 		if post != nil {
-			lo, hi := coordRange(len(outs[0]), w, t)
+			lo, hi := CoordRange(len(outs[0]), w, t)
 			post(w, lo, hi)
 		}
 	})
+}
+
+// Pad8 rounds n up to a multiple of 8.
+func Pad8(n int) int { return (n + 7) &^ 7 }
+
+// CoordRange returns worker w's share lo:hi of n coordinates cut into t
+// ranges, with inner bounds on multiples of 8 (64 bytes of float64), so
+// that no two workers write the same cache line.
+func CoordRange(n, w, t int) (lo, hi int) {
+	lo, hi = (n*w/t)&^7, (n*(w+1)/t)&^7
+	if w == t-1 {
+		hi = n
+	}
+	return lo, hi
 }

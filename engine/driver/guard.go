@@ -1,4 +1,4 @@
-package engine
+package driver
 
 import (
 	"fmt"
@@ -50,7 +50,7 @@ type divergenceGuard struct {
 // observe takes the next certificate and returns an error when the run must
 // stop.
 func (g *divergenceGuard) observe(tp TracePoint) error {
-	if !finite(tp.Primal) || !finite(tp.Dual) || !finite(tp.Gap) {
+	if !Finite(tp.Primal) || !Finite(tp.Dual) || !Finite(tp.Gap) {
 		return fmt.Errorf("engine: diverged: the certificate at epoch %d has primal %v and dual %v: %s", tp.Epoch, tp.Primal, tp.Dual, g.hint)
 	}
 	if !g.seen {
@@ -100,9 +100,9 @@ func (g *divergenceGuard) observe(tp TracePoint) error {
 // stallFloor of rounding (noiseFloor·max(1,|P|)) is converged, not stalled:
 // a run asked to go on past its tolerance may sit there.
 const (
-	defaultStallEpochs = 200
-	// nonSmoothStallEpochs is the default window for a loss with γ = 0.
-	nonSmoothStallEpochs = 2000
+	DefaultStallEpochs = 200
+	// NonSmoothStallEpochs is the default window for a loss with γ = 0.
+	NonSmoothStallEpochs = 2000
 	stallGain            = 0.01
 	stallCertificates    = 5
 	stallFloor           = 100
@@ -148,11 +148,12 @@ func (w *stallWatch) stalled(tp, best TracePoint) (before, recent float64, ok bo
 	return before, recent, recent > (1-stallGain)*before
 }
 
-func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+// Finite reports whether v is neither NaN nor infinite.
+func Finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-// maxConditionNumber bounds R²_max/(λγ), the condition number that sets
+// MaxConditionNumber bounds R²_max/(λγ), the condition number that sets
 // AdaSPDC's steps (σ ∝ √(λγ)/R, τ ∝ √γ/(R√λ)). Beyond it the regulariser
 // is below the rounding of the loss at any reasonable x, the primal step
 // exceeds the data's scale by more than 10⁸, and runs blow up instead of
 // converging (λ = 1e-300 on heart_scale reached a primal of 8e143).
-const maxConditionNumber = 1e16
+const MaxConditionNumber = 1e16

@@ -1,10 +1,12 @@
-package engine
+package driver
 
 import (
 	"errors"
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/adaspdc/adaspdc/engine/objective"
 )
 
 // Partition names how samples are grouped into dual blocks.
@@ -171,9 +173,9 @@ type Options struct {
 	// chosen); zero: 1.
 	ReductionScale float64
 
-	// stallHint is what the stall note advises; Train sets it from the
+	// StallHint is what the stall note advises; Train sets it from the
 	// loss, since a plateau has other causes than a divergence.
-	stallHint string
+	StallHint string
 }
 
 // DefaultOptions returns the options Train is meant to start from: a
@@ -188,7 +190,7 @@ func DefaultOptions() Options {
 // mode, a step rule or scale, or a sampling. Like naming AdaSPDC, that
 // turns the automatic choice off; Train then runs the first registered
 // solver that takes the problem.
-func (o Options) asksForCoordinateMethod() bool {
+func (o Options) AsksForCoordinateMethod() bool {
 	return o.M != 0 || o.BlockSize != 0 || o.Partition != "" || o.Lazy != "" ||
 		o.Steps != "" || o.StepScale != 0 || o.Sampling != ""
 }
@@ -196,7 +198,7 @@ func (o Options) asksForCoordinateMethod() bool {
 // ErrStop is returned by a Callback to end a run early without error.
 var ErrStop = errors.New("engine: stopped by callback")
 
-func (o Options) withDefaults() Options {
+func (o Options) WithDefaults() Options {
 	if o.M == 0 {
 		o.M = 1
 	}
@@ -213,7 +215,7 @@ func (o Options) withDefaults() Options {
 		o.Sampling = SamplingUniform
 	}
 	if o.StallEpochs == 0 {
-		o.StallEpochs = defaultStallEpochs
+		o.StallEpochs = DefaultStallEpochs
 	}
 	if o.StepScale == 0 {
 		o.StepScale = 1
@@ -231,9 +233,9 @@ func (o Options) withDefaults() Options {
 // reading data, so that a typo costs no load. Zero values that stand for
 // defaults are accepted.
 func (o Options) Validate() error {
-	o = o.withDefaults()
-	if o.Solver != "" && lookupSolver(o.Solver) == nil {
-		return fmt.Errorf("engine: unknown solver %q (want one of %s)", o.Solver, solverNames())
+	o = o.WithDefaults()
+	if o.Solver != "" && Lookup(o.Solver) == nil {
+		return fmt.Errorf("engine: unknown solver %q (want one of %s)", o.Solver, Names())
 	}
 	switch o.Partition {
 	case PartitionShuffle, PartitionContiguous, PartitionNorm:
@@ -281,8 +283,8 @@ func (o Options) Validate() error {
 	if o.TimeLimit < 0 {
 		return fmt.Errorf("engine: time limit %v: must be ≥ 0", o.TimeLimit)
 	}
-	if o.Inner != "" && lookupSolver(o.Inner) == nil {
-		return fmt.Errorf("engine: unknown inner solver %q (want one of %s)", o.Inner, solverNames())
+	if o.Inner != "" && Lookup(o.Inner) == nil {
+		return fmt.Errorf("engine: unknown inner solver %q (want one of %s)", o.Inner, Names())
 	}
 	if !(o.ReductionScale >= 0) || math.IsInf(o.ReductionScale, 0) {
 		return fmt.Errorf("engine: reduction scale %v: must be a finite value ≥ 0 (0: 1)", o.ReductionScale)
@@ -294,7 +296,7 @@ func (o Options) Validate() error {
 }
 
 // validateFor adds the checks that depend on the n samples of the data.
-func (o Options) validateFor(n int) error {
+func (o Options) ValidateFor(n int) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
@@ -381,3 +383,22 @@ type Result struct {
 
 	bestX []float64 // the point of Best
 }
+
+// Steps names how AdaSPDC and SPDC set their step sizes for a batch of m
+// blocks.
+type Steps string
+
+// The step rules Train understands (the mathematics is on stepSizes).
+const (
+	// StepsPaper are Zhu & Storkey's Eq. 10, 12 and 15, which assume that
+	// every pair of blocks in a batch overlaps: τ ∝ √m/R_max, σᵢ ∝ 1/(Rᵢ√m).
+	StepsPaper Steps = "paper"
+	// StepsESO are the paper's formulas with each block norm Rᵢ replaced by
+	// the coupling ρᵢ = √(vᵢ/m) of the expected separable over-approximation
+	// (Richtárik & Takáč; Quartz), which uses how little the rows of a batch
+	// share features. They equal StepsPaper at m = 1 and are never smaller.
+	StepsESO Steps = "eso"
+)
+
+// Problem is the problem a method solves (objective.Problem).
+type Problem = objective.Problem

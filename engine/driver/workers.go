@@ -1,4 +1,4 @@
-package engine
+package driver
 
 import (
 	"math"
@@ -16,7 +16,7 @@ import (
 
 // threadBudget returns the threads a run may use: threads, or GOMAXPROCS
 // when threads ≤ 0.
-func threadBudget(threads int) int {
+func ThreadBudget(threads int) int {
 	if threads <= 0 {
 		return runtime.GOMAXPROCS(0)
 	}
@@ -27,10 +27,10 @@ func threadBudget(threads int) int {
 // budget of Options.Threads: one per `per` units of work, at most limit
 // (the phase's own parallelism: samples in a batch, chunks of rows), and
 // at least one.
-func workersFor(threads int, work, per float64, limit int) int {
-	return max(1, min(threadBudget(threads), int(work/per), limit))
+func WorkersFor(threads int, work, per float64, limit int) int {
+	return max(1, min(ThreadBudget(threads), int(work/per), limit))
 }
 
 // noLimit is the limit of a phase whose parallelism is not bounded by its
 // own structure.
-const noLimit = math.MaxInt
+const NoLimit = math.MaxInt

@@ -1,4 +1,4 @@
-package engine
+package driver
 
 import (
 	"context"
@@ -8,24 +8,27 @@ import (
 	"time"
 )
 
-// method is what the driver needs from a solver: run whole epochs, and
+// Method is what the driver needs from a solver: run whole epochs, and
 // certify the current point. A method owns its iterate, its workers and its
 // bookkeeping (lazy segments, barriers); the driver owns the run: when to
 // certify, when to stop, divergence, the trace and the best model.
-type method interface {
-	// runEpochs runs k epochs and returns how many it started; it may stop
-	// early when ctx is done. Afterwards point and certify see the state
+type Method interface {
+	// RunEpochs runs k epochs and returns how many it started; it may stop
+	// early when ctx is done. Afterwards Point and Certify see the state
 	// at the end of the last iteration.
-	runEpochs(ctx context.Context, k int) (int, error)
-	// certify returns P, D and the gap at the current point; Epoch,
-	// Passes, the times and Threads are the driver's to fill.
-	certify() (TracePoint, error)
-	// point is the current primal point; the driver copies it.
-	point() []float64
-	passes() float64
-	threads() int
-	// divergenceHint is the advice the divergence error ends with.
-	divergenceHint() string
+	RunEpochs(ctx context.Context, k int) (int, error)
+	// Certify returns P, D and the gap at the current point, from the
+	// problem's objective.Evaluator (NewEvaluator); Epoch, Passes, the
+	// times and Threads are the driver's to fill.
+	Certify() (TracePoint, error)
+	// Point is the current primal point; the driver copies it.
+	Point() []float64
+	// Passes is the work done so far, in passes over the data.
+	Passes() float64
+	// Threads is the number of workers the iterations run on.
+	Threads() int
+	// DivergenceHint is the advice the divergence error ends with.
+	DivergenceHint() string
 }
 
 // StopRule decides, after each certificate, whether a run has done enough,
@@ -39,16 +42,16 @@ type StopRule func(trace []TracePoint) bool
 // drive runs m to the stopping rules of opt. The Result it returns is
 // never nil; after an error it holds the trace so far and, once one
 // certificate exists, the best point in bestX.
-func drive(ctx context.Context, m method, opt Options) (*Result, error) {
-	res := &Result{Threads: m.threads()}
+func Run(ctx context.Context, m Method, opt Options) (*Result, error) {
+	res := &Result{Threads: m.Threads()}
 	start := time.Now()
-	guard := divergenceGuard{hint: m.divergenceHint()}
+	guard := divergenceGuard{hint: m.DivergenceHint()}
 	stall := stallWatch{window: opt.StallEpochs}
 	var iterTime time.Duration
 	epoch, lastCheck := 0, -1
 	var lastGap float64
 	for {
-		tp, err := m.certify()
+		tp, err := m.Certify()
 		if err != nil {
 			res.Stop = "panic"
 			return res, err
@@ -59,11 +62,11 @@ func drive(ctx context.Context, m method, opt Options) (*Result, error) {
 			tp.Gap, tp.RelGap = 0, 0
 		}
 		tp.Epoch = epoch
-		tp.Passes = m.passes()
+		tp.Passes = m.Passes()
 		tp.Seconds = time.Since(start).Seconds()
 		tp.IterSeconds = iterTime.Seconds()
 		// The method may settle its worker count in its first epochs.
-		res.Threads = m.threads()
+		res.Threads = m.Threads()
 		tp.Threads = res.Threads
 		res.Trace = append(res.Trace, tp)
 		res.Final = tp
@@ -73,7 +76,7 @@ func drive(ctx context.Context, m method, opt Options) (*Result, error) {
 		}
 		if len(res.Trace) == 1 || tp.Gap < res.Best.Gap || tp.Gap == res.Best.Gap && tp.Primal < res.Best.Primal {
 			res.Best = tp
-			res.bestX = append(res.bestX[:0], m.point()...)
+			res.bestX = append(res.bestX[:0], m.Point()...)
 		}
 		if opt.Callback != nil {
 			if err := opt.Callback(tp); err != nil {
@@ -96,7 +99,7 @@ func drive(ctx context.Context, m method, opt Options) (*Result, error) {
 			return res, nil
 		case ctx.Err() != nil:
 			res.Stop = "context"
-			if errors.Is(context.Cause(ctx), errTimeLimit) {
+			if errors.Is(context.Cause(ctx), ErrTimeLimit) {
 				res.Stop = "time"
 			}
 			return res, nil
@@ -108,19 +111,19 @@ func drive(ctx context.Context, m method, opt Options) (*Result, error) {
 			res.Stop = "stalled"
 			w := opt.StallEpochs
 			res.StallNote = fmt.Sprintf("the duality gap has stopped falling: over epochs %d to %d it was %.4g (geometric mean), over the %d epochs before %.4g, less than %g%% lower; the best was %.4g at epoch %d: %s",
-				epoch-w+1, epoch, recent, w, before, 100*stallGain, res.Best.Gap, res.Best.Epoch, opt.stallHint)
+				epoch-w+1, epoch, recent, w, before, 100*stallGain, res.Best.Gap, res.Best.Epoch, opt.StallHint)
 			return res, nil
 		}
-		next := epoch + checkInterval(opt, tp, epoch-lastCheck, lastGap)
+		next := epoch + CheckInterval(opt, tp, epoch-lastCheck, lastGap)
 		if opt.StopRule != nil {
 			next = epoch + 1 // the rule sees every epoch
 		}
 		lastCheck, lastGap = epoch, tp.Gap
 		t0 := time.Now()
 		if k := min(next, opt.MaxEpochs) - epoch; k > 0 && ctx.Err() == nil {
-			done, err := m.runEpochs(ctx, k)
+			done, err := m.RunEpochs(ctx, k)
 			epoch += done
-			if errors.Is(err, errCannotMove) && atRounding(res.Best) {
+			if errors.Is(err, ErrCannotMove) && AtRounding(res.Best) {
 				// The method sits at the optimum to the precision of
 				// float64: no epoch can change the point any more, so
 				// the run has converged whatever Tol asked for.
@@ -129,7 +132,7 @@ func drive(ctx context.Context, m method, opt Options) (*Result, error) {
 			}
 			if err != nil {
 				res.Stop = "panic"
-				if errors.Is(err, errCannotMove) {
+				if errors.Is(err, ErrCannotMove) {
 					res.Stop = "stuck"
 				}
 				return res, err
@@ -148,7 +151,7 @@ func drive(ctx context.Context, m method, opt Options) (*Result, error) {
 // than the last iterate of a run cut short (an interrupt in a bad phase of
 // the gap, a stall). It returns nil when the run failed before its first
 // certificate.
-func (res *Result) modelPoint(last []float64, err error) []float64 {
+func (res *Result) ModelPoint(last []float64, err error) []float64 {
 	if err == nil && (res.Stop == "tol" || res.Stop == "target" || res.Stop == "max-epochs") {
 		res.Model = res.Final
 		return last
@@ -161,7 +164,7 @@ func (res *Result) modelPoint(last []float64, err error) []float64 {
 }
 
 // errTimeLimit is the cause of the context that Options.TimeLimit sets.
-var errTimeLimit = errors.New("time limit reached")
+var ErrTimeLimit = errors.New("time limit reached")
 
 // errCannotMove is returned, wrapped, by a method's runEpochs when its next
 // step cannot change the point in float64 arithmetic (a Newton direction
@@ -169,14 +172,14 @@ var errTimeLimit = errors.New("time limit reached")
 // (atRounding) that is convergence, and the driver ends the run as
 // converged (Result.Stop "optimal"); above it, the run fails with the
 // method's error, since more epochs would only repeat the same step.
-var errCannotMove = errors.New("the point cannot move in double precision")
+var ErrCannotMove = errors.New("the point cannot move in double precision")
 
 // atRounding reports whether a certificate's gap is within the rounding of
 // its primal: stallFloor·noiseFloor·max(1, |P|), a relative gap of 1e-10.
 // Sums of n losses and d squares each carry relative errors of order
 // n·2⁻⁵³ in P and D, so no tolerance below that floor can be certified
 // reliably.
-func atRounding(tp TracePoint) bool {
+func AtRounding(tp TracePoint) bool {
 	return tp.Gap <= stallFloor*noiseFloor*math.Max(1, math.Abs(tp.Primal))
 }
 
@@ -187,7 +190,7 @@ func atRounding(tp TracePoint) bool {
 // the rate is unknown or stalls, every epoch. The rule depends only on
 // computed values, which are bit-identical across thread counts, so it
 // keeps runs deterministic.
-func checkInterval(opt Options, tp TracePoint, since int, prevGap float64) int {
+func CheckInterval(opt Options, tp TracePoint, since int, prevGap float64) int {
 	if since <= 0 || !(tp.Gap > 0) || !(prevGap > tp.Gap) {
 		return 1
 	}

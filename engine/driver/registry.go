@@ -1,0 +1,94 @@
+package driver
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strings"
+)
+
+// SolverInfo describes one solver: what `adaspdc solvers` prints and what
+// Train checks before it runs one.
+type SolverInfo struct {
+	Name         Solver
+	Summary      string // one line: the method and its paper
+	Losses       string // the losses it takes, or "any smooth", "any"
+	Regularizers string // the regularizers it takes
+	Parallel     bool   // uses more than one core
+	Async        bool   // workers run without a barrier per iteration
+	Certified    bool   // every trace point carries a duality gap
+}
+
+// Entry is a registered solver: its description, the check of a problem
+// against what it can solve, and its constructor.
+type Entry struct {
+	SolverInfo
+	// Rank orders the listing of the solvers: lower first. AdaSPDC is 0
+	// and SPDC 10; a method that takes what they refuse (non-smooth
+	// losses, no strong convexity) ranks after them. The automatic choice
+	// does not read it.
+	Rank int
+	// Accepts returns why the solver cannot solve prob with opt, or nil.
+	Accepts func(prob Problem, opt Options) error
+	// Start builds the method at its starting point; the driver runs it.
+	// A method that holds workers or buffers also implements Finisher.
+	Start func(ctx context.Context, prob Problem, opt Options) (Method, error)
+}
+
+// Finisher is implemented by methods that have something to add to the
+// Result or to release (a worker pool) when the run ends.
+type Finisher interface {
+	Finish(res *Result) error
+}
+
+// registry lists the solvers in order of preference: with no Solver given,
+// Train runs the first that accepts the problem.
+var registry []*Entry
+
+// Register adds a solver; each method's file calls it from init. The
+// registry stays sorted by rank, then name, whatever the order of the
+// files' init functions.
+func Register(e *Entry) {
+	for _, o := range registry {
+		if o.Name == e.Name {
+			panic("engine: solver " + string(e.Name) + " registered twice")
+		}
+	}
+	registry = append(registry, e)
+	slices.SortStableFunc(registry, func(a, b *Entry) int {
+		if a.Rank != b.Rank {
+			return cmp.Compare(a.Rank, b.Rank)
+		}
+		return strings.Compare(string(a.Name), string(b.Name))
+	})
+}
+
+func Lookup(name Solver) *Entry {
+	for _, e := range registry {
+		if e.Name == name {
+			return e
+		}
+	}
+	return nil
+}
+
+// Solvers returns every solver Train runs, in order of preference.
+func Solvers() []SolverInfo {
+	out := make([]SolverInfo, len(registry))
+	for i, e := range registry {
+		out[i] = e.SolverInfo
+	}
+	return out
+}
+
+func Names() string {
+	names := make([]string, len(registry))
+	for i, e := range registry {
+		names[i] = string(e.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// Entries returns the registered solvers in the order of the listing
+// (Rank, then name). The slice is the registry's: do not modify it.
+func Entries() []*Entry { return registry }

@@ -1,0 +1,45 @@
+package engine
+
+import "github.com/adaspdc/adaspdc/engine/driver"
+
+// The driver's settings and results live in package driver, the method
+// contract; these names keep them reachable as engine.X.
+type (
+	Options    = driver.Options
+	Result     = driver.Result
+	TracePoint = driver.TracePoint
+	StopRule   = driver.StopRule
+	SolverInfo = driver.SolverInfo
+	Solver     = driver.Solver
+	Partition  = driver.Partition
+	Lazy       = driver.Lazy
+	Sampling   = driver.Sampling
+	Steps      = driver.Steps
+)
+
+// The names of driver's constants, as engine.X.
+const (
+	PartitionShuffle    = driver.PartitionShuffle
+	PartitionContiguous = driver.PartitionContiguous
+	PartitionNorm       = driver.PartitionNorm
+	LazyAuto            = driver.LazyAuto
+	LazyOn              = driver.LazyOn
+	LazyOff             = driver.LazyOff
+	SolverAdaSPDC       = driver.SolverAdaSPDC
+	SolverSPDC          = driver.SolverSPDC
+	SamplingUniform     = driver.SamplingUniform
+	SamplingImportance  = driver.SamplingImportance
+	StepsPaper          = driver.StepsPaper
+	StepsESO            = driver.StepsESO
+)
+
+// ErrStop is returned by a Callback to end a run early without error.
+var ErrStop = driver.ErrStop
+
+// DefaultOptions returns the options Train is meant to start from: a
+// relative gap of 1e-6, at most 1000 epochs, and no solver named, so that
+// Train picks one from the problem (AutoSolver), as adaspdc train does.
+func DefaultOptions() Options { return driver.DefaultOptions() }
+
+// Solvers returns every solver Train runs, in the order of the listing.
+func Solvers() []SolverInfo { return driver.Solvers() }
