@@ -125,12 +125,13 @@ type newton struct {
 
 	// The sweep at w also yields the certificate, so certify and the next
 	// step share one pass over the data (fresh says it is current).
-	fresh   bool
-	cert    TracePoint // the sweep's estimate; certify reports eval's
-	eval    *objective.Evaluator
-	lossSum []float64 // per chunk of rows (rowSweep): Σφ(zₖ) over its rows
-	conjSum []float64 // per chunk: Σφ*(yₖ) with yₖ = φ′(zₖ)
-	clipped []bool    // per chunk: some φ′(zₖ) lay outside dom φ*
+	fresh    bool
+	cert     TracePoint // the sweep's estimate; certify reports eval's
+	eval     *objective.Evaluator
+	lossGrad []float64 // the loss's gradient at the sweep's point
+	lossSum  []float64 // per chunk of rows (rowSweep): Σφ(zₖ) over its rows
+	conjSum  []float64 // per chunk: Σφ*(yₖ) with yₖ = φ′(zₖ)
+	clipped  []bool    // per chunk: some φ′(zₖ) lay outside dom φ*
 	// lossMean is (1/n) Σₖ φ(zₖ) at w, the loss part of P that the line
 	// search starts from. The line search reuses lossSum and conjSum for
 	// its per-chunk sums.
@@ -170,6 +171,7 @@ func newNewton(prob Problem, opt Options) (*newton, error) {
 	threads := newtonWorkers(x, opt.Threads)
 	s.sweep = driver.NewRowSweep(x, threads, !opt.Deterministic)
 	s.eval = driver.NewEvaluator(prob, opt.Threads)
+	s.lossGrad = make([]float64, d)
 	chunks := s.sweep.Chunks()
 	if denseHessianPays(x) {
 		s.hess, s.curvHess = hugepage.Make[float64](d*d), cut(n)
@@ -503,6 +505,7 @@ func (s *newton) sweepAt() error {
 	if s.mix {
 		a = precondMix
 	}
+	copy(s.lossGrad, s.grad) // (1/n) Aᵀy, the certificate's v
 	for j := range s.grad {
 		s.grad[j] += s.lam[j]*w[j] - s.shift[j]
 		if s.hess == nil {
@@ -604,7 +607,7 @@ func (s *newton) Certify() (TracePoint, error) {
 			return TracePoint{}, err
 		}
 	}
-	c, err := s.eval.AtMargins(s.w, s.z, nil, objective.PairedDuals)
+	c, err := s.eval.AtGradient(s.w, s.z, s.lossGrad)
 	return driver.TracePointOf(c), err
 }
 

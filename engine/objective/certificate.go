@@ -3,6 +3,7 @@ package objective
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/adaspdc/adaspdc/internal/hugepage"
@@ -93,6 +94,7 @@ type Evaluator struct {
 	duals    []float64 // the winning dual point, scaled
 	lossSum  []float64 // per chunk of rows
 	conjSum  []float64
+	clipped  []bool // per chunk: some φ'(aₖᵀx) was projected into dom φ*
 	scale    float64
 	from     DualPoint
 	ownValid bool
@@ -108,6 +110,7 @@ func NewEvaluator(prob Problem, workers int) *Evaluator {
 		prob: prob, n: x.Rows, d: x.Cols, workers: workers,
 		lossSum: make([]float64, chunks),
 		conjSum: make([]float64, chunks),
+		clipped: make([]bool, chunks),
 	}
 	if workers > 1 {
 		e.owners = sched.NewOwners(x.ColumnCounts(), workers)
@@ -151,7 +154,26 @@ func (e *Evaluator) AtMargins(x, z, y []float64, which DualPoint) (Certificate, 
 	return e.at(x, z, y, nil, which)
 }
 
+// AtGradient is At with PairedDuals for a method that has just computed,
+// at x, the margins z = Ax (each by kernels.SparseDot of its row and x)
+// and the loss's gradient g = (1/n) Σₖ wₖφ'(zₖ)aₖ: where every φ'(zₖ)
+// lies in dom φ*, g is the v of the paired duals, and the certificate
+// costs O(n + d) instead of a pass over the data. Where some φ'(zₖ) has to
+// be projected, g is not that v, and the certificate computes v itself.
+// The method vouches for g: its sum carries the method's rounding, as a
+// running v would.
+func (e *Evaluator) AtGradient(x, z, g []float64) (Certificate, error) {
+	if len(z) != e.n || len(g) != e.d {
+		return Certificate{}, fmt.Errorf("engine: certificate at %d margins and a gradient of %d for %d rows and %d columns", len(z), len(g), e.n, e.d)
+	}
+	return e.atWith(x, z, nil, nil, g, PairedDuals)
+}
+
 func (e *Evaluator) at(x, zs, y, vGiven []float64, which DualPoint) (Certificate, error) {
+	return e.atWith(x, zs, y, vGiven, nil, which)
+}
+
+func (e *Evaluator) atWith(x, zs, y, vGiven, gGiven []float64, which DualPoint) (Certificate, error) {
 	if len(x) != e.d {
 		return Certificate{}, fmt.Errorf("engine: certificate at %d weights for %d columns", len(x), e.d)
 	}
@@ -164,6 +186,7 @@ func (e *Evaluator) at(x, zs, y, vGiven []float64, which DualPoint) (Certificate
 		return Certificate{}, fmt.Errorf("engine: certificate at %d duals for %d rows", len(y), e.n)
 	}
 	e.alloc(own, paired, vGiven)
+	clear(e.clipped)
 	loss, b, sw := e.prob.Loss, e.prob.B, e.prob.SampleWeights
 	invN := 1 / float64(e.n)
 
@@ -184,11 +207,21 @@ func (e *Evaluator) at(x, zs, y, vGiven []float64, which DualPoint) (Certificate
 			}
 			ls.Add(wk * loss.Value(z, b[k]))
 			if paired {
-				e.paired[k] = wk * loss.DualFeasible(loss.Deriv(z, b[k]), b[k])
+				d1 := loss.Deriv(z, b[k])
+				y := loss.DualFeasible(d1, b[k])
+				if y != d1 {
+					e.clipped[c] = true
+				}
+				e.paired[k] = wk * y
 			}
 		}
 		e.lossSum[c] = ls.Sum()
 	})
+	if gGiven != nil && !slices.Contains(e.clipped, true) {
+		copy(e.vPaired, gGiven)
+	} else {
+		gGiven = nil
+	}
 	var ps Sum
 	for _, v := range e.lossSum {
 		ps.Add(v)
@@ -212,12 +245,12 @@ func (e *Evaluator) at(x, zs, y, vGiven []float64, which DualPoint) (Certificate
 	if vGiven != nil {
 		vOwn = vGiven
 	}
-	if own && vGiven == nil || paired {
+	if own && vGiven == nil || paired && gGiven == nil {
 		e.forOwners(func(lo, hi int32) {
 			if own && vGiven == nil {
 				e.dualVector(yOwn, e.vOwn, lo, hi)
 			}
-			if paired {
+			if paired && gGiven == nil {
 				e.dualVector(e.paired, e.vPaired, lo, hi)
 			}
 		})

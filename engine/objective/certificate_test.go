@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sparse"
 )
 
@@ -251,5 +252,47 @@ func TestEvaluatorAtDualVector(t *testing.T) {
 	v[0] += 1e-3
 	if got, _ := e.AtDualVector(x, y, v); got.Dual == want.Dual {
 		t.Error("AtDualVector ignored the v it was given")
+	}
+}
+
+// Given the exact margins and gradient, AtGradient is At with the paired
+// duals, to the rounding of the gradient's sum.
+func TestEvaluatorAtGradient(t *testing.T) {
+	p := randomProblem(400, 25, Logistic{}, ElasticNet{Lambda: 0.02}, 10)
+	x := make([]float64, 25)
+	for j := range x {
+		x[j] = 0.05 * float64(j%7-3)
+	}
+	z := make([]float64, 400)
+	g := make([]float64, 25)
+	for k := range z {
+		val, idx := p.X.Row(k)
+		for q, j := range idx {
+			z[k] += val[q] * x[j]
+		}
+		d := p.Loss.Deriv(z[k], p.B[k])
+		for q, j := range idx {
+			g[j] += d * val[q] / 400
+		}
+	}
+	// z by kernels.SparseDot, as the contract asks.
+	e := NewEvaluator(p, 1)
+	want, err := e.At(x, nil, PairedDuals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range z {
+		val, idx := p.X.Row(k)
+		z[k] = kernels.SparseDot(val, idx, x)
+	}
+	got, err := NewEvaluator(p, 2).AtGradient(x, z, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Primal != want.Primal || math.Abs(got.Dual-want.Dual) > 1e-14*math.Max(1, math.Abs(want.Dual)) {
+		t.Errorf("AtGradient %+v, At %+v", got, want)
+	}
+	if _, err := e.AtGradient(x, z[:3], g); err == nil {
+		t.Error("3 margins for 400 rows: no error")
 	}
 }
