@@ -86,18 +86,19 @@ type Evaluator struct {
 	workers int
 	owners  sched.Owners
 
-	paired   []float64 // φ'(aₖᵀx) projected, times wₖ
-	vOwn     []float64 // (1/n) Σ yₖaₖ for the own duals
-	vPaired  []float64
-	comp     []float64 // compensation terms of v, zero between calls
-	tmp      []float64
-	duals    []float64 // the winning dual point, scaled
-	lossSum  []float64 // per chunk of rows
-	conjSum  []float64
-	clipped  []bool // per chunk: some φ'(aₖᵀx) was projected into dom φ*
-	scale    float64
-	from     DualPoint
-	ownValid bool
+	paired     []float64 // φ'(aₖᵀx) projected, times wₖ
+	vOwn       []float64 // (1/n) Σ yₖaₖ for the own duals
+	vPaired    []float64
+	comp       []float64 // compensation terms of v, zero between calls
+	tmp        []float64
+	duals      []float64 // the winning dual point, scaled
+	lossSum    []float64 // per chunk of rows
+	conjSum    []float64
+	clipped    []bool    // per chunk: some φ'(aₖᵀx) was projected into dom φ*
+	pairedConj []float64 // per chunk: Σ wₖφ*(φ'(aₖᵀx)) for a CurvedLoss
+	scale      float64
+	from       DualPoint
+	ownValid   bool
 }
 
 // NewEvaluator returns an Evaluator for prob that runs on up to workers
@@ -108,9 +109,10 @@ func NewEvaluator(prob Problem, workers int) *Evaluator {
 	chunks := (x.Rows + chunkRows - 1) / chunkRows
 	e := &Evaluator{
 		prob: prob, n: x.Rows, d: x.Cols, workers: workers,
-		lossSum: make([]float64, chunks),
-		conjSum: make([]float64, chunks),
-		clipped: make([]bool, chunks),
+		lossSum:    make([]float64, chunks),
+		conjSum:    make([]float64, chunks),
+		clipped:    make([]bool, chunks),
+		pairedConj: make([]float64, chunks),
 	}
 	if workers > 1 {
 		e.owners = sched.NewOwners(x.ColumnCounts(), workers)
@@ -190,9 +192,13 @@ func (e *Evaluator) atWith(x, zs, y, vGiven, gGiven []float64, which DualPoint) 
 	loss, b, sw := e.prob.Loss, e.prob.B, e.prob.SampleWeights
 	invN := 1 / float64(e.n)
 
-	// The rows: P's loss terms, and the paired duals.
+	// The rows: P's loss terms, and the paired duals. A loss with
+	// CurvedTerms gives φ, φ′ and φ*(φ′) at once (the logistic's share one
+	// exp and one log), so that the paired duals' conjugate terms come
+	// with the loss terms unless the duals are projected or scaled.
+	curved, isCurved := loss.(CurvedLoss)
 	e.forChunks(func(c, lo, hi int) {
-		var ls Sum
+		var ls, cs Sum
 		for k := lo; k < hi; k++ {
 			var z float64
 			if zs != nil {
@@ -205,18 +211,31 @@ func (e *Evaluator) atWith(x, zs, y, vGiven, gGiven []float64, which DualPoint) 
 			if sw != nil {
 				wk = sw[k]
 			}
-			ls.Add(wk * loss.Value(z, b[k]))
-			if paired {
-				d1 := loss.Deriv(z, b[k])
-				y := loss.DualFeasible(d1, b[k])
-				if y != d1 {
-					e.clipped[c] = true
-				}
-				e.paired[k] = wk * y
+			if !paired {
+				ls.Add(wk * loss.Value(z, b[k]))
+				continue
 			}
+			var val, d1, conj float64
+			if isCurved {
+				val, d1, _, conj = CurvedTerms(curved, z, b[k])
+			} else {
+				val, d1 = loss.Value(z, b[k]), loss.Deriv(z, b[k])
+			}
+			ls.Add(wk * val)
+			y := loss.DualFeasible(d1, b[k])
+			if y != d1 {
+				e.clipped[c] = true
+			}
+			e.paired[k] = wk * y
+			cs.Add(wk * conj)
 		}
 		e.lossSum[c] = ls.Sum()
+		e.pairedConj[c] = cs.Sum()
 	})
+	var pairedConj []float64
+	if paired && isCurved && !slices.Contains(e.clipped, true) {
+		pairedConj = e.pairedConj
+	}
 	if gGiven != nil && !slices.Contains(e.clipped, true) {
 		copy(e.vPaired, gGiven)
 	} else {
@@ -260,11 +279,11 @@ func (e *Evaluator) atWith(x, zs, y, vGiven, gGiven []float64, which DualPoint) 
 	d, s := math.Inf(-1), 1.0
 	from := which
 	if own {
-		d, s = e.dualValue(yOwn, vOwn)
+		d, s = e.dualValue(yOwn, vOwn, nil)
 		from = OwnDuals
 	}
 	if paired {
-		dp, sp := e.dualValue(e.paired, e.vPaired)
+		dp, sp := e.dualValue(e.paired, e.vPaired, pairedConj)
 		if !own || dp > d || math.IsNaN(d) {
 			d, s, from = dp, sp, PairedDuals
 		}
@@ -325,8 +344,10 @@ func (e *Evaluator) alloc(own, paired bool, vGiven []float64) {
 }
 
 // dualValue returns D(s·y) for v = (1/n)Σ yₖaₖ and the largest s ≤ 1 for
-// which g*(−s·v) is finite. It leaves v as it is.
-func (e *Evaluator) dualValue(y, v []float64) (float64, float64) {
+// which g*(−s·v) is finite. It leaves v as it is. conj, when not nil,
+// holds the chunks' sums of the conjugate terms at y, which serve when
+// s = 1.
+func (e *Evaluator) dualValue(y, v, conj []float64) (float64, float64) {
 	reg := e.prob.Reg
 	s := 1.0
 	gc := reg.ConjNeg(v)
@@ -340,6 +361,13 @@ func (e *Evaluator) dualValue(y, v []float64) (float64, float64) {
 			e.tmp[j] = s * v[j]
 		}
 		gc = reg.ConjNeg(e.tmp)
+	}
+	if s == 1 && conj != nil {
+		var ds Sum
+		for _, v := range conj {
+			ds.Add(-v)
+		}
+		return ds.Sum()/float64(e.n) - gc, s
 	}
 	loss, b, sw := e.prob.Loss, e.prob.B, e.prob.SampleWeights
 	e.forChunks(func(c, lo, hi int) {
