@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -129,41 +128,10 @@ func Train(ctx context.Context, prob Problem, opt Options) (*Model, *Result, err
 	if err != nil {
 		return nil, nil, err
 	}
-	opt.StallHint = "the steps may not fit the data (one feature on a much larger scale than the others sets every coordinate's step): scale the features or the rows (-normalize unit), try -solver newton for a smooth loss with an L2 term, or allow a longer plateau with -stall-epochs"
-	if prob.Loss.Gamma() == 0 {
-		opt.StallHint = "a loss that is not smooth converges sublinearly, and its gap rests on plateaus before falling again: allow a longer plateau with -stall-epochs (0: never stall), or use a smooth loss (sqhinge, smoothhinge)"
-		if opt.StallEpochs == 0 {
-			// Methods on a non-smooth loss converge sublinearly, and their
-			// gaps sit on plateaus for hundreds of epochs before falling
-			// again (SDCA on a9a's SVM: 1e-6 to 1e-10).
-			opt.StallEpochs = driver.NonSmoothStallEpochs
-		}
+	w, res, err := driver.Solve(ctx, e, prob, opt)
+	if res != nil {
+		res.Choice = choice
 	}
-	opt = opt.WithDefaults()
-	opt.Solver = e.Name
-	if opt.WarmStart != nil && len(opt.WarmStart) != prob.X.Cols {
-		return nil, nil, fmt.Errorf("engine: warm start has %d weights, data has %d columns", len(opt.WarmStart), prob.X.Cols)
-	}
-	if opt.TimeLimit > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, opt.TimeLimit, driver.ErrTimeLimit)
-		defer cancel()
-	}
-	m, err := e.Start(ctx, prob, opt)
-	if err != nil {
-		if errors.Is(err, driver.ErrTimeLimit) {
-			return nil, nil, fmt.Errorf("engine: the time limit of %v ran out during set-up, before the first certificate: %w", opt.TimeLimit, err)
-		}
-		return nil, nil, err
-	}
-	res, err := driver.Run(ctx, m, opt)
-	res.Solver, res.Choice = e.Name, choice
-	if f, ok := m.(driver.Finisher); ok {
-		if ferr := f.Finish(res); err == nil {
-			err = ferr
-		}
-	}
-	w := res.ModelPoint(m.Point(), err)
 	if w == nil {
 		return nil, res, err
 	}

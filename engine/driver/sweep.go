@@ -69,8 +69,8 @@ func (s *RowSweep) Threads() int { return s.pool.Threads() }
 // Pool returns the sweep's workers, for a method that runs phases of its
 // own on them between sweeps.
 func (s *RowSweep) Pool() *sched.Pool { return s.pool }
-func (s *RowSweep) Chunks() int  { return len(s.bounds) - 1 }
-func (s *RowSweep) Close() error { return s.pool.Close() }
+func (s *RowSweep) Chunks() int       { return len(s.bounds) - 1 }
+func (s *RowSweep) Close() error      { return s.pool.Close() }
 
 // run calls fn(lo, hi, acc) for each chunk of rows lo:hi, with acc the
 // zeroed accumulators of the worker that took the chunk, one per out, then
