@@ -115,6 +115,9 @@ type glmnet struct {
 	fresh     bool // the sweep is at w
 	eval      *objective.Evaluator
 	lossGrad  []float64 // the loss's gradient at the sweep's point
+	rowSums   objective.RowSums
+	conjSum   []float64 // per chunk of the sweep: Σ wφ*(φ′)
+	projected []bool    // per chunk: some φ′ lay outside dom φ*
 	lossMean  float64   // (1/n) Σ φ(zₖ) at w
 	violMax   float64   // the largest violation at the last step (M)
 	violFirst float64   // the sum of violations at the first step
@@ -149,6 +152,7 @@ func newGLMNET(prob Problem, opt Options) (*glmnet, error) {
 		s.hmat, s.hd = make([]float64, d*d), make([]float64, d)
 	}
 	s.lossSum = make([]float64, s.sweep.Chunks())
+	s.conjSum, s.projected = make([]float64, s.sweep.Chunks()), make([]bool, s.sweep.Chunks())
 	s.eval = driver.NewEvaluator(prob, opt.Threads)
 	s.lossGrad = make([]float64, x.Cols)
 	return s, nil
@@ -185,19 +189,24 @@ func (s *glmnet) sweepAt() error {
 	b, w := s.prob.B, s.w
 	err := s.sweep.RunChunks(func(c, lo, hi int, acc [][]float64) {
 		g, h := acc[0], acc[1]
-		var ls objective.Sum
+		var ls, cs objective.Sum
+		projected := false
 		for k := lo; k < hi; k++ {
 			val, idx := s.x.Row(k)
 			zk := kernels.SparseDot(val, idx, w)
-			v, d1, d2, _ := objective.CurvedTerms(s.loss, zk, b[k])
+			v, d1, d2, conj := objective.CurvedTerms(s.loss, zk, b[k])
+			if s.loss.DualFeasible(d1, b[k]) != d1 {
+				projected = true
+			}
 			// y keeps φ′(z); with sample weights w's factor goes on the
-			// value, the curvature and the gradient.
+			// value, the curvature, the conjugate's term and the gradient.
 			wk := 1.0
 			if sw := s.prob.SampleWeights; sw != nil {
 				wk = sw[k]
 			}
 			s.z[k], s.y[k], s.curv[k] = zk, d1, wk*d2*s.invN
 			ls.Add(wk * v)
+			cs.Add(wk * conj)
 			kernels.SparseAxpy(wk*d1*s.invN, val, idx, g)
 			cv := s.curv[k]
 			if cv == 0 {
@@ -207,7 +216,7 @@ func (s *glmnet) sweepAt() error {
 				h[j] += cv * val[p] * val[p]
 			}
 		}
-		s.lossSum[c] = ls.Sum()
+		s.lossSum[c], s.conjSum[c], s.projected[c] = ls.Sum(), cs.Sum(), projected
 	}, outs...)
 	if err != nil {
 		return err
@@ -216,10 +225,14 @@ func (s *glmnet) sweepAt() error {
 	// The Hessian is formed when a step needs it (formHessian): the sweep
 	// of the certificate that ends a run never pays for it.
 	s.hStale = s.hmat != nil
-	var lsum objective.Sum
+	var lsum, csum objective.Sum
+	s.rowSums.Projected = false
 	for c := range s.lossSum {
 		lsum.Add(s.lossSum[c])
+		csum.Add(s.conjSum[c])
+		s.rowSums.Projected = s.rowSums.Projected || s.projected[c]
 	}
+	s.rowSums.Loss, s.rowSums.Conj = lsum.Sum(), csum.Sum()
 	s.lossMean = lsum.Sum() * s.invN
 	copy(s.lossGrad, s.grad) // (1/n) Aᵀy, the certificate's v
 	for j := range s.grad {
@@ -237,7 +250,7 @@ func (s *glmnet) Certify() (TracePoint, error) {
 			return TracePoint{}, err
 		}
 	}
-	c, err := s.eval.AtGradient(s.w, s.z, s.lossGrad)
+	c, err := s.eval.AtGradient(s.w, s.z, s.lossGrad, &s.rowSums)
 	return driver.TracePointOf(c), err
 }
 

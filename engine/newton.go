@@ -129,6 +129,7 @@ type newton struct {
 	cert     TracePoint // the sweep's estimate; certify reports eval's
 	eval     *objective.Evaluator
 	lossGrad []float64 // the loss's gradient at the sweep's point
+	rowSums  objective.RowSums
 	lossSum  []float64 // per chunk of rows (rowSweep): Σφ(zₖ) over its rows
 	conjSum  []float64 // per chunk: Σφ*(yₖ) with yₖ = φ′(zₖ)
 	clipped  []bool    // per chunk: some φ′(zₖ) lay outside dom φ*
@@ -492,6 +493,7 @@ func (s *newton) sweepAt() error {
 		clipped = clipped || s.clipped[c]
 	}
 	// s.grad holds v = (1/n) Aᵀy before the regularizer's part is added.
+	s.rowSums = objective.RowSums{Loss: lsum.Sum(), Conj: csum.Sum(), Projected: clipped}
 	s.lossMean = lsum.Sum() * s.invN
 	p := s.lossMean + s.reg.Value(w)
 	dv := -csum.Sum()*s.invN - s.reg.ConjNeg(s.grad)
@@ -607,7 +609,7 @@ func (s *newton) Certify() (TracePoint, error) {
 			return TracePoint{}, err
 		}
 	}
-	c, err := s.eval.AtGradient(s.w, s.z, s.lossGrad)
+	c, err := s.eval.AtGradient(s.w, s.z, s.lossGrad, &s.rowSums)
 	return driver.TracePointOf(c), err
 }
 

@@ -99,6 +99,7 @@ type Evaluator struct {
 	scale      float64
 	from       DualPoint
 	ownValid   bool
+	dualsValid bool
 }
 
 // NewEvaluator returns an Evaluator for prob that runs on up to workers
@@ -156,17 +157,39 @@ func (e *Evaluator) AtMargins(x, z, y []float64, which DualPoint) (Certificate, 
 	return e.at(x, z, y, nil, which)
 }
 
+// RowSums are the row terms of a paired certificate that a method summed
+// in a sweep it makes anyway, each row's from CurvedTerms: Loss is
+// Σₖ wₖφ(zₖ, bₖ), Conj is Σₖ wₖφ*(φ′(zₖ, bₖ), bₖ), and Projected reports
+// that some φ′(zₖ) lay outside dom φ* (the paired dual is then projected,
+// and Conj is not its term).
+type RowSums struct {
+	Loss, Conj float64
+	Projected  bool
+}
+
 // AtGradient is At with PairedDuals for a method that has just computed,
 // at x, the margins z = Ax (each by kernels.SparseDot of its row and x)
 // and the loss's gradient g = (1/n) Σₖ wₖφ'(zₖ)aₖ: where every φ'(zₖ)
 // lies in dom φ*, g is the v of the paired duals, and the certificate
-// costs O(n + d) instead of a pass over the data. Where some φ'(zₖ) has to
-// be projected, g is not that v, and the certificate computes v itself.
-// The method vouches for g: its sum carries the method's rounding, as a
-// running v would.
-func (e *Evaluator) AtGradient(x, z, g []float64) (Certificate, error) {
-	if len(z) != e.n || len(g) != e.d {
-		return Certificate{}, fmt.Errorf("engine: certificate at %d margins and a gradient of %d for %d rows and %d columns", len(z), len(g), e.n, e.d)
+// costs O(n + d) instead of a pass over the data. With the sweep's sums
+// as well (sums not nil) it costs O(d), unless the dual point must be
+// projected or scaled into dom g*; Duals is then not computed. The method
+// vouches for g and the sums: they carry its rounding, as a running v
+// would.
+func (e *Evaluator) AtGradient(x, z, g []float64, sums *RowSums) (Certificate, error) {
+	if len(z) != e.n || len(g) != e.d || len(x) != e.d {
+		return Certificate{}, fmt.Errorf("engine: certificate at %d weights, %d margins and a gradient of %d for %d rows and %d columns", len(x), len(z), len(g), e.n, e.d)
+	}
+	if sums != nil && !sums.Projected {
+		reg := e.prob.Reg
+		if gc := reg.ConjNeg(g); !math.IsInf(gc, 1) || reg.StrongConvexity() > 0 {
+			invN := 1 / float64(e.n)
+			p := sums.Loss*invN + reg.Value(x)
+			d := -sums.Conj*invN - gc
+			e.ownValid, e.dualsValid, e.scale, e.from = false, false, 1, PairedDuals
+			gap := p - d
+			return Certificate{Primal: p, Dual: d, Gap: gap, RelGap: gap / math.Max(1, math.Abs(p))}, nil
+		}
 	}
 	return e.atWith(x, z, nil, nil, g, PairedDuals)
 }
@@ -275,6 +298,7 @@ func (e *Evaluator) atWith(x, zs, y, vGiven, gGiven []float64, which DualPoint) 
 		})
 	}
 	e.ownValid = own && vGiven == nil
+	e.dualsValid = true
 
 	d, s := math.Inf(-1), 1.0
 	from := which
@@ -306,8 +330,14 @@ func (e *Evaluator) atWith(x, zs, y, vGiven, gGiven []float64, which DualPoint) 
 }
 
 // Duals returns the dual point of the last certificate, scaled as it was
-// certified; the slice is the Evaluator's and changes with the next call.
-func (e *Evaluator) Duals() []float64 { return e.duals }
+// certified (nil after AtGradient from a sweep's sums); the slice is the
+// Evaluator's and changes with the next call.
+func (e *Evaluator) Duals() []float64 {
+	if !e.dualsValid {
+		return nil
+	}
+	return e.duals
+}
 
 // DualVector returns v = (1/n) Σₖ yₖaₖ of the own duals of the last
 // certificate, computed exactly from them (before any scaling): a method

@@ -285,14 +285,29 @@ func TestEvaluatorAtGradient(t *testing.T) {
 		val, idx := p.X.Row(k)
 		z[k] = kernels.SparseDot(val, idx, x)
 	}
-	got, err := NewEvaluator(p, 2).AtGradient(x, z, g)
+	got, err := NewEvaluator(p, 2).AtGradient(x, z, g, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.Primal != want.Primal || math.Abs(got.Dual-want.Dual) > 1e-14*math.Max(1, math.Abs(want.Dual)) {
 		t.Errorf("AtGradient %+v, At %+v", got, want)
 	}
-	if _, err := e.AtGradient(x, z[:3], g); err == nil {
+	// With the sweep's sums, the same certificate (the sums plainly added
+	// here, so to rounding).
+	var sums RowSums
+	for k := range z {
+		val, _, _, conj := CurvedTerms(Logistic{}, z[k], p.B[k])
+		sums.Loss += val
+		sums.Conj += conj
+	}
+	fast, err := e.AtGradient(x, z, g, &sums)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(fast.Primal-want.Primal) > 1e-14*math.Abs(want.Primal) || math.Abs(fast.Dual-want.Dual) > 1e-14*math.Max(1, math.Abs(want.Dual)) || e.Duals() != nil {
+		t.Errorf("AtGradient with sums %+v (duals %v), At %+v", fast, e.Duals() != nil, want)
+	}
+	if _, err := e.AtGradient(x, z[:3], g, nil); err == nil {
 		t.Error("3 margins for 400 rows: no error")
 	}
 }
