@@ -1,28 +1,9 @@
 package engine
 
 import (
-	"fmt"
-
 	"github.com/adaspdc/adaspdc/engine/driver"
-	"github.com/adaspdc/adaspdc/engine/objective"
 )
 
-// Certify computes the primal objective, a dual objective and their gap for
-// any weights w, for instance a model trained by another tool, or the
-// iterate of a method that keeps no dual variables. The dual point is the
-// one the optimality conditions pair with w, yₖ = φ'(aₖᵀw) projected into
-// dom φ* (and scaled into dom g* when g* is an indicator), so the gap goes
-// to zero as w goes to the optimum and, by weak duality, always bounds
-// P(w) − P*. It is objective.Evaluator's certificate, the one every method
-// reports: bit-identical whatever the number of goroutines it runs on (up
-// to GOMAXPROCS, one per 65536 nonzeros).
-func Certify(prob Problem, w []float64) (TracePoint, error) {
-	if err := prob.Validate(); err != nil {
-		return TracePoint{}, err
-	}
-	if len(w) != prob.X.Cols {
-		return TracePoint{}, fmt.Errorf("engine: %d weights for %d columns", len(w), prob.X.Cols)
-	}
-	c, err := driver.NewEvaluator(prob, 0).At(w, nil, objective.PairedDuals)
-	return driver.TracePointOf(c), err
-}
+// Certify is driver.Certify: the certificate of any weights w, at the
+// dual point the optimality conditions pair with them.
+func Certify(prob Problem, w []float64) (TracePoint, error) { return driver.Certify(prob, w) }

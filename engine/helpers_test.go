@@ -1,17 +1,17 @@
 package engine
 
 import (
-	"fmt"
-
 	"github.com/adaspdc/adaspdc/engine/internal/enginetest"
 )
 
 // The shared test data (enginetest), under the names the tests use.
 var (
-	fig1Data   = enginetest.Fig1Data
-	sparseData = enginetest.SparseData
-	sharedData = enginetest.SharedData
-	relDiff    = enginetest.RelDiff
+	fig1Data         = enginetest.Fig1Data
+	sparseData       = enginetest.SparseData
+	sharedData       = enginetest.SharedData
+	relDiff          = enginetest.RelDiff
+	denseColumns     = enginetest.DenseColumns
+	sharedRegression = enginetest.SharedRegression
 )
 
 // The tests run on small data, where the production rules would give most
@@ -38,17 +38,4 @@ func adaspdcOptions() Options {
 	o := DefaultOptions()
 	o.Solver = SolverAdaSPDC
 	return o.WithDefaults()
-}
-
-// lossTestName names a loss with its parameter, for test messages.
-func lossTestName(l Loss) string {
-	switch l := l.(type) {
-	case SmoothHinge:
-		return fmt.Sprintf("%s(S=%g)", l.Name(), l.S)
-	case EpsInsensitive:
-		return fmt.Sprintf("%s(ε=%g)", l.Name(), l.Epsilon)
-	case Quantile:
-		return fmt.Sprintf("%s(q=%g)", l.Name(), l.Q)
-	}
-	return l.Name()
 }

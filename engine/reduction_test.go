@@ -3,40 +3,12 @@ package engine
 import (
 	"context"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/adaspdc/adaspdc/sparse"
 )
-
-// sharedRegression loads a regression file from ../shared/data with its raw
-// targets, skipping the test when the folder is absent.
-func sharedRegression(t testing.TB, name string) (*sparse.CSR, []float64) {
-	t.Helper()
-	path := filepath.Join("..", "..", "shared", "data", name)
-	ds, err := sparse.ReadFile(path, sparse.ReadOptions{})
-	if err != nil {
-		t.Skipf("%s not available: %v", path, err)
-	}
-	return ds.X, ds.Y
-}
-
-// denseColumns returns the columns of x as dense vectors.
-func denseColumns(x *sparse.CSR) [][]float64 {
-	cols := make([][]float64, x.Cols)
-	for j := range cols {
-		cols[j] = make([]float64, x.Rows)
-	}
-	for k := 0; k < x.Rows; k++ {
-		val, idx := x.Row(k)
-		for i, j := range idx {
-			cols[j][k] = val[i]
-		}
-	}
-	return cols
-}
 
 // lassoMaxL1 returns ‖Aᵀb‖∞/n, the smallest L1 weight at which the lasso's
 // solution is 0.

@@ -2,10 +2,11 @@ package driver
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
-	"github.com/adaspdc/adaspdc/engine/internal/enginetest"
+	"github.com/adaspdc/adaspdc/sparse"
 )
 
 // TestDivergenceRule drives the divergence guard with certificate
@@ -50,7 +51,7 @@ func TestDivergenceRule(t *testing.T) {
 // sweep cuts more chunks than workers, and the chunks cover the rows in
 // order.
 func TestRowSweepChunks(t *testing.T) {
-	x, _ := enginetest.SparseData(4000, 1<<15+100, 20, 13)
+	x := wideRows(4000, 1<<15+100, 20)
 	s := NewRowSweep(x, 2, true)
 	defer s.Close()
 	if !s.dynamic || s.Chunks() <= 2 {
@@ -144,4 +145,18 @@ func TestStallRule(t *testing.T) {
 	if _, ok := stalls(200, flat[:4], 100); ok {
 		t.Error("the rule fired on fewer than five certificates in its window")
 	}
+}
+
+// wideRows returns n rows of perRow entries each, spread over d columns.
+func wideRows(n, d, perRow int) *sparse.CSR {
+	x := &sparse.CSR{Rows: n, Cols: d, Indptr: make([]int64, n+1)}
+	for k := range n {
+		for q := range perRow {
+			x.Indices = append(x.Indices, int32((k*7919+q*(d/perRow))%d))
+			x.Values = append(x.Values, 1)
+		}
+		slices.Sort(x.Indices[x.Indptr[k]:])
+		x.Indptr[k+1] = int64(len(x.Indices))
+	}
+	return x
 }

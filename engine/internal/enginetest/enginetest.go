@@ -3,6 +3,8 @@
 package enginetest
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -11,6 +13,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/sparse"
 )
 
@@ -114,4 +118,74 @@ func RelDiff(a, b []float64) float64 {
 		den += b[i] * b[i]
 	}
 	return math.Sqrt(num / math.Max(den, 1e-300))
+}
+
+// Model is the part of a trained model the family tests read.
+type Model struct {
+	Weights []float64
+}
+
+// Train runs the solver opt.Solver names on prob, as engine.Train does
+// once it has picked the solver, for the tests of a solver family, which
+// cannot import engine (engine imports them). It returns a nil model
+// where engine.Train does.
+func Train(ctx context.Context, prob objective.Problem, opt driver.Options) (*Model, *driver.Result, error) {
+	if err := prob.Validate(); err != nil {
+		return nil, nil, err
+	}
+	if err := opt.ValidateFor(prob.X.Rows); err != nil {
+		return nil, nil, err
+	}
+	e := driver.Lookup(opt.Solver)
+	if e == nil {
+		return nil, nil, fmt.Errorf("enginetest: solver %q is not registered (want one of %s)", opt.Solver, driver.Names())
+	}
+	if err := e.Accepts(prob, opt.WithDefaults()); err != nil {
+		return nil, nil, err
+	}
+	w, res, err := driver.Solve(ctx, e, prob, opt)
+	if w == nil {
+		return nil, res, err
+	}
+	return &Model{Weights: w}, res, err
+}
+
+// SharedRegression loads a regression file from ../shared/data with its raw
+// targets, skipping the test when the folder is absent.
+func SharedRegression(t testing.TB, name string) (*sparse.CSR, []float64) {
+	t.Helper()
+	path := SharedPath(name)
+	ds, err := sparse.ReadFile(path, sparse.ReadOptions{})
+	if err != nil {
+		t.Skipf("%s not available: %v", path, err)
+	}
+	return ds.X, ds.Y
+}
+
+// DenseColumns returns the columns of x as dense vectors.
+func DenseColumns(x *sparse.CSR) [][]float64 {
+	cols := make([][]float64, x.Cols)
+	for j := range cols {
+		cols[j] = make([]float64, x.Rows)
+	}
+	for k := 0; k < x.Rows; k++ {
+		val, idx := x.Row(k)
+		for i, j := range idx {
+			cols[j][k] = val[i]
+		}
+	}
+	return cols
+}
+
+// LossTestName names a loss with its parameter, for test messages.
+func LossTestName(l objective.Loss) string {
+	switch l := l.(type) {
+	case objective.SmoothHinge:
+		return fmt.Sprintf("%s(S=%g)", l.Name(), l.S)
+	case objective.EpsInsensitive:
+		return fmt.Sprintf("%s(ε=%g)", l.Name(), l.Epsilon)
+	case objective.Quantile:
+		return fmt.Sprintf("%s(q=%g)", l.Name(), l.Q)
+	}
+	return l.Name()
 }

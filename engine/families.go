@@ -1,0 +1,11 @@
+package engine
+
+import "github.com/adaspdc/adaspdc/engine/pdprox"
+
+// The solver families register their methods with the driver when their
+// packages load; engine imports each of them, and names their solvers.
+const (
+	SolverPdproxDual   = pdprox.SolverPdproxDual
+	SolverPdproxPrimal = pdprox.SolverPdproxPrimal
+	SolverPdproxNoProj = pdprox.SolverPdproxNoProj
+)
