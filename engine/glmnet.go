@@ -233,6 +233,7 @@ func (s *glmnet) sweepAt() error {
 		s.rowSums.Projected = s.rowSums.Projected || s.projected[c]
 	}
 	s.rowSums.Loss, s.rowSums.Conj = lsum.Sum(), csum.Sum()
+	s.rowSums.Deriv = s.y
 	s.lossMean = lsum.Sum() * s.invN
 	copy(s.lossGrad, s.grad) // (1/n) Aᵀy, the certificate's v
 	for j := range s.grad {

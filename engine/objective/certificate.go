@@ -162,9 +162,14 @@ func (e *Evaluator) AtMargins(x, z, y []float64, which DualPoint) (Certificate, 
 // Σₖ wₖφ(zₖ, bₖ), Conj is Σₖ wₖφ*(φ′(zₖ, bₖ), bₖ), and Projected reports
 // that some φ′(zₖ) lay outside dom φ* (the paired dual is then projected,
 // and Conj is not its term).
+//
+// Deriv, when not nil, holds φ′(zₖ, bₖ) of every row (without the
+// weight), which spares the certificate its pass over the rows where the
+// dual point must be scaled into dom g*.
 type RowSums struct {
 	Loss, Conj float64
 	Projected  bool
+	Deriv      []float64
 }
 
 // AtGradient is At with PairedDuals for a method that has just computed,
@@ -182,14 +187,37 @@ func (e *Evaluator) AtGradient(x, z, g []float64, sums *RowSums) (Certificate, e
 	}
 	if sums != nil && !sums.Projected {
 		reg := e.prob.Reg
-		if gc := reg.ConjNeg(g); !math.IsInf(gc, 1) || reg.StrongConvexity() > 0 {
-			invN := 1 / float64(e.n)
-			p := sums.Loss*invN + reg.Value(x)
-			d := -sums.Conj*invN - gc
+		invN := 1 / float64(e.n)
+		p := sums.Loss*invN + reg.Value(x)
+		var d float64
+		gc := reg.ConjNeg(g)
+		switch {
+		case !math.IsInf(gc, 1) || reg.StrongConvexity() > 0:
+			d = -sums.Conj*invN - gc
 			e.ownValid, e.dualsValid, e.scale, e.from = false, false, 1, PairedDuals
-			gap := p - d
-			return Certificate{Primal: p, Dual: d, Gap: gap, RelGap: gap / math.Max(1, math.Abs(p))}, nil
+		case len(sums.Deriv) == e.n:
+			// The paired duals, to be scaled into dom g*.
+			e.alloc(false, true, nil)
+			sw := e.prob.SampleWeights
+			for k, d1 := range sums.Deriv {
+				wk := 1.0
+				if sw != nil {
+					wk = sw[k]
+				}
+				e.paired[k] = wk * d1
+			}
+			var s float64
+			d, s = e.dualValue(e.paired, g, nil)
+			copy(e.duals, e.paired)
+			for k := range e.duals {
+				e.duals[k] *= s
+			}
+			e.ownValid, e.dualsValid, e.scale, e.from = false, true, s, PairedDuals
+		default:
+			return e.atWith(x, z, nil, nil, g, PairedDuals)
 		}
+		gap := p - d
+		return Certificate{Primal: p, Dual: d, Gap: gap, RelGap: gap / math.Max(1, math.Abs(p))}, nil
 	}
 	return e.atWith(x, z, nil, nil, g, PairedDuals)
 }

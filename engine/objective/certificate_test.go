@@ -311,3 +311,41 @@ func TestEvaluatorAtGradient(t *testing.T) {
 		t.Error("3 margins for 400 rows: no error")
 	}
 }
+
+// For the lasso (λ = 0) the paired duals must be scaled into dom g*; with
+// the derivatives in the sums, AtGradient does so without a pass over the
+// rows, and agrees with At.
+func TestEvaluatorAtGradientScales(t *testing.T) {
+	p := randomProblem(300, 20, Logistic{}, ElasticNet{L1: 1e-3}, 11)
+	x := make([]float64, 20)
+	x[3] = 0.2
+	z := make([]float64, 300)
+	g := make([]float64, 20)
+	deriv := make([]float64, 300)
+	var sums RowSums
+	for k := range z {
+		val, idx := p.X.Row(k)
+		z[k] = kernels.SparseDot(val, idx, x)
+		v, d1, _, conj := CurvedTerms(Logistic{}, z[k], p.B[k])
+		sums.Loss += v
+		sums.Conj += conj
+		deriv[k] = d1
+		for q, j := range idx {
+			g[j] += d1 * val[q] / 300
+		}
+	}
+	sums.Deriv = deriv
+	e := NewEvaluator(p, 1)
+	want, err := e.At(x, nil, PairedDuals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantScale := e.Scale()
+	got, err := NewEvaluator(p, 1).AtGradient(x, z, g, &sums)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(wantScale < 1) || math.Abs(got.Primal-want.Primal) > 1e-14*math.Abs(want.Primal) || math.Abs(got.Dual-want.Dual) > 1e-12*math.Max(1, math.Abs(want.Dual)) {
+		t.Errorf("AtGradient %+v, At %+v (scale %g)", got, want, wantScale)
+	}
+}
