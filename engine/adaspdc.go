@@ -16,12 +16,6 @@ import (
 	"github.com/adaspdc/adaspdc/sparse"
 )
 
-// underflowFloor is where the running product Πₛ 1/(1+τₛλ) of a lazy
-// segment is renormalised: every coordinate is brought up to date and a new
-// segment starts, long before the product or the running sum Σ bₛ/Pₛ leave
-// the range of float64.
-const underflowFloor = 1e-150
-
 // minWorkPerWorker is the number of batch nonzeros per iteration below which
 // no further worker is added. A variable so that tests can force thread
 // counts on small data, to exercise the concurrent paths.
@@ -32,11 +26,6 @@ var minWorkPerWorker = defaultMinWorkPerWorker
 // two cores lay somewhat above it, so the first epoch's timing,
 // calibrateThreads, settles the cases near the bound).
 const defaultMinWorkPerWorker = 1000
-
-// lazyBreakEven: LazyAuto picks the lazy update when the dimension is above
-// this many times a batch's nonzeros, where the dense update's O(d) per
-// iteration would outweigh the rows.
-const lazyBreakEven = 1
 
 // solver holds the state of one AdaSPDC run. Field groups:
 //   - data and steps, fixed for the run;
@@ -338,7 +327,7 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 	case LazyOff:
 		s.lazy = false
 	default:
-		s.lazy = float64(s.d) > lazyBreakEven*batchNNZ
+		s.lazy = float64(s.d) > driver.LazyBreakEven*batchNNZ
 	}
 	s.fastL2 = s.lazy && s.reg.L1 == 0
 
@@ -752,7 +741,7 @@ func (p *spdcIteration) Settle(w int, last bool, sync func()) {
 	if w == 0 && s.clearCorr {
 		s.clearCorr = false
 	}
-	if s.lazy && !s.fastL2 && (s.segP[s.segT] < underflowFloor || last) {
+	if s.lazy && !s.fastL2 && (s.segP[s.segT] < driver.UnderflowFloor || last) {
 		lo, hi := s.owners.Range(w)
 		s.syncRange(lo, hi)
 		sync()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
@@ -66,25 +65,6 @@ func BenchmarkEpoch(b *testing.B) {
 			})
 		}
 	}
-}
-
-// epochData loads the thread benchmarks' data: a file of ../shared/data,
-// news20 binarised with unit rows (long sparse rows, 62k features), or
-// "urllike", synth.URLLike with 100k rows (3.2 M features).
-func epochData(b *testing.B, name string) (*sparse.CSR, []float64) {
-	switch name {
-	case "news20":
-		x, y := news20Binary(b)
-		x.NormalizeRowsUnit()
-		return x, y
-	case "urllike":
-		x, y, err := synth.Generate(synth.URLLike(100_000, 1))
-		if err != nil {
-			b.Fatal(err)
-		}
-		return x, y
-	}
-	return sharedData(b, name)
 }
 
 // BenchmarkTwoWorkersForced times epochs on exactly two workers against
@@ -153,27 +133,6 @@ func hostSweep(x *sparse.CSR, g, reps int) float64 {
 	}
 	wg.Wait()
 	return time.Since(t0).Seconds()
-}
-
-// news20Binary loads news20 (multiclass) binarised as label ≤ 10 → −1,
-// otherwise +1, skipping when ../shared/data is absent.
-func news20Binary(b testing.TB) (*sparse.CSR, []float64) {
-	path := filepath.Join("..", "..", "shared", "data", "news20")
-	if _, err := os.Stat(path); err != nil {
-		b.Skipf("%s not available", path)
-	}
-	ds, err := sparse.ReadFile(path, sparse.ReadOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	y := make([]float64, len(ds.Y))
-	for i, v := range ds.Y {
-		y[i] = 1
-		if v <= 10 {
-			y[i] = -1
-		}
-	}
-	return ds.X, y
 }
 
 // foldColumns maps column j to j mod cols, summing entries that collide in

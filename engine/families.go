@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/adaspdc/adaspdc/engine/pdprox"
+import (
+	"github.com/adaspdc/adaspdc/engine/pdprox"
+	"github.com/adaspdc/adaspdc/engine/vr"
+)
 
 // The solver families register their methods with the driver when their
 // packages load; engine imports each of them, and names their solvers.
@@ -8,4 +11,7 @@ const (
 	SolverPdproxDual   = pdprox.SolverPdproxDual
 	SolverPdproxPrimal = pdprox.SolverPdproxPrimal
 	SolverPdproxNoProj = pdprox.SolverPdproxNoProj
+	SolverSAG          = vr.SolverSAG
+	SolverSAGA         = vr.SolverSAGA
+	SolverSVRG         = vr.SolverSVRG
 )

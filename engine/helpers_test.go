@@ -10,8 +10,14 @@ var (
 	sparseData       = enginetest.SparseData
 	sharedData       = enginetest.SharedData
 	relDiff          = enginetest.RelDiff
+	solveDense       = enginetest.SolveDense
+	kktViolation     = enginetest.KktViolation
+	referenceLasso   = enginetest.ReferenceLasso
 	denseColumns     = enginetest.DenseColumns
 	sharedRegression = enginetest.SharedRegression
+	news20Binary     = enginetest.News20Binary
+	epochData        = enginetest.EpochData
+	lossTestName     = enginetest.LossTestName
 )
 
 // The tests run on small data, where the production rules would give most

@@ -17,7 +17,7 @@ import "math"
 //
 // where P and S are kept per iteration for the current segment. The segment
 // ends (every coordinate is brought up to date) at each epoch's certificate
-// and whenever P falls below underflowFloor.
+// and whenever P falls below driver.UnderflowFloor.
 //
 // With l1 > 0 the map is affine on each sign region: x > 0 follows the
 // branch with rⱼ + l1, x < 0 the one with rⱼ − l1, and the dead zone maps to

@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/adaspdc/adaspdc/sched"
+import (
+	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/sched"
+)
 
 // The lazy primal update for g = (λ/2)‖x‖², in scaled form.
 //
@@ -26,7 +29,7 @@ import "github.com/adaspdc/adaspdc/sched"
 // over one 32-byte record per coordinate, with no branch and no lookup of the
 // iteration at which j was last touched; the per-iteration work is O(1). The
 // scale P falls geometrically, so when P_{t+1} would drop below
-// underflowFloor every ξⱼ is rewritten at scale P_t = 1 (O(d), rare), which
+// driver.UnderflowFloor every ξⱼ is rewritten at scale P_t = 1 (O(d), rare), which
 // leaves x and x̄ unchanged.
 
 // coordL2 is one coordinate's state in a scaled lazy run: ξ, r, the
@@ -62,7 +65,7 @@ func (g *l2Segment) reset() { *g = l2Segment{p: 1, pPrev: 1} }
 // advances the segment.
 func (g *l2Segment) next(sc *l2Scalars, tau, theta, a float64) {
 	sc.renorm = false
-	if g.p*a < underflowFloor {
+	if g.p*a < driver.UnderflowFloor {
 		// x_s = (P_s/P_t)(ξ' + r·P_t(S_s − S_t)) with ξ' = P_t(ξ + rS_t) = x_t.
 		sc.renorm, sc.oldP, sc.oldS = true, g.p, g.s
 		g.pPrev, g.sPrev = g.pPrev/g.p, g.p*(g.sPrev-g.s)

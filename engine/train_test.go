@@ -17,36 +17,6 @@ import (
 	"github.com/adaspdc/adaspdc/sparse"
 )
 
-// kktViolation returns the largest violation of the elastic-net optimality
-// conditions at x: with gⱼ = (1/n)Σₖ φ'(aₖᵀx)aₖⱼ + λxⱼ, a zero coordinate
-// needs |gⱼ| ≤ l1 and a non-zero one gⱼ + l1·sign(xⱼ) = 0.
-func kktViolation(prob Problem, x []float64) float64 {
-	n := prob.X.Rows
-	grad := make([]float64, len(x))
-	for k := 0; k < n; k++ {
-		val, idx := prob.X.Row(k)
-		z := kernels.SparseDot(val, idx, x)
-		kernels.SparseAxpy(prob.Loss.Deriv(z, prob.B[k])/float64(n), val, idx, grad)
-	}
-	en := prob.Reg.(ElasticNet)
-	worst := 0.0
-	for j, xj := range x {
-		l1, lam, shift := en.Coord(j)
-		g := grad[j] + lam*xj - shift
-		var v float64
-		switch {
-		case xj > 0:
-			v = math.Abs(g + l1)
-		case xj < 0:
-			v = math.Abs(g - l1)
-		default:
-			v = math.Max(0, math.Abs(g)-l1)
-		}
-		worst = math.Max(worst, v)
-	}
-	return worst
-}
-
 // TestElasticNetOptimality solves elastic-net problems to a tiny gap and
 // checks the subgradient optimality conditions directly, for every loss.
 func TestElasticNetOptimality(t *testing.T) {
@@ -345,5 +315,29 @@ func TestCertifyParallel(t *testing.T) {
 	}
 	if math.Abs(one.Dual-many.Dual) > 1e-12*math.Abs(one.Dual) || !(one.Gap > 1e-3) {
 		t.Errorf("dual: one goroutine %.15g, several %.15g (gap %.3g)", one.Dual, many.Dual, one.Gap)
+	}
+}
+
+// TestLassoChoice: with no solver named the lasso goes to newGLMNET; asked
+// for a coordinate method, to adaptreg; saga takes it when named.
+func TestLassoChoice(t *testing.T) {
+	x, b := sparseData(50, 20, 4, 1)
+	// With no solver named the lasso goes to newGLMNET (AutoSolver); asked
+	// for a coordinate method (M = 1), to adaptreg (parallel, and faster
+	// on it than saga), then to saga when a reduction is ruled out.
+	_, res, err := Train(context.Background(), Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{L1: 0.1}}, Options{Tol: 1e-6, MaxEpochs: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Solver != SolverGLMNET || !res.Converged {
+		t.Errorf("lasso with no solver named: ran %s, converged %v; want glmnet", res.Solver, res.Converged)
+	}
+	_, res, err = Train(context.Background(), Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{L1: 0.1}}, Options{M: 1, Tol: 1e-6, MaxEpochs: 1000})
+	if err != nil || res.Solver != SolverAdaptReg || !res.Converged {
+		t.Errorf("lasso, M = 1: ran %s, converged %v (%v); want adaptreg", res.Solver, res.Converged, err)
+	}
+	_, res, err = Train(context.Background(), Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{L1: 0.1}}, Options{Solver: SolverSAGA, Tol: 1e-6, MaxEpochs: 1000})
+	if err != nil || !res.Converged {
+		t.Errorf("saga on the lasso: %v, converged %v", err, res != nil && res.Converged)
 	}
 }

@@ -402,3 +402,14 @@ const (
 
 // Problem is the problem a method solves (objective.Problem).
 type Problem = objective.Problem
+
+// LazyBreakEven: LazyAuto picks the lazy update when the dimension is above
+// this many times a batch's nonzeros, where the dense update's O(d) per
+// iteration would outweigh the rows.
+const LazyBreakEven = 1
+
+// UnderflowFloor is where the running product Πₛ 1/(1+τₛλ) of a lazy
+// segment is renormalised: every coordinate is brought up to date and a new
+// segment starts, long before the product or the running sum Σ bₛ/Pₛ leave
+// the range of float64.
+const UnderflowFloor = 1e-150

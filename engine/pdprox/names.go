@@ -27,4 +27,22 @@ type (
 	TracePoint     = driver.TracePoint
 	Solver         = driver.Solver
 	SolverInfo     = driver.SolverInfo
+	Lazy           = driver.Lazy
+	Partition      = driver.Partition
+	Sampling       = driver.Sampling
+	Steps          = driver.Steps
+)
+
+// The contract's constants, by their short names.
+const (
+	LazyAuto            = driver.LazyAuto
+	LazyOn              = driver.LazyOn
+	LazyOff             = driver.LazyOff
+	PartitionShuffle    = driver.PartitionShuffle
+	PartitionContiguous = driver.PartitionContiguous
+	PartitionNorm       = driver.PartitionNorm
+	SamplingUniform     = driver.SamplingUniform
+	SamplingImportance  = driver.SamplingImportance
+	StepsPaper          = driver.StepsPaper
+	StepsESO            = driver.StepsESO
 )

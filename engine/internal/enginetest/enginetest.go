@@ -13,8 +13,10 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/adaspdc/adaspdc/bench/synth"
 	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/engine/objective"
+	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sparse"
 )
 
@@ -188,4 +190,196 @@ func LossTestName(l objective.Loss) string {
 		return fmt.Sprintf("%s(q=%g)", l.Name(), l.Q)
 	}
 	return l.Name()
+}
+
+// EpochData loads the thread benchmarks' data: a file of ../shared/data,
+// news20 binarised with unit rows (long sparse rows, 62k features), or
+// "urllike", synth.URLLike with 100k rows (3.2 M features).
+func EpochData(b *testing.B, name string) (*sparse.CSR, []float64) {
+	switch name {
+	case "news20":
+		x, y := News20Binary(b)
+		x.NormalizeRowsUnit()
+		return x, y
+	case "urllike":
+		x, y, err := synth.Generate(synth.URLLike(100_000, 1))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return x, y
+	}
+	return SharedData(b, name)
+}
+
+// News20Binary loads news20 (multiclass) binarised as label ≤ 10 → −1,
+// otherwise +1, skipping when ../shared/data is absent.
+func News20Binary(b testing.TB) (*sparse.CSR, []float64) {
+	path := filepath.Join("..", "..", "shared", "data", "news20")
+	if _, err := os.Stat(path); err != nil {
+		b.Skipf("%s not available", path)
+	}
+	ds, err := sparse.ReadFile(path, sparse.ReadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	y := make([]float64, len(ds.Y))
+	for i, v := range ds.Y {
+		y[i] = 1
+		if v <= 10 {
+			y[i] = -1
+		}
+	}
+	return ds.X, y
+}
+
+// ReferenceLasso solves min (1/2n)‖Ax − b‖² + l1‖x‖₁ by cyclic coordinate
+// descent on dense columns, then polishes the solution on its support and
+// sign pattern by solving the optimality equations
+// (A_SᵀA_S/n) x_S = A_Sᵀb/n − l1·sign(x_S) exactly, and checks the result
+// with kktViolation. It is meant for a handful of columns.
+func ReferenceLasso(t *testing.T, x *sparse.CSR, b []float64, l1 float64) []float64 {
+	t.Helper()
+	n, d := x.Rows, x.Cols
+	cols := DenseColumns(x)
+	norm2 := make([]float64, d)
+	for j, c := range cols {
+		for _, v := range c {
+			norm2[j] += v * v
+		}
+		norm2[j] /= float64(n)
+	}
+	w := make([]float64, d)
+	res := make([]float64, n) // Ax − b
+	for k := range res {
+		res[k] = -b[k]
+	}
+	prob := objective.Problem{X: x, B: b, Loss: objective.Squared{}, Reg: objective.ElasticNet{L1: l1}}
+	cd := func(cycles int) {
+		for range cycles {
+			for j, c := range cols {
+				if norm2[j] == 0 {
+					continue
+				}
+				var g float64
+				for k, v := range c {
+					g += v * res[k]
+				}
+				g /= float64(n)
+				v := w[j] - g/norm2[j]
+				nw := math.Copysign(math.Max(math.Abs(v)-l1/norm2[j], 0), v)
+				if dw := nw - w[j]; dw != 0 {
+					for k, a := range c {
+						res[k] += dw * a
+					}
+					w[j] = nw
+				}
+			}
+		}
+	}
+	for range 200 {
+		cd(100)
+		if KktViolation(prob, w) < 1e-8 {
+			break
+		}
+	}
+	// Polish: Newton on the support with the signs fixed.
+	var s []int
+	for j, v := range w {
+		if v != 0 {
+			s = append(s, j)
+		}
+	}
+	m := len(s)
+	g := make([][]float64, m)
+	for a, ja := range s {
+		g[a] = make([]float64, m+1)
+		for c, jc := range s {
+			var sum float64
+			for k, v := range cols[ja] {
+				sum += v * cols[jc][k]
+			}
+			g[a][c] = sum / float64(n)
+		}
+		var rhs float64
+		for k, v := range cols[ja] {
+			rhs += v * b[k]
+		}
+		g[a][m] = rhs/float64(n) - l1*math.Copysign(1, w[ja])
+	}
+	sol := SolveDense(g)
+	polished := make([]float64, d)
+	consistent := true
+	for a, ja := range s {
+		polished[ja] = sol[a]
+		if math.Signbit(sol[a]) != math.Signbit(w[ja]) || sol[a] == 0 {
+			consistent = false
+		}
+	}
+	if consistent && KktViolation(prob, polished) <= KktViolation(prob, w) {
+		w = polished
+	}
+	if v := KktViolation(prob, w); v > 1e-12 {
+		t.Fatalf("reference lasso: KKT violation %.3g, want ≤ 1e-12", v)
+	}
+	return w
+}
+
+// KktViolation returns the largest violation of the elastic-net optimality
+// conditions at x: with gⱼ = (1/n)Σₖ φ'(aₖᵀx)aₖⱼ + λxⱼ, a zero coordinate
+// needs |gⱼ| ≤ l1 and a non-zero one gⱼ + l1·sign(xⱼ) = 0.
+func KktViolation(prob objective.Problem, x []float64) float64 {
+	n := prob.X.Rows
+	grad := make([]float64, len(x))
+	for k := 0; k < n; k++ {
+		val, idx := prob.X.Row(k)
+		z := kernels.SparseDot(val, idx, x)
+		kernels.SparseAxpy(prob.Loss.Deriv(z, prob.B[k])/float64(n), val, idx, grad)
+	}
+	en := prob.Reg.(objective.ElasticNet)
+	worst := 0.0
+	for j, xj := range x {
+		l1, lam, shift := en.Coord(j)
+		g := grad[j] + lam*xj - shift
+		var v float64
+		switch {
+		case xj > 0:
+			v = math.Abs(g + l1)
+		case xj < 0:
+			v = math.Abs(g - l1)
+		default:
+			v = math.Max(0, math.Abs(g)-l1)
+		}
+		worst = math.Max(worst, v)
+	}
+	return worst
+}
+
+// SolveDense solves the m×m system held in the augmented m×(m+1) matrix a
+// by Gaussian elimination with partial pivoting; a is overwritten.
+func SolveDense(a [][]float64) []float64 {
+	m := len(a)
+	for c := 0; c < m; c++ {
+		p := c
+		for r := c + 1; r < m; r++ {
+			if math.Abs(a[r][c]) > math.Abs(a[p][c]) {
+				p = r
+			}
+		}
+		a[c], a[p] = a[p], a[c]
+		for r := c + 1; r < m; r++ {
+			f := a[r][c] / a[c][c]
+			for k := c; k <= m; k++ {
+				a[r][k] -= f * a[c][k]
+			}
+		}
+	}
+	x := make([]float64, m)
+	for r := m - 1; r >= 0; r-- {
+		sum := a[r][m]
+		for k := r + 1; k < m; k++ {
+			sum -= a[r][k] * x[k]
+		}
+		x[r] = sum / a[r][r]
+	}
+	return x
 }

@@ -1,8 +1,9 @@
-package engine
+package vr
 
 import (
 	"math"
 
+	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/kernels"
 )
 
@@ -120,7 +121,7 @@ func newCoordStore(lazy bool, d int, eta float64, reg ElasticNet) coordStore {
 	case !lazy:
 		return &denseStore{p: p, x: make([]float64, d), c: make([]float64, d), u: make([]float64, d), dc: make([]float64, d)}
 	case reg.L1 == 0:
-		s := &scaledStore{p: p, cs: make([]scaledCoord, d), floor: underflowFloor}
+		s := &scaledStore{p: p, cs: make([]scaledCoord, d), floor: driver.UnderflowFloor}
 		s.rescale()
 		return s
 	default:

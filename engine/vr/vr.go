@@ -1,4 +1,4 @@
-package engine
+package vr
 
 import (
 	"context"
@@ -130,7 +130,7 @@ func newVRMethod(prob Problem, opt Options, div float64, rule string) (*vrMethod
 	case LazyOff:
 		lazy = false
 	default: // as AdaSPDC decides at m = 1
-		lazy = float64(m.d) > lazyBreakEven*float64(x.NNZ())/float64(m.n)
+		lazy = float64(m.d) > driver.LazyBreakEven*float64(x.NNZ())/float64(m.n)
 	}
 	m.store = newCoordStore(lazy, m.d, m.eta, m.reg)
 	m.xcur = make([]float64, m.d)
