@@ -206,7 +206,7 @@ func acceptsAdaSPDC(prob Problem, opt Options) error {
 	return nil
 }
 
-// finish hands the driver's result what only the solver knows and stops
+// Finish hands the driver's result what only the solver knows and stops
 // its workers.
 func (s *solver) Finish(res *Result) error {
 	res.Lazy, res.Blocks = s.lazy, s.nb
@@ -635,7 +635,7 @@ func (s *solver) calibrateThreads(ctx context.Context, c int) (int, error) {
 	return rounds, nil
 }
 
-// runEpochs runs k epochs of ⌈n_b/m⌉ iterations inside one pool phase and
+// RunEpochs runs k epochs of ⌈n_b/m⌉ iterations inside one pool phase and
 // returns how many it started (fewer when the context ends the run). The
 // first call of a run with more than one pool thread first calibrates the
 // number of workers (calibrateThreads).

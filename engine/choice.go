@@ -50,7 +50,7 @@ func AutoSolver(prob Problem, opt Options) (Solver, string) {
 	opt.Solver = SolverNewton
 	newtonOK := acceptsNewton(prob, opt) == nil
 	newtonWhy := func(what string) string {
-		t := newtonWorkers(prob.X, opt.Threads)
+		t := driver.SweepWorkers(prob.X, opt.Threads)
 		sweeps := "and its sweeps run on one thread (too few nonzeros to share)"
 		if t > 1 {
 			sweeps = fmt.Sprintf("and its sweeps over rows run on %d threads", t)
@@ -123,16 +123,10 @@ const (
 // of one SDCA pass on one thread, from kappa = κ/n.
 func predictedCosts(prob Problem, opt Options, kappa, gain float64) (sdca, newton float64) {
 	sdca = sdcaPassesPerKappa * (1 + kappa) / gain
-	t := float64(newtonWorkers(prob.X, opt.Threads))
+	t := float64(driver.SweepWorkers(prob.X, opt.Threads))
 	speedup := 1 + newtonThreadEfficiency*(t-1)
 	newton = newtonPasses * math.Pow(math.Max(1, kappa), 0.25) * newtonPassCost / speedup
 	return sdca, newton
-}
-
-// newtonWorkers is the number of workers newton's sweeps run on for x,
-// given Options.Threads: one per newtonMinNNZ nonzeros, up to the threads.
-func newtonWorkers(x *sparse.CSR, threads int) int {
-	return driver.WorkersFor(threads, float64(x.NNZ()), newtonMinNNZ, driver.NoLimit)
 }
 
 // coCoAGain returns the workers K that cocoa would run on and the speed-up

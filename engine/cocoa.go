@@ -86,7 +86,7 @@ type cocoa struct {
 // epoch reads it at random beside the replica, and a byte array stays in
 // cache).
 func coCoAWorkers(x *sparse.CSR, threads int) int {
-	return driver.WorkersFor(threads, float64(x.NNZ()), newtonMinNNZ, min(x.Rows, 255))
+	return driver.WorkersFor(threads, float64(x.NNZ()), driver.SweepMinNNZ, min(x.Rows, 255))
 }
 
 func startCoCoA(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
@@ -147,7 +147,7 @@ func (s *cocoa) Finish(res *Result) error {
 	return s.closeCert()
 }
 
-// runEpochs runs k epochs of K local passes and a merge each.
+// RunEpochs runs k epochs of K local passes and a merge each.
 func (s *cocoa) RunEpochs(ctx context.Context, k int) (int, error) {
 	s.wFresh = false
 	for e := 0; e < k; e++ {

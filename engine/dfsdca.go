@@ -278,7 +278,7 @@ func (s *dfsdca) syncPrimal() {
 	}
 }
 
-// certify restores the invariant (syncPrimal) and returns P(w) with the
+// Certify restores the invariant (syncPrimal) and returns P(w) with the
 // better of two dual values: D at the method's own duals y = −α, whose
 // primal point is w itself, and D at yᵢ = φ'(aᵢᵀw), Certify's. Both are
 // lower bounds on P*, so the gap bounds P(w) − P* either way; the first is
@@ -300,7 +300,7 @@ func (s *dfsdca) DivergenceHint() string {
 	return "scale the features (e.g. to [-1, 1]) or the rows (-normalize unit), or raise -lambda"
 }
 
-// finish reports the duals of the final certificate's dual value: the
+// Finish reports the duals of the final certificate's dual value: the
 // method's own, y = −α, or yᵢ = φ'(aᵢᵀw) when those gave the higher value.
 func (s *dfsdca) Finish(res *Result) error {
 	y := make([]float64, s.n)

@@ -144,7 +144,7 @@ func newGLMNET(prob Problem, opt Options) (*glmnet, error) {
 	if opt.WarmStart != nil {
 		copy(s.w, opt.WarmStart)
 	}
-	s.sweep = driver.NewRowSweep(x, newtonWorkers(x, opt.Threads), !opt.Deterministic)
+	s.sweep = driver.NewRowSweep(x, driver.SweepWorkers(x, opt.Threads), !opt.Deterministic)
 	if denseHessianPays(x) {
 		// glmnet's covariance updates: on narrow data each coordinate
 		// step costs O(d) on the formed Hessian instead of two reads of
@@ -243,7 +243,7 @@ func (s *glmnet) sweepAt() error {
 	return nil
 }
 
-// certify returns the certificate at w from the sweep's margins there:
+// Certify returns the certificate at w from the sweep's margins there:
 // the duals φ′(aₖᵀw), scaled into the box that is dom g* of the lasso.
 func (s *glmnet) Certify() (TracePoint, error) {
 	if !s.fresh {
@@ -267,7 +267,7 @@ func (s *glmnet) Finish(res *Result) error {
 	return s.sweep.Close()
 }
 
-// runEpochs takes one outer step of newGLMNET, whatever k is: the driver
+// RunEpochs takes one outer step of newGLMNET, whatever k is: the driver
 // certifies after each.
 func (s *glmnet) RunEpochs(ctx context.Context, k int) (int, error) {
 	if k < 1 || ctx.Err() != nil {

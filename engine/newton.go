@@ -64,10 +64,6 @@ func startNewton(ctx context.Context, prob Problem, opt Options) (driver.Method,
 	return newNewton(prob, opt)
 }
 
-// newtonMinNNZ is the nonzeros per worker below which another worker costs
-// more in hand-offs and reductions than it saves.
-const newtonMinNNZ = 1 << 15
-
 // newton is the state of one truncated Newton run. An epoch is one Newton
 // step; passes counts the nonzeros it read, two per nonzero being one
 // pass (a dot and an axpy), as for the coordinate methods.
@@ -169,7 +165,7 @@ func newNewton(prob Problem, opt Options) (*newton, error) {
 	for _, v := range []*[]float64{&s.grad, &s.diag, &s.step, &s.r, &s.p, &s.q, &s.mr} {
 		*v = cut(d)
 	}
-	threads := newtonWorkers(x, opt.Threads)
+	threads := driver.SweepWorkers(x, opt.Threads)
 	s.sweep = driver.NewRowSweep(x, threads, !opt.Deterministic)
 	s.eval = driver.NewEvaluator(prob, opt.Threads)
 	s.lossGrad = make([]float64, d)
@@ -254,7 +250,7 @@ func (s *newton) DivergenceHint() string {
 	return "the Newton steps decrease the objective by construction, so this is a bug or non-finite data; report it with the data"
 }
 
-// runEpochs takes one Newton step, whatever k is: a step costs several
+// RunEpochs takes one Newton step, whatever k is: a step costs several
 // passes, so the driver certifies after each.
 func (s *newton) RunEpochs(ctx context.Context, k int) (int, error) {
 	if k < 1 || ctx.Err() != nil {
@@ -600,7 +596,7 @@ func (s *newton) formHessian() error {
 	return nil
 }
 
-// certify returns the certificate at the current point, from the margins
+// Certify returns the certificate at the current point, from the margins
 // of the sweep there, which the next step reuses. (The sweep's own sums of
 // P and D are the estimate that steers the step's forcing term.)
 func (s *newton) Certify() (TracePoint, error) {

@@ -326,28 +326,14 @@ func reductionStage(kind reductionKind, prob Problem, en ElasticNet, x0 []float6
 	return p
 }
 
-// dualIterate is implemented by methods that keep one dual variable per
-// sample; the reductions certify the original problem at those duals.
-type dualIterate interface {
-	dualPoint() []float64
-}
+// DualPoint returns AdaSPDC's dual iterate (up to date between epochs).
+func (s *solver) DualPoint() []float64 { return s.y }
 
-// dualPoint returns AdaSPDC's dual iterate (up to date between epochs).
-func (s *solver) dualPoint() []float64 { return s.y }
-
-// dualWarmStarter is implemented by methods with a dual iterate that can
-// take one: a stage then continues from the last stage's duals instead of
-// φ'(aₖᵀx), which at a small smoothing is far from them (the restart gap
-// was 10⁴ times the last stage's on heart_scale).
-type dualWarmStarter interface {
-	warmDuals(y []float64) error
-}
-
-// warmDuals sets AdaSPDC's duals to y, projected into dom φ*, before its
+// WarmDuals sets AdaSPDC's duals to y, projected into dom φ*, before its
 // first epoch; its certificate then recomputes r = (1/n)Σ yₖaₖ (less the
 // centre's shift) from them and hands it to the lazy records, as between
 // any two epochs. The primal point stays the warm start.
-func (s *solver) warmDuals(y []float64) error {
+func (s *solver) WarmDuals(y []float64) error {
 	if len(y) != s.n {
 		return fmt.Errorf("engine: %d warm duals for %d samples", len(y), s.n)
 	}
@@ -500,10 +486,10 @@ func (r *reduction) startStage(ctx context.Context) error {
 		return fmt.Errorf("engine: %s stage %d (%s): %w", r.opt.Solver, r.stage+1, r.params(), err)
 	}
 	if r.cur != nil && reductionWarmDuals {
-		from, ok1 := r.cur.(dualIterate)
-		to, ok2 := m.(dualWarmStarter)
+		from, ok1 := r.cur.(driver.DualIterate)
+		to, ok2 := m.(driver.DualWarmStarter)
 		if ok1 && ok2 {
-			if err := to.warmDuals(from.dualPoint()); err != nil {
+			if err := to.WarmDuals(from.DualPoint()); err != nil {
 				r.release(m)
 				return err
 			}
@@ -585,7 +571,7 @@ func (r *reduction) nextParams() bool {
 	return true
 }
 
-// runEpochs runs k inner epochs, ending stages on the way: after the inner
+// RunEpochs runs k inner epochs, ending stages on the way: after the inner
 // certificates that checkInterval schedules, a stage whose gap is at most ¼
 // of the previous stage's last gap ends, and the next starts from its point.
 func (r *reduction) RunEpochs(ctx context.Context, k int) (int, error) {
@@ -652,7 +638,7 @@ func (r *reduction) checkStage(ctx context.Context) error {
 	return nil
 }
 
-// certify returns the original problem's certificate at the inner method's
+// Certify returns the original problem's certificate at the inner method's
 // point: P(x) of the original objective and the better of the dual bounds
 // at the inner duals and at φ'(aₖᵀx), each scaled into dom g* if need be.
 func (r *reduction) Certify() (TracePoint, error) {
@@ -666,8 +652,8 @@ func (r *reduction) certifyCached() TracePoint {
 		return r.cert
 	}
 	var inner []float64
-	if di, ok := r.cur.(dualIterate); ok {
-		inner = di.dualPoint()
+	if di, ok := r.cur.(driver.DualIterate); ok {
+		inner = di.DualPoint()
 	}
 	r.cert, r.certValid = r.originalCertificate(r.cur.Point(), inner), true
 	return r.cert
@@ -705,7 +691,7 @@ func (r *reduction) DivergenceHint() string {
 	return fmt.Sprintf("the inner solver %s diverged at %s stage %d (%s): %s", r.inner.Name, r.opt.Solver, r.stage+1, r.params(), r.cur.DivergenceHint())
 }
 
-// finish releases the inner method and reports the stages, the last
+// Finish releases the inner method and reports the stages, the last
 // parameters and the dual point of the last certificate.
 func (r *reduction) Finish(res *Result) error {
 	err := r.release(r.cur)

@@ -140,7 +140,7 @@ func newSDCACore(prob Problem, opt Options, beta []float64, colNNZ []int64) (*sd
 		if err := c.checkDuals(opt.WarmDuals); err != nil {
 			return nil, err
 		}
-		if err := c.warmDuals(opt.WarmDuals); err != nil {
+		if err := c.WarmDuals(opt.WarmDuals); err != nil {
 			return nil, err
 		}
 	case opt.WarmStart != nil:
@@ -153,7 +153,7 @@ func newSDCACore(prob Problem, opt Options, beta []float64, colNNZ []int64) (*sd
 		c.recomputeV()
 	}
 	// Last, so that no error return leaves the workers running.
-	if threads = min(threads, int(x.NNZ()/newtonMinNNZ)); threads > 1 {
+	if threads = min(threads, int(x.NNZ()/driver.SweepMinNNZ)); threads > 1 {
 		c.cert = driver.NewRowSweep(x, threads, false)
 		if colNNZ == nil {
 			colNNZ = x.ColumnCounts()
@@ -181,13 +181,13 @@ func (c *sdcaCore) checkDuals(y []float64) error {
 	return nil
 }
 
-// warmDuals sets the duals to y projected into the domain of φ* and
+// WarmDuals sets the duals to y projected into the domain of φ* and
 // recomputes v = (1/n)Σₖ yₖaₖ; the primal point is then ∇g*(−v). It serves
 // Options.WarmDuals (checked by checkDuals first) and the reductions
 // (dualWarmStarter), whose stages change g (its strong convexity and
 // centre) or smooth the hinge but keep the domain of φ*, so the last
 // stage's duals stay feasible for the next stage.
-func (c *sdcaCore) warmDuals(y []float64) error {
+func (c *sdcaCore) WarmDuals(y []float64) error {
 	if len(y) != c.n {
 		return fmt.Errorf("engine: %d warm duals for %d samples", len(y), c.n)
 	}
@@ -207,16 +207,16 @@ func (c *sdcaCore) warmDuals(y []float64) error {
 	return nil
 }
 
-// dualPoint returns the duals (dualIterate), for the reductions'
+// DualPoint returns the duals (dualIterate), for the reductions'
 // certificate and the next stage's warm duals.
-func (c *sdcaCore) dualPoint() []float64 { return c.y }
+func (c *sdcaCore) DualPoint() []float64 { return c.y }
 
 // stepSizes sets σₖ = n / Σⱼ βⱼ·aₖⱼ²/λⱼ for every sample (βⱼ = 1 without
 // mini-batches); σₖ = +Inf for an empty row, whose dual does not move v.
 // The rows are shared among up to threads goroutines.
 func (c *sdcaCore) stepSizes(beta []float64, threads int) error {
 	c.sigma = hugepage.Make[float64](c.n)
-	threads = max(1, min(threads, int(c.x.NNZ()/newtonMinNNZ)))
+	threads = max(1, min(threads, int(c.x.NNZ()/driver.SweepMinNNZ)))
 	bad := make([]int, threads) // the first bad row of each range, or −1
 	nonzero := make([]bool, threads)
 	var wg sync.WaitGroup
@@ -430,7 +430,7 @@ func (c *sdcaCore) evaluate() TracePoint {
 	return driver.TracePointOf(tp)
 }
 
-// point returns ∇g*(−v), which the last certificate computed unless v has
+// Point returns ∇g*(−v), which the last certificate computed unless v has
 // moved since.
 func (c *sdcaCore) Point() []float64 {
 	if !c.wFresh {
@@ -543,7 +543,7 @@ func (c *sdcaCore) closeCert() error {
 	return c.cert.Close()
 }
 
-// runEpochs runs k epochs, each a fresh random permutation of the samples
+// RunEpochs runs k epochs, each a fresh random permutation of the samples
 // (seeded by Options.Seed) cut into ⌈n/M⌉ batches.
 func (s *sdcaSolver) RunEpochs(ctx context.Context, k int) (int, error) {
 	s.wFresh = false

@@ -143,7 +143,7 @@ func (s *sdcaAsync) Finish(res *Result) error {
 	return errors.Join(s.closeCert(), s.pool.Close())
 }
 
-// runEpochs runs k epochs, one pool phase each: the end of a phase is the
+// RunEpochs runs k epochs, one pool phase each: the end of a phase is the
 // only point where the workers wait for each other.
 func (s *sdcaAsync) RunEpochs(ctx context.Context, k int) (int, error) {
 	s.wFresh = false

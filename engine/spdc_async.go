@@ -224,7 +224,7 @@ func (s *spdcAsync) DivergenceHint() string {
 // scale returns Pₜ = aᵗ.
 func (s *spdcAsync) scale(t int64) float64 { return math.Pow(s.a, float64(t)) }
 
-// certify evaluates sdcaCore's certificate at r and rebases the segment:
+// Certify evaluates sdcaCore's certificate at r and rebases the segment:
 // ξ = xₜ at scale 1, with the r the certificate used (exact when it was
 // recomputed from the duals).
 func (s *spdcAsync) Certify() (TracePoint, error) {
@@ -238,20 +238,20 @@ func (s *spdcAsync) Certify() (TracePoint, error) {
 	return tp, err
 }
 
-// warmDuals sets the duals to y (projected into dom φ*) between epochs, as
+// WarmDuals sets the duals to y (projected into dom φ*) between epochs, as
 // the reductions do at a new stage, and restarts the closed form from the
 // current x with r = (1/n)Σₖ yₖaₖ for those duals. (The method sdcaCore's
 // would leave the records behind.)
-func (s *spdcAsync) warmDuals(y []float64) error {
+func (s *spdcAsync) WarmDuals(y []float64) error {
 	s.primalNow()
-	if err := s.sdcaCore.warmDuals(y); err != nil {
+	if err := s.sdcaCore.WarmDuals(y); err != nil {
 		return err
 	}
 	s.restart()
 	return nil
 }
 
-// point returns ∇g*(−r) = −r/λ for the r at hand.
+// Point returns ∇g*(−r) = −r/λ for the r at hand.
 func (s *spdcAsync) Point() []float64 {
 	if !s.wFresh {
 		for j := range s.cs {
@@ -287,7 +287,7 @@ func (s *spdcAsync) rebase() {
 	s.clock = 0
 }
 
-// runEpochs runs k epochs, each a fresh permutation of the samples stepped
+// RunEpochs runs k epochs, each a fresh permutation of the samples stepped
 // in one pool phase, or more where a segment ends inside the epoch.
 func (s *spdcAsync) RunEpochs(ctx context.Context, k int) (int, error) {
 	s.wFresh = false

@@ -175,7 +175,7 @@ func TestSPDCAsyncWarmDuals(t *testing.T) {
 	for j, c := range s.cs {
 		before[j] = p*c.xi + c.r*(p-1)/s.lam
 	}
-	if err := s.warmDuals(ref.Duals); err != nil {
+	if err := s.WarmDuals(ref.Duals); err != nil {
 		t.Fatal(err)
 	}
 	want := make([]float64, s.d)

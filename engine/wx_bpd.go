@@ -237,7 +237,7 @@ func (s *wxBPD) gapAt() TracePoint {
 	return TracePoint{Primal: p, Dual: d, Gap: gap, RelGap: gap / math.Max(1, math.Abs(p))}
 }
 
-// runEpochs runs k iterations (an epoch of a batch method is one
+// RunEpochs runs k iterations (an epoch of a batch method is one
 // iteration); Ada-BPD adapts every T of them.
 func (s *wxBPD) RunEpochs(ctx context.Context, k int) (int, error) {
 	for e := range k {

@@ -261,7 +261,7 @@ func spdcDualStep(loss Loss, yk, zt, sigma, b float64) float64 {
 	return loss.DualProx(yk, zt, sigma, b)
 }
 
-// runEpochs runs k passes; the adaptive methods certify after each pass
+// RunEpochs runs k passes; the adaptive methods certify after each pass
 // and adapt every T passes (wx_adapt.go).
 func (s *wxSPDC) RunEpochs(ctx context.Context, k int) (int, error) {
 	for e := range k {

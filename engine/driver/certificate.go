@@ -11,7 +11,7 @@ import (
 // to find its columns, which costs more than it saves on small data.
 const CertifyMinNNZ = 1 << 16
 
-// newEvaluator returns the certificate's evaluator for prob on the
+// NewEvaluator returns the certificate's evaluator for prob on the
 // workers the worker policy gives its nonzeros, at most threads
 // (0: GOMAXPROCS).
 func NewEvaluator(prob Problem, threads int) *objective.Evaluator {

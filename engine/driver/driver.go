@@ -142,7 +142,7 @@ func Run(ctx context.Context, m Method, opt Options) (*Result, error) {
 	}
 }
 
-// modelPoint returns the point a run hands back as its model, given the
+// ModelPoint returns the point a run hands back as its model, given the
 // method's last point and the run's error, and sets res.Model to its
 // certificate: the last point when the run met its goal or ran the epochs
 // asked for (Stop "tol", "target" or "max-epochs", so that a run of
@@ -174,7 +174,7 @@ var ErrTimeLimit = errors.New("time limit reached")
 // method's error, since more epochs would only repeat the same step.
 var ErrCannotMove = errors.New("the point cannot move in double precision")
 
-// atRounding reports whether a certificate's gap is within the rounding of
+// AtRounding reports whether a certificate's gap is within the rounding of
 // its primal: stallFloor·noiseFloor·max(1, |P|), a relative gap of 1e-10.
 // Sums of n losses and d squares each carry relative errors of order
 // n·2⁻⁵³ in P and D, so no tolerance below that floor can be certified
@@ -183,7 +183,7 @@ func AtRounding(tp TracePoint) bool {
 	return tp.Gap <= stallFloor*noiseFloor*math.Max(1, math.Abs(tp.Primal))
 }
 
-// checkInterval decides how many epochs to run before the next certificate,
+// CheckInterval decides how many epochs to run before the next certificate,
 // which costs about a third of an epoch. Far from the tolerance it extrapolates
 // the gap's linear rate from the last two certificates and checks again about
 // halfway to the predicted end, at most 8 epochs later; near it, and whenever
@@ -211,4 +211,20 @@ func CheckInterval(opt Options, tp TracePoint, since int, prevGap float64) int {
 		return 1
 	}
 	return int(math.Min(8, math.Max(1, math.Floor(need/2))))
+}
+
+// DualIterate is implemented by methods that keep one dual variable per
+// sample; the reductions certify the original problem at those duals.
+type DualIterate interface {
+	// DualPoint returns the dual iterate, one value per row.
+	DualPoint() []float64
+}
+
+// DualWarmStarter is implemented by methods with a dual iterate that can
+// take one: a stage then continues from the last stage's duals instead of
+// φ'(aₖᵀx), which at a small smoothing is far from them (the restart gap
+// was 10⁴ times the last stage's on heart_scale).
+type DualWarmStarter interface {
+	// WarmDuals sets the duals to y before the first epoch.
+	WarmDuals(y []float64) error
 }

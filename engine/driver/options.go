@@ -185,7 +185,7 @@ func DefaultOptions() Options {
 	return Options{Tol: 1e-6, MaxEpochs: 1000}
 }
 
-// asksForCoordinateMethod reports whether o sets anything that only the
+// AsksForCoordinateMethod reports whether o sets anything that only the
 // coordinate methods read: a batch (M, BlockSize), a partition, the lazy
 // mode, a step rule or scale, or a sampling. Like naming AdaSPDC, that
 // turns the automatic choice off; Train then runs the first registered
@@ -295,7 +295,7 @@ func (o Options) Validate() error {
 	return nil
 }
 
-// validateFor adds the checks that depend on the n samples of the data.
+// ValidateFor adds the checks that depend on the n samples of the data.
 func (o Options) ValidateFor(n int) error {
 	if err := o.Validate(); err != nil {
 		return err

@@ -72,7 +72,7 @@ func (s *RowSweep) Pool() *sched.Pool { return s.pool }
 func (s *RowSweep) Chunks() int       { return len(s.bounds) - 1 }
 func (s *RowSweep) Close() error      { return s.pool.Close() }
 
-// run calls fn(lo, hi, acc) for each chunk of rows lo:hi, with acc the
+// Run calls fn(lo, hi, acc) for each chunk of rows lo:hi, with acc the
 // zeroed accumulators of the worker that took the chunk, one per out, then
 // sets each out to the sum of its accumulators over the workers. The
 // first worker's accumulators are the outs.
@@ -80,13 +80,13 @@ func (s *RowSweep) Run(fn func(lo, hi int, acc [][]float64), outs ...[]float64) 
 	return s.RunChunks(func(_, lo, hi int, acc [][]float64) { fn(lo, hi, acc) }, outs...)
 }
 
-// runChunks is run with the chunk's index c passed to fn, for results
+// RunChunks is run with the chunk's index c passed to fn, for results
 // kept per chunk.
 func (s *RowSweep) RunChunks(fn func(c, lo, hi int, acc [][]float64), outs ...[]float64) error {
 	return s.RunThen(fn, nil, outs...)
 }
 
-// runThen is runChunks followed, where post is not nil, by post(w, lo,
+// RunThen is runChunks followed, where post is not nil, by post(w, lo,
 // hi) on each worker w, once the coordinates lo:hi of the outs are summed
 // (the worker's range in the summing phase: coordRange of the first out's
 // length), so that work on the sums touches the cache lines the worker

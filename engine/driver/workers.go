@@ -3,6 +3,8 @@ package driver
 import (
 	"math"
 	"runtime"
+
+	"github.com/adaspdc/adaspdc/sparse"
 )
 
 // The worker policy, in one place: a run may use Options.Threads threads
@@ -11,10 +13,10 @@ import (
 // The units differ because the costs do: an iteration of a batch method
 // shares its batch's nonzeros (minWorkPerWorker, as two barriers and the
 // moved coordinates cost each iteration), a sweep over all rows shares the
-// whole matrix (newtonMinNNZ, the per-worker accumulator of length d it
+// whole matrix (SweepMinNNZ, the per-worker accumulator of length d it
 // costs to clear and add), and the certificate likewise (certifyMinNNZ).
 
-// threadBudget returns the threads a run may use: threads, or GOMAXPROCS
+// ThreadBudget returns the threads a run may use: threads, or GOMAXPROCS
 // when threads ≤ 0.
 func ThreadBudget(threads int) int {
 	if threads <= 0 {
@@ -23,7 +25,7 @@ func ThreadBudget(threads int) int {
 	return threads
 }
 
-// workersFor returns the workers a phase of the given work gets under the
+// WorkersFor returns the workers a phase of the given work gets under the
 // budget of Options.Threads: one per `per` units of work, at most limit
 // (the phase's own parallelism: samples in a batch, chunks of rows), and
 // at least one.
@@ -34,3 +36,14 @@ func WorkersFor(threads int, work, per float64, limit int) int {
 // noLimit is the limit of a phase whose parallelism is not bounded by its
 // own structure.
 const NoLimit = math.MaxInt
+
+// SweepMinNNZ is the nonzeros per worker below which another worker of a
+// sweep over all rows costs more in hand-offs and reductions (its
+// accumulator of length d) than it saves.
+const SweepMinNNZ = 1 << 15
+
+// SweepWorkers is the number of workers a sweep over all rows of x gets,
+// given Options.Threads: one per SweepMinNNZ nonzeros, up to the threads.
+func SweepWorkers(x *sparse.CSR, threads int) int {
+	return WorkersFor(threads, float64(x.NNZ()), SweepMinNNZ, NoLimit)
+}

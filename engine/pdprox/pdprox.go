@@ -270,7 +270,7 @@ func (m *pdprox) step() {
 	kernels.Axpy(1, m.v, m.sumV)
 }
 
-// runEpochs runs k iterations: an epoch of Pdprox is one iteration, which
+// RunEpochs runs k iterations: an epoch of Pdprox is one iteration, which
 // reads the data twice.
 func (m *pdprox) RunEpochs(ctx context.Context, k int) (int, error) {
 	for i := range k {
@@ -300,7 +300,7 @@ func (m *pdprox) averages() (x, alpha, z, v []float64) {
 	return scale(m.sumW), scale(m.sumAlpha), scale(m.sumZ), scale(m.sumV)
 }
 
-// certify returns P at the averaged primal point x̄ and D at the averaged
+// Certify returns P at the averaged primal point x̄ and D at the averaged
 // dual point ᾱ, the pair Theorem 6 bounds. The average of feasible duals is
 // feasible; a coordinate that rounding put outside the domain is projected
 // back by the certificate, which computes v̄ from the projected ᾱ, so that
@@ -320,7 +320,7 @@ func (m *pdprox) Certify() (TracePoint, error) {
 	return driver.TracePointOf(c), err
 }
 
-// point returns the averaged primal iterate x̄, the model Theorem 6
+// Point returns the averaged primal iterate x̄, the model Theorem 6
 // certifies.
 func (m *pdprox) Point() []float64 {
 	if m.iters == 0 {
@@ -334,7 +334,7 @@ func (m *pdprox) Point() []float64 {
 	return x
 }
 
-// passes counts two reads of the data per iteration (A·w and Aᵀα).
+// Passes counts two reads of the data per iteration (A·w and Aᵀα).
 func (m *pdprox) Passes() float64 { return 2 * float64(m.iters) }
 
 func (m *pdprox) Threads() int { return 1 }
@@ -343,7 +343,7 @@ func (m *pdprox) DivergenceHint() string {
 	return "Pdprox's step is γ = 1/√(2c) with c = ‖A‖²/n² (Theorem 6); a -step-scale above 1 leaves the paper's proof"
 }
 
-// finish returns the averaged dual point of the final certificate, scaled
+// Finish returns the averaged dual point of the final certificate, scaled
 // as it was certified.
 func (m *pdprox) Finish(res *Result) error {
 	_, alpha, _, _ := m.averages()

@@ -170,7 +170,7 @@ func (m *vrMethod) RunEpochs(ctx context.Context, k int) (int, error) {
 	return k, nil
 }
 
-// certify reads x from the store and returns the certificate at x and the
+// Certify reads x from the store and returns the certificate at x and the
 // duals yₖ = φ'(aₖᵀx) (scaled into dom g* when λ = 0, see above).
 func (m *vrMethod) Certify() (TracePoint, error) {
 	m.store.read(m.xcur)
@@ -188,7 +188,7 @@ func (m *vrMethod) DivergenceHint() string {
 	return fmt.Sprintf("%s; lower it with Options.StepScale (-step-scale) below 1", m.stepRule)
 }
 
-// finish reports the lazy mode and the last certificate's duals.
+// Finish reports the lazy mode and the last certificate's duals.
 func (m *vrMethod) Finish(res *Result) error {
 	res.Lazy = m.store.lazy()
 	res.Duals = slices.Clone(m.eval.Duals())
