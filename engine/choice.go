@@ -48,7 +48,7 @@ func AutoSolver(prob Problem, opt Options) (Solver, string) {
 		return "", "no solver takes sample weights with this loss and regularizer: newton needs a smooth loss with L2, glmnet one with L1"
 	}
 	opt.Solver = SolverNewton
-	newtonOK := acceptsNewton(prob, opt) == nil
+	newtonOK := driver.Lookup(SolverNewton).Accepts(prob, opt) == nil
 	newtonWhy := func(what string) string {
 		t := driver.SweepWorkers(prob.X, opt.Threads)
 		sweeps := "and its sweeps run on one thread (too few nonzeros to share)"
@@ -69,7 +69,7 @@ func AutoSolver(prob Problem, opt Options) (Solver, string) {
 	if opt.M <= 1 && opt.BlockSize <= 1 {
 		o := opt
 		o.Solver = SolverGLMNET
-		if acceptsGLMNET(prob, o) == nil {
+		if driver.Lookup(SolverGLMNET).Accepts(prob, o) == nil {
 			return SolverGLMNET, "a smooth loss with an L1 term: newGLMNET's Newton steps, whose models coordinate descent minimises over the features not shrunk, reach a 1e-6 gap in a fraction of the passes of the dual coordinate methods (-solver sdca or adaptreg for another method)"
 		}
 		if e := driver.Lookup(SolverSDCA); e != nil {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/adaspdc/adaspdc/engine/newton"
 	"github.com/adaspdc/adaspdc/engine/pdprox"
 	"github.com/adaspdc/adaspdc/engine/vr"
 )
@@ -14,4 +15,6 @@ const (
 	SolverSAG          = vr.SolverSAG
 	SolverSAGA         = vr.SolverSAGA
 	SolverSVRG         = vr.SolverSVRG
+	SolverNewton       = newton.SolverNewton
+	SolverGLMNET       = newton.SolverGLMNET
 )

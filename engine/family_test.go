@@ -7,14 +7,7 @@ import (
 	"testing"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
-	"github.com/adaspdc/adaspdc/sparse"
 )
-
-// firstRows returns the first n rows of x as a CSR of their own (the
-// slices are shared).
-func firstRows(x *sparse.CSR, b []float64, n int) (*sparse.CSR, []float64) {
-	return &sparse.CSR{Rows: n, Cols: x.Cols, Indptr: x.Indptr[:n+1], Indices: x.Indices[:x.Indptr[n]], Values: x.Values[:x.Indptr[n]]}, b[:n]
-}
 
 // TestEverySolverOneOptimum is the solver family's table: every registered
 // solver that accepts a problem reaches that problem's one optimum, within

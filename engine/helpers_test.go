@@ -10,6 +10,7 @@ var (
 	sparseData       = enginetest.SparseData
 	sharedData       = enginetest.SharedData
 	relDiff          = enginetest.RelDiff
+	firstRows        = enginetest.FirstRows
 	solveDense       = enginetest.SolveDense
 	kktViolation     = enginetest.KktViolation
 	referenceLasso   = enginetest.ReferenceLasso
@@ -36,6 +37,9 @@ func productionWorkers() func() {
 	minWorkPerWorker, calibrateWorkers = defaultMinWorkPerWorker, true
 	return func() { minWorkPerWorker, calibrateWorkers = 1, false }
 }
+
+// raceEnabled is enginetest.RaceEnabled.
+const raceEnabled = enginetest.RaceEnabled
 
 // adaspdcOptions returns DefaultOptions as they were before Train chose
 // solvers by itself: AdaSPDC, named, with its defaults filled in. Tests of

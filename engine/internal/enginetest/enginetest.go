@@ -383,3 +383,16 @@ func SolveDense(a [][]float64) []float64 {
 	}
 	return x
 }
+
+// FirstRows returns the first n rows of x as a CSR of their own (the
+// slices are shared).
+func FirstRows(x *sparse.CSR, b []float64, n int) (*sparse.CSR, []float64) {
+	return &sparse.CSR{Rows: n, Cols: x.Cols, Indptr: x.Indptr[:n+1], Indices: x.Indices[:x.Indptr[n]], Values: x.Values[:x.Indptr[n]]}, b[:n]
+}
+
+// BundledPath returns the path of a data set bundled with the project
+// (testdata/ at the root), which every clone has.
+func BundledPath(name string) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "testdata", name)
+}

@@ -1,8 +1,8 @@
 //go:build race
 
-package engine
+package enginetest
 
-// raceEnabled: the race detector slows the engine tenfold, so the
+// RaceEnabled: the race detector slows the engine tenfold, so the
 // longest tests shrink their data under it (the concurrent paths they
 // exercise stay the same).
-const raceEnabled = true
+const RaceEnabled = true

@@ -1,4 +1,4 @@
-package engine
+package newton
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/internal/enginetest"
 	"github.com/adaspdc/adaspdc/sparse"
 )
 
@@ -31,7 +32,7 @@ func glmnetRun(t *testing.T, prob Problem, tol float64, tweak func(*glmnet)) ([]
 
 func bundled(t *testing.T, name string) (*sparse.CSR, []float64) {
 	t.Helper()
-	ds, err := sparse.ReadFile("../testdata/"+name, sparse.ReadOptions{})
+	ds, err := sparse.ReadFile(enginetest.BundledPath(name), sparse.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
