@@ -4,7 +4,12 @@ import (
 	"github.com/adaspdc/adaspdc/engine/newton"
 	"github.com/adaspdc/adaspdc/engine/pdprox"
 	"github.com/adaspdc/adaspdc/engine/vr"
+	"github.com/adaspdc/adaspdc/engine/wx"
 )
+
+// wx.Solvers are named by their strings (bpd, adabpd, wx-adaspdc, dfspdc,
+// adfspdc).
+var _ = wx.Solvers
 
 // The solver families register their methods with the driver when their
 // packages load; engine imports each of them, and names their solvers.

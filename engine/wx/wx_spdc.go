@@ -1,4 +1,4 @@
-package engine
+package wx
 
 import (
 	"context"
@@ -27,6 +27,11 @@ import (
 // replacement, and run serially with a dense primal update: an iteration
 // costs O(d) besides its row, which suits data with up to a few thousand
 // features (a9a, ijcnn1, w8a), not news20.
+
+// Solvers are the family's solvers: Wang & Xiao's batch primal-dual
+// method and its adaptive form, their stochastic SPDC with adaptive steps,
+// and the dual-free SPDC with and without them.
+var Solvers = []Solver{"bpd", "adabpd", "wx-adaspdc", "dfspdc", "adfspdc"}
 
 func init() {
 	driver.Register(&driver.Entry{
