@@ -236,10 +236,10 @@ func Scale(ctx context.Context, cfg ScaleConfig, progressOut io.Writer, tty bool
 					// The sweeps are timed before every run, not once
 					// per sweep, so that each run is set against the
 					// host as it was when the run started.
-					sweep1 := SweepNsPerNNZ(data.X, 1, sweepReps)
+					sweep1 := SweepNsPerNNZ(data.X, 1, sweepReps, sweepMinTime)
 					sweepT := sweep1
 					if t > 1 {
-						sweepT = SweepNsPerNNZ(data.X, t, sweepReps)
+						sweepT = SweepNsPerNNZ(data.X, t, sweepReps, sweepMinTime)
 					}
 					run := runOnce(ctx, prob, cfg, s, m, t, r)
 					run.setSweep(sweep1, sweepT, res.NNZ)
@@ -778,8 +778,8 @@ func (res *ScaleResult) sweepTable(b *strings.Builder) {
 		}
 	}
 	fmt.Fprintf(b, "The bare sweep (one `kernels.SparseDot` and one `kernels.SparseAxpy` per row, every row in file order, "+
-		"into a scratch vector; the median of %d sweeps, timed in this process before every run) took **%s ns per nonzero on one thread**",
-		sweepReps, summarize(one).format("%.3g"))
+		"into a scratch vector; the median of at least %d sweeps over at least %v, timed in this process before every run) took **%s ns per nonzero on one thread**",
+		sweepReps, sweepMinTime, summarize(one).format("%.3g"))
 	for _, t := range cfg.Threads {
 		if v, ok := perT[t]; ok {
 			fmt.Fprintf(b, ", %s on %d threads (each sweeping a contiguous share of the rows into its own vector; wall time per nonzero of the matrix)",

@@ -10,11 +10,18 @@ import (
 	"github.com/adaspdc/adaspdc/sparse"
 )
 
-// sweepReps is how many timed sweeps one measurement of the bare sweep
-// takes the median of: enough that one sweep slowed by another process
-// does not move the figure, few enough that measuring before every run
-// costs little next to the run's own epochs.
-const sweepReps = 5
+// sweepReps and sweepMinTime bound one measurement of the bare sweep from
+// below: at least sweepReps timed sweeps, and as many more as fit in
+// sweepMinTime. A sweep of a small data set is short, and five of them
+// can fall inside one burst of another process's work that a run, many
+// epochs long, averages out; spreading the sweeps over sweepMinTime makes
+// their median the host's typical state, and still costs little next to a
+// run's own epochs. sweepMaxReps bounds the sweeps of a tiny matrix.
+const (
+	sweepReps    = 5
+	sweepMaxReps = 1000
+	sweepMinTime = 100 * time.Millisecond
+)
 
 // SweepNsPerNNZ times the bare sweep over x, the memory-bound yardstick of
 // an epoch: one kernels.SparseDot and one kernels.SparseAxpy per row, over
@@ -23,17 +30,18 @@ const sweepReps = 5
 // contiguous share of the rows (of about equal nonzeros) into a scratch
 // vector of its own, and the time is the wall time until the last share is
 // done. It returns nanoseconds of wall time per nonzero of x, the median
-// of reps timed sweeps after one untimed one that faults the scratch
+// of at least reps timed sweeps, more while less than minTime has passed
+// (up to sweepMaxReps), after one untimed sweep that faults the scratch
 // vectors in; NaN when x has no nonzeros or reps < 1.
 //
 // The median, not the minimum, is taken because the figure is set against
 // a run's iteration time, which is a mean over all of the run's epochs
 // under whatever load the host carried: the minimum would be the sweep on
-// a quiet moment that the run, timed over seconds, rarely gets, and would
+// a quiet moment that the run, timed over many epochs, rarely gets, and would
 // inflate the ratio by the host's noise; the median is the typical sweep
 // under the same load, and still ignores the odd sweep that another
 // process interrupted.
-func SweepNsPerNNZ(x *sparse.CSR, threads, reps int) float64 {
+func SweepNsPerNNZ(x *sparse.CSR, threads, reps int, minTime time.Duration) float64 {
 	nnz := len(x.Values)
 	if nnz == 0 || reps < 1 {
 		return math.NaN()
@@ -45,7 +53,8 @@ func SweepNsPerNNZ(x *sparse.CSR, threads, reps int) float64 {
 		scratch[i] = make([]float64, x.Cols)
 	}
 	times := make([]float64, 0, reps)
-	for r := -1; r < reps; r++ {
+	begin := time.Now()
+	for r := -1; r < reps || r < sweepMaxReps && time.Since(begin) < minTime; r++ {
 		var d time.Duration
 		if len(scratch) == 1 {
 			start := time.Now()

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/adaspdc/adaspdc/sparse"
 )
@@ -24,20 +25,20 @@ func TestSweepNsPerNNZ(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, threads := range []int{1, 2, 3} {
-		ns := SweepNsPerNNZ(data.X, threads, 3)
+		ns := SweepNsPerNNZ(data.X, threads, 3, 10*time.Millisecond)
 		if !(ns > 0) || math.IsInf(ns, 0) {
 			t.Errorf("%d thread(s): %v ns per nonzero, want a positive finite figure", threads, ns)
 		}
 	}
 	tiny := &sparse.CSR{Rows: 2, Cols: 3, Indptr: []int64{0, 1, 3}, Indices: []int32{0, 1, 2}, Values: []float64{1, 2, 3}}
-	if ns := SweepNsPerNNZ(tiny, 8, 1); !(ns > 0) || math.IsInf(ns, 0) {
+	if ns := SweepNsPerNNZ(tiny, 8, 1, 0); !(ns > 0) || math.IsInf(ns, 0) {
 		t.Errorf("8 threads on 2 rows: %v ns per nonzero", ns)
 	}
 	empty := &sparse.CSR{Rows: 2, Cols: 3, Indptr: []int64{0, 0, 0}}
-	if ns := SweepNsPerNNZ(empty, 1, 3); !math.IsNaN(ns) {
+	if ns := SweepNsPerNNZ(empty, 1, 3, 0); !math.IsNaN(ns) {
 		t.Errorf("no nonzeros: %v, want NaN", ns)
 	}
-	if ns := SweepNsPerNNZ(data.X, 1, 0); !math.IsNaN(ns) {
+	if ns := SweepNsPerNNZ(data.X, 1, 0, 0); !math.IsNaN(ns) {
 		t.Errorf("no sweeps: %v, want NaN", ns)
 	}
 }
