@@ -81,6 +81,45 @@ type Run struct {
 	Err          string
 	Reach        []Reach // one per Epsilons
 	Trace        []engine.TracePoint
+	// SweepNsPerNNZ is the bare sweep on one thread (SweepNsPerNNZ), in
+	// nanoseconds per nonzero, measured just before this run, so that a
+	// drift in the host's load moves the run and its yardstick together.
+	SweepNsPerNNZ float64
+	// SweepNsPerNNZT is the bare sweep split over Threads goroutines,
+	// measured just before this run too: wall nanoseconds per nonzero of
+	// the whole matrix. On one thread it is SweepNsPerNNZ itself.
+	SweepNsPerNNZT float64
+	// NsPerNNZ is the run's iteration time per epoch per nonzero, in
+	// nanoseconds: IterSeconds / Epochs / nnz × 1e9, without set-up and
+	// certificates, so that it compares with the sweep, which has neither.
+	NsPerNNZ float64
+	// XSweep is NsPerNNZ / SweepNsPerNNZ: how many bare one-thread sweeps
+	// an epoch costs, whatever the threads the run had, so that runs on
+	// different thread counts are set against one yardstick (a run on T
+	// threads that scaled perfectly from a sweep-speed epoch would read
+	// 1/T).
+	XSweep float64
+	// XSweepT is NsPerNNZ / SweepNsPerNNZT: the epoch against a sweep on
+	// as many threads as the run asked for.
+	XSweepT float64
+}
+
+// setSweep records the sweeps measured before a run and the run's cost
+// per nonzero against them; the fields stay NaN where the run has no
+// iteration time or epochs, or the sweep no figure.
+func (r *Run) setSweep(sweep1, sweepT float64, nnz int64) {
+	r.SweepNsPerNNZ, r.SweepNsPerNNZT = sweep1, sweepT
+	r.NsPerNNZ, r.XSweep, r.XSweepT = math.NaN(), math.NaN(), math.NaN()
+	if r.Epochs < 1 || nnz < 1 || !(r.IterSeconds > 0) || math.IsInf(r.IterSeconds, 0) {
+		return
+	}
+	r.NsPerNNZ = r.IterSeconds / float64(r.Epochs) / float64(nnz) * 1e9
+	if sweep1 > 0 && !math.IsInf(sweep1, 0) {
+		r.XSweep = r.NsPerNNZ / sweep1
+	}
+	if sweepT > 0 && !math.IsInf(sweepT, 0) {
+		r.XSweepT = r.NsPerNNZ / sweepT
+	}
 }
 
 // ScaleResult is a finished sweep.
@@ -194,7 +233,16 @@ func Scale(ctx context.Context, cfg ScaleConfig, progressOut io.Writer, tty bool
 					if ctx.Err() != nil {
 						return res.interrupt(ctx)
 					}
+					// The sweeps are timed before every run, not once
+					// per sweep, so that each run is set against the
+					// host as it was when the run started.
+					sweep1 := SweepNsPerNNZ(data.X, 1, sweepReps, sweepMinTime)
+					sweepT := sweep1
+					if t > 1 {
+						sweepT = SweepNsPerNNZ(data.X, t, sweepReps, sweepMinTime)
+					}
 					run := runOnce(ctx, prob, cfg, s, m, t, r)
+					run.setSweep(sweep1, sweepT, res.NNZ)
 					if ctx.Err() != nil {
 						// A run cut short before its first certificate has
 						// nothing to show; one cut short later keeps its
@@ -206,7 +254,7 @@ func Scale(ctx context.Context, cfg ScaleConfig, progressOut io.Writer, tty bool
 						run.Stop = "interrupted"
 					}
 					res.Runs = append(res.Runs, run)
-					what := fmt.Sprintf("%s m=%d threads=%d seed=%d: %.0f passes, %.2fs, gap %.1e", s, m, t, run.Seed, run.Passes, run.Seconds+run.SetupSeconds, run.FinalRelGap)
+					what := fmt.Sprintf("%s m=%d threads=%d seed=%d: %.0f passes, %.2fs, gap %.1e, %.3g× sweep", s, m, t, run.Seed, run.Passes, run.Seconds+run.SetupSeconds, run.FinalRelGap, run.XSweep)
 					if run.Err != "" {
 						what += " (" + firstLine(run.Err) + ")"
 					}
@@ -252,7 +300,8 @@ func runOnce(ctx context.Context, prob engine.Problem, cfg ScaleConfig, solver s
 	seed := cfg.Seed + uint64(repeat)
 	run := Run{Solver: solver, M: m, Threads: threads, Repeat: repeat, Seed: seed,
 		Passes: math.NaN(), Seconds: math.NaN(), IterSeconds: math.NaN(), SetupSeconds: math.NaN(),
-		SecPerPass: math.NaN(), Speedup: math.NaN(), FinalRelGap: math.NaN()}
+		SecPerPass: math.NaN(), Speedup: math.NaN(), FinalRelGap: math.NaN(),
+		SweepNsPerNNZ: math.NaN(), SweepNsPerNNZT: math.NaN(), NsPerNNZ: math.NaN(), XSweep: math.NaN(), XSweepT: math.NaN()}
 	opt := engine.DefaultOptions()
 	opt.Solver = engine.Solver(solver)
 	opt.M = m
@@ -333,6 +382,12 @@ func (res *ScaleResult) Write(dir string) error {
 	return os.WriteFile(filepath.Join(dir, "summary.md"), []byte(res.summary()), 0o644)
 }
 
+// sweepCSVHeader are the columns of runs.csv that set each run against
+// the bare sweep (the Run fields of the same names). They come after the
+// machine's columns because they were added later: readers that index
+// the older columns by position keep working.
+var sweepCSVHeader = []string{"sweep_ns_per_nnz", "ns_per_nnz", "x_sweep", "sweep_ns_per_nnz_T", "x_sweep_T"}
+
 // ScaleCSVHeader lists the columns of runs.csv.
 func ScaleCSVHeader() []string {
 	h := []string{"data", "rows", "cols", "nnz", "loss", "lambda", "solver", "m", "threads", "threads_used",
@@ -342,7 +397,8 @@ func ScaleCSVHeader() []string {
 		e := epsName(eps)
 		h = append(h, "passes_to_"+e, "seconds_to_"+e, "iter_seconds_to_"+e)
 	}
-	return append(h, machineCSVHeader...)
+	h = append(h, machineCSVHeader...)
+	return append(h, sweepCSVHeader...)
 }
 
 func epsName(eps float64) string { return strconv.FormatFloat(eps, 'e', 0, 64) }
@@ -372,7 +428,8 @@ func (res *ScaleResult) writeCSV(path string) error {
 		for _, reach := range r.Reach {
 			rec = append(rec, num(reach.Passes), num(reach.Seconds), num(reach.IterSeconds))
 		}
-		w.Write(append(rec, mach...))
+		rec = append(rec, mach...)
+		w.Write(append(rec, num(r.SweepNsPerNNZ), num(r.NsPerNNZ), num(r.XSweep), num(r.SweepNsPerNNZT), num(r.XSweepT)))
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
@@ -595,6 +652,7 @@ func (res *ScaleResult) summary() string {
 			}
 		}
 	}
+	res.sweepTable(&b)
 	var failed []string
 	for _, r := range res.Runs {
 		if r.Err != "" {
@@ -701,4 +759,46 @@ func intsAsFloats(v []int) []float64 {
 		f[i] = float64(x)
 	}
 	return f
+}
+
+// sweepTable writes the table that sets each configuration's iteration
+// time per nonzero against the bare sweep, with the sweeps' own figures in
+// its caption, so that a reader comparing m and thread counts sees how far
+// each is from the memory-bound yardstick on the same host at the same
+// time.
+func (res *ScaleResult) sweepTable(b *strings.Builder) {
+	cfg := res.Config
+	b.WriteString("\n## Iteration time against the bare sweep (hardware efficiency)\n\n")
+	var one []float64
+	perT := map[int][]float64{}
+	for _, r := range res.Runs {
+		one = append(one, r.SweepNsPerNNZ)
+		if r.Threads > 1 {
+			perT[r.Threads] = append(perT[r.Threads], r.SweepNsPerNNZT)
+		}
+	}
+	fmt.Fprintf(b, "The bare sweep (one `kernels.SparseDot` and one `kernels.SparseAxpy` per row, every row in file order, "+
+		"into a scratch vector; the median of at least %d sweeps over at least %v, timed in this process before every run) took **%s ns per nonzero on one thread**",
+		sweepReps, sweepMinTime, summarize(one).format("%.3g"))
+	for _, t := range cfg.Threads {
+		if v, ok := perT[t]; ok {
+			fmt.Fprintf(b, ", %s on %d threads (each sweeping a contiguous share of the rows into its own vector; wall time per nonzero of the matrix)",
+				summarize(v).format("%.3g"), t)
+		}
+	}
+	b.WriteString(" (median over the runs [range]). *ns/nnz* is a run's iteration seconds (no set-up, no certificates) per epoch per nonzero; " +
+		"*× sweep* divides it by the **one-thread** sweep measured before the same run, on every thread count, so that a run on T threads " +
+		"that kept a sweep-speed epoch and scaled perfectly would read 1/T; *× T-thread sweep* divides it by the sweep on the run's own " +
+		"thread count (the same as × sweep on one thread).\n\n")
+	b.WriteString("| solver | m | threads | used | ns/nnz | × sweep | × T-thread sweep |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, s := range cfg.Solvers {
+		for _, m := range cfg.Ms {
+			for _, t := range cfg.Threads {
+				fmt.Fprintf(b, "| %s | %d | %d | %s | %s | %s | %s |\n", s, m, t, res.usedCell(s, m, t),
+					summarize(res.collect(s, m, t, func(r Run) float64 { return r.NsPerNNZ })).format("%.3g"),
+					summarize(res.collect(s, m, t, func(r Run) float64 { return r.XSweep })).format("%.3g"),
+					summarize(res.collect(s, m, t, func(r Run) float64 { return r.XSweepT })).format("%.3g"))
+			}
+		}
+	}
 }

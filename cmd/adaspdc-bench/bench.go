@@ -161,8 +161,10 @@ func runBenchScale(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(fs.Output(), "Usage: adaspdc-bench scale -data FILE|synth:rcv1:ROWS [flags]\n\n"+
 			"Runs every solver × m × threads combination -repeats times, certifying every epoch, and records passes\n"+
 			"and seconds to relative gaps 1e-2, 1e-4, 1e-6, 1e-8, seconds per pass and the speed-up against the\n"+
-			"smallest thread count. Writes runs.csv, suboptimality_vs_passes, suboptimality_vs_seconds,\n"+
-			"speedup_vs_threads and passes_to_eps_vs_m (.png and .svg) and summary.md to -out.\n\n")
+			"smallest thread count. Before every run it times the bare sweep (one SparseDot and one SparseAxpy per\n"+
+			"row, on one thread and on the run's threads) and records each run's iteration ns per nonzero per epoch\n"+
+			"against it (ns_per_nnz, x_sweep, x_sweep_T). Writes runs.csv, suboptimality_vs_passes,\n"+
+			"suboptimality_vs_seconds, speedup_vs_threads and passes_to_eps_vs_m (.png and .svg) and summary.md to -out.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := cli.ParseFlags(fs, args); err != nil {

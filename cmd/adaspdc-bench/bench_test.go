@@ -43,6 +43,12 @@ func TestBenchScaleCommand(t *testing.T) {
 	if !strings.Contains(string(sum), "adaspdc-bench scale -data synth:rcv1:200") {
 		t.Errorf("summary.md does not record the command")
 	}
+	if !strings.Contains(string(sum), "## Iteration time against the bare sweep") {
+		t.Errorf("summary.md has no table against the bare sweep")
+	}
+	if !strings.Contains(errOut.String(), "× sweep") {
+		t.Errorf("progress does not give each run's x-sweep: %q", errOut.String())
+	}
 }
 
 // TestBenchMistakes: usage mistakes exit 2, reproductions whose data
