@@ -16,17 +16,6 @@ import (
 	"github.com/adaspdc/adaspdc/sparse"
 )
 
-// minWorkPerWorker is the number of batch nonzeros per iteration below which
-// no further worker is added. A variable so that tests can force thread
-// counts on small data, to exercise the concurrent paths.
-var minWorkPerWorker = defaultMinWorkPerWorker
-
-// 1000: below it, a second worker's barrier rounds and coordinate hand-offs
-// cost more than the half batch it takes over (the break-even measured on
-// two cores lay somewhat above it, so the first epoch's timing,
-// calibrateThreads, settles the cases near the bound).
-const defaultMinWorkPerWorker = 1000
-
 // solver holds the state of one AdaSPDC run. Field groups:
 //   - data and steps, fixed for the run;
 //   - the iterate: duals y (one per sample), and per coordinate the primal x,
@@ -101,7 +90,7 @@ type solver struct {
 	pool *sched.Pool
 	bar  *sched.Barrier // one party per pool thread
 	// The iterations run on workers, the first len(workers) of allWorkers,
-	// one or all of them (calibrateWorkers), and worker w owns the
+	// one or all of them (driver.CalibrateWorkers), and worker w owns the
 	// coordinates owners.Range(w). Certificates run on every pool thread,
 	// with certOwners.
 	owners     sched.Owners
@@ -250,10 +239,10 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 	// and iteration that costs more than the work it shares: two workers
 	// made the epochs of short-row data slower at small m.
 	// So the thread count, asked for or not, is an upper bound, and a worker
-	// is added per minWorkPerWorker nonzeros of a batch; above one, the
+	// is added per driver.MinBatchWork nonzeros of a batch; above one, the
 	// first epoch then times one worker against all (calibrateThreads).
 	batchNNZ := float64(x.NNZ()) / float64(s.nb) * float64(opt.M)
-	workers := driver.WorkersFor(threads, batchNNZ, float64(minWorkPerWorker), driver.NoLimit)
+	workers := driver.WorkersFor(threads, batchNNZ, float64(driver.MinBatchWork), driver.NoLimit)
 	// More workers than blocks per iteration would only wait at barriers.
 	s.pool = sched.NewPool(min(workers, opt.M))
 	s.norms, err = blocks.SpectralNormsContext(ctx, x, s.part, blocks.DefaultTolerance, threads)
@@ -351,7 +340,7 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 		}
 	}
 	s.setWorkers(threads)
-	s.calibrate = threads > 1 && calibrateWorkers
+	s.calibrate = threads > 1 && driver.CalibrateWorkers
 	var impW []float64
 	if s.importance {
 		s.sampler, impW, err = importanceSampler(rawNorms, opt)
@@ -541,12 +530,6 @@ func (s *solver) resetSegment() {
 	s.segP[0] = 1
 	s.segS[0] = 0
 }
-
-// calibrateWorkers makes the first runEpochs of a run with more than one
-// pool thread time the iteration on one worker against all of them and keep
-// the faster. A variable so that tests, which force thread counts on small
-// data to exercise the concurrent paths, can keep them.
-var calibrateWorkers = true
 
 // calibrationRounds is how many rounds of iterations calibrateThreads runs
 // at most in the first epoch, each a calibrationRounds-th of it: one on all
@@ -792,10 +775,6 @@ func (s *solver) drawBatch(bt *batch) {
 // phase asks for the first blocks of the next batch.
 const prefetchAhead = 2
 
-// maxPrefetchNNZ bounds the entries of a row that prefetchRows asks for:
-// the hardware prefetcher follows a long row once it has seen a few lines.
-const maxPrefetchNNZ = 256
-
 // prefetchRows asks for the rows and duals of the batch's blocks
 // [from, to), whose sampleRow records drawBatch prefetched an iteration
 // earlier.
@@ -805,7 +784,7 @@ func (s *solver) prefetchRows(bt *batch, from, to int) {
 		for r := bi.lo; r < bi.hi; r++ {
 			rec := &s.rows[r]
 			kernels.Prefetch(unsafe.Pointer(&s.duals[r]))
-			if n := int(min(rec.hi-rec.lo, maxPrefetchNNZ)); n > 0 {
+			if n := int(min(rec.hi-rec.lo, driver.MaxPrefetchNNZ)); n > 0 {
 				kernels.PrefetchRange(unsafe.Pointer(&s.x.Values[rec.lo]), 8*n)
 				kernels.PrefetchRange(unsafe.Pointer(&s.x.Indices[rec.lo]), 4*n)
 			}

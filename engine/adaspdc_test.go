@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/adaspdc/adaspdc/engine/driver"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -156,8 +157,8 @@ func TestFusedReductionMatchesDeterministic(t *testing.T) {
 // one, which brings every coordinate up to date at each switch (as at an
 // epoch's end) and so agrees to rounding only.
 func TestCalibrationKeepsIterates(t *testing.T) {
-	calibrateWorkers = true
-	defer func() { calibrateWorkers = false }()
+	driver.CalibrateWorkers = true
+	defer func() { driver.CalibrateWorkers = false }()
 	x, b := sparseData(2000, 3000, 10, 17)
 	for _, tc := range []struct {
 		name string

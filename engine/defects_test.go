@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/sparse"
 )
 
@@ -319,9 +320,9 @@ func TestLazyRenormalisation(t *testing.T) {
 // a batch too small to share runs on fewer workers, and the result and
 // every trace point say how many.
 func TestThreadsFollowBatchSize(t *testing.T) {
-	saved := minWorkPerWorker
-	minWorkPerWorker = defaultMinWorkPerWorker
-	defer func() { minWorkPerWorker = saved }()
+	saved := driver.MinBatchWork
+	driver.MinBatchWork = driver.DefaultMinBatchWork
+	defer func() { driver.MinBatchWork = saved }()
 	x, b := sparseData(4000, 300, 10, 3) // 10 nonzeros a row
 	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}
 	for _, tc := range []struct{ m, threads, want int }{

@@ -42,7 +42,7 @@ func blockColumnCounts(x *sparse.CSR, part *blocks.Partition) []int64 {
 // norm of the column-weighted block.
 func esoParameters(ctx context.Context, x *sparse.CSR, part *blocks.Partition, m, threads int) ([]float64, error) {
 	nb := part.NumBlocks()
-	beta := miniBatchBeta(blockColumnCounts(x, part), nb, m)
+	beta := blocks.MiniBatchBeta(blockColumnCounts(x, part), nb, m)
 	v := make([]float64, nb)
 	if nb == x.Rows {
 		for b := range v {
@@ -82,7 +82,7 @@ func MeanESO(x *sparse.CSR, m int) (float64, error) {
 	if m < 1 || m > x.Rows {
 		return 0, fmt.Errorf("engine: m = %d: must lie in [1, %d]", m, x.Rows)
 	}
-	beta := miniBatchBeta(x.ColumnCounts(), x.Rows, m)
+	beta := blocks.MiniBatchBeta(x.ColumnCounts(), x.Rows, m)
 	var sum float64
 	var rows int
 	for k := 0; k < x.Rows; k++ {

@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/adaspdc/adaspdc/engine/newton"
 	"github.com/adaspdc/adaspdc/engine/pdprox"
+	"github.com/adaspdc/adaspdc/engine/sdca"
 	"github.com/adaspdc/adaspdc/engine/vr"
 	"github.com/adaspdc/adaspdc/engine/wx"
 )
@@ -22,4 +23,10 @@ const (
 	SolverSVRG         = vr.SolverSVRG
 	SolverNewton       = newton.SolverNewton
 	SolverGLMNET       = newton.SolverGLMNET
+	SolverSDCA         = sdca.SolverSDCA
+	SolverSDCAAsync    = sdca.SolverSDCAAsync
+	SolverSDCAWild     = sdca.SolverSDCAWild
+	SolverSPDCAsync    = sdca.SolverSPDCAsync
+	SolverCoCoA        = sdca.SolverCoCoA
+	SolverDFSDCA       = sdca.SolverDFSDCA
 )

@@ -21,22 +21,10 @@ var (
 	lossTestName     = enginetest.LossTestName
 )
 
-// The tests run on small data, where the production rules would give most
-// runs one worker; they ask for thread counts to exercise the concurrent
-// paths (under -race too), so the rules (a worker per minWorkPerWorker
-// nonzeros, and the timed choice of calibrateWorkers) are off here except
-// where a test checks them.
-func init() {
-	minWorkPerWorker = 1
-	calibrateWorkers = false
-}
+func init() { enginetest.ForceWorkers() }
 
-// productionWorkers sets the worker rules as Train has them outside tests
-// and returns a function that restores the test setting.
-func productionWorkers() func() {
-	minWorkPerWorker, calibrateWorkers = defaultMinWorkPerWorker, true
-	return func() { minWorkPerWorker, calibrateWorkers = 1, false }
-}
+// productionWorkers is enginetest.ProductionWorkers.
+var productionWorkers = enginetest.ProductionWorkers
 
 // raceEnabled is enginetest.RaceEnabled.
 const raceEnabled = enginetest.RaceEnabled

@@ -11,7 +11,7 @@ import (
 // (GOMAXPROCS when ≤ 0), and each parallel phase gets one worker per unit
 // of work that pays for a goroutine, within the parallelism the phase has.
 // The units differ because the costs do: an iteration of a batch method
-// shares its batch's nonzeros (minWorkPerWorker, as two barriers and the
+// shares its batch's nonzeros (MinBatchWork, as two barriers and the
 // moved coordinates cost each iteration), a sweep over all rows shares the
 // whole matrix (SweepMinNNZ, the per-worker accumulator of length d it
 // costs to clear and add), and the certificate likewise (certifyMinNNZ).
@@ -47,3 +47,26 @@ const SweepMinNNZ = 1 << 15
 func SweepWorkers(x *sparse.CSR, threads int) int {
 	return WorkersFor(threads, float64(x.NNZ()), SweepMinNNZ, NoLimit)
 }
+
+// MinBatchWork is the number of batch nonzeros per iteration below which
+// no further worker is added. A variable so that tests can force thread
+// counts on small data, to exercise the concurrent paths.
+var MinBatchWork = DefaultMinBatchWork
+
+// DefaultMinBatchWork is MinBatchWork's value outside tests: below it, a
+// second worker's barrier rounds and coordinate hand-offs cost more than
+// the half batch it takes over (the break-even measured on two cores lay
+// somewhat above it, so the first epoch's timing, CalibrateWorkers,
+// settles the cases near the bound).
+const DefaultMinBatchWork = 1000
+
+// CalibrateWorkers makes the first epoch of an AdaSPDC or SPDC run with
+// more than one pool thread time the iteration on one worker against all
+// of them and keep the faster. A variable so that tests, which force thread counts on small
+// data to exercise the concurrent paths, can keep them.
+var CalibrateWorkers = true
+
+// MaxPrefetchNNZ bounds the entries of a row that a method asks the
+// memory system to prefetch: the hardware prefetcher follows a long row
+// once it has seen a few lines.
+const MaxPrefetchNNZ = 256

@@ -12,6 +12,7 @@ var (
 	sparseData       = enginetest.SparseData
 	sharedData       = enginetest.SharedData
 	relDiff          = enginetest.RelDiff
+	firstRows        = enginetest.FirstRows
 	solveDense       = enginetest.SolveDense
 	kktViolation     = enginetest.KktViolation
 	referenceLasso   = enginetest.ReferenceLasso
@@ -23,6 +24,14 @@ var (
 	Train            = enginetest.Train
 	Certify          = driver.Certify
 )
+
+func init() { enginetest.ForceWorkers() }
+
+// productionWorkers is enginetest.ProductionWorkers.
+var productionWorkers = enginetest.ProductionWorkers
+
+// raceEnabled is enginetest.RaceEnabled.
+const raceEnabled = enginetest.RaceEnabled
 
 // adaspdcOptions returns the default options with their defaults filled
 // in and AdaSPDC named, where the tests start from.

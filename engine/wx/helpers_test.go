@@ -25,6 +25,11 @@ var (
 	Certify          = driver.Certify
 )
 
+func init() { enginetest.ForceWorkers() }
+
+// productionWorkers is enginetest.ProductionWorkers.
+var productionWorkers = enginetest.ProductionWorkers
+
 // raceEnabled is enginetest.RaceEnabled.
 const raceEnabled = enginetest.RaceEnabled
 

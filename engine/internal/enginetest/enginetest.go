@@ -396,3 +396,20 @@ func BundledPath(name string) string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..", "..", "testdata", name)
 }
+
+// ForceWorkers turns off the worker rules that would give most runs on
+// small data one worker (a worker per driver.MinBatchWork nonzeros, and
+// the timed choice of driver.CalibrateWorkers), so that tests that ask
+// for thread counts exercise the concurrent paths (under -race too). The
+// test packages call it from init.
+func ForceWorkers() {
+	driver.MinBatchWork = 1
+	driver.CalibrateWorkers = false
+}
+
+// ProductionWorkers sets the worker rules as Train has them outside tests
+// and returns a function that restores the tests' setting.
+func ProductionWorkers() func() {
+	driver.MinBatchWork, driver.CalibrateWorkers = driver.DefaultMinBatchWork, true
+	return ForceWorkers
+}

@@ -1,4 +1,4 @@
-package engine
+package sdca
 
 import (
 	"context"
@@ -99,32 +99,6 @@ func TestSPDCAsyncClosedForm(t *testing.T) {
 	}
 }
 
-// TestSPDCAsyncSegments runs spdc-async with segments of 37 iterations, so
-// that every epoch of 300 samples rebases the closed form several times
-// inside the epoch, on two workers: it must still reach a relative gap of
-// 1e-10 at the optimum AdaSPDC certifies.
-func TestSPDCAsyncSegments(t *testing.T) {
-	defer func(v int64) { spdcAsyncMaxSegment = v }(spdcAsyncMaxSegment)
-	spdcAsyncMaxSegment = 37
-	x, b := sparseData(300, 40, 6, 5)
-	prob := Problem{X: x, B: b, Loss: SquaredHinge{}, Reg: ElasticNet{Lambda: 1e-2}}
-	ref, refRes, err := Train(context.Background(), prob, Options{Solver: SolverAdaSPDC, Tol: 1e-11, MaxEpochs: 5000, Seed: 1})
-	if err != nil || !refRes.Converged {
-		t.Fatalf("reference: %v", err)
-	}
-	model, res, err := Train(context.Background(), prob, Options{Solver: SolverSPDCAsync, Threads: 2, Tol: 1e-10, MaxEpochs: 5000, Seed: 2})
-	if err != nil || !res.Converged {
-		t.Fatalf("spdc-async: %v, relative gap %.3g after %d epochs", err, res.Final.RelGap, res.Final.Epoch)
-	}
-	bound := math.Sqrt(2*res.Final.Gap/1e-2) + math.Sqrt(2*refRes.Final.Gap/1e-2)
-	if dist := distance(model.Weights, ref.Weights); dist > bound+1e-12 {
-		t.Errorf("‖x − x*‖ = %.3g beyond the certificates' bound %.3g", dist, bound)
-	}
-	if res.Final.Threads != 2 {
-		t.Errorf("ran %d threads, asked for 2", res.Final.Threads)
-	}
-}
-
 // TestSPDCAsyncRefuses: what the closed form cannot take is refused with a
 // message that says why.
 func TestSPDCAsyncRefuses(t *testing.T) {
@@ -150,10 +124,35 @@ func TestSPDCAsyncRefuses(t *testing.T) {
 	}
 }
 
+// TestSPDCAsyncSegments runs spdc-async with segments of 37 iterations, so
+// that every epoch of 300 samples rebases the closed form several times
+// inside the epoch, on two workers: it must still reach a relative gap of
+// 1e-10 at the optimum sdca certifies.
+func TestSPDCAsyncSegments(t *testing.T) {
+	defer func(v int64) { spdcAsyncMaxSegment = v }(spdcAsyncMaxSegment)
+	spdcAsyncMaxSegment = 37
+	x, b := sparseData(300, 40, 6, 5)
+	prob := Problem{X: x, B: b, Loss: SquaredHinge{}, Reg: ElasticNet{Lambda: 1e-2}}
+	ref, refRes, err := Train(context.Background(), prob, Options{Solver: SolverSDCA, Tol: 1e-11, MaxEpochs: 20000, Seed: 1})
+	if err != nil || !refRes.Converged {
+		t.Fatalf("reference: %v", err)
+	}
+	model, res, err := Train(context.Background(), prob, Options{Solver: SolverSPDCAsync, Threads: 2, Tol: 1e-10, MaxEpochs: 5000, Seed: 2})
+	if err != nil || !res.Converged {
+		t.Fatalf("spdc-async: %v, relative gap %.3g after %d epochs", err, res.Final.RelGap, res.Final.Epoch)
+	}
+	bound := math.Sqrt(2*res.Final.Gap/1e-2) + math.Sqrt(2*refRes.Final.Gap/1e-2)
+	if dist := distance(model.Weights, ref.Weights); dist > bound+1e-12 {
+		t.Errorf("‖x − x*‖ = %.3g beyond the certificates' bound %.3g", dist, bound)
+	}
+	if res.Final.Threads != 2 {
+		t.Errorf("ran %d threads, asked for 2", res.Final.Threads)
+	}
+}
+
 // TestSPDCAsyncWarmDuals: new duals between epochs (a reduction's next
 // stage) restart the closed form with r = (1/n)Σₖ yₖaₖ for them and x where
-// the iteration left it; and AdaptSmooth, whose stages hand their duals on
-// that way, solves the hinge SVM over spdc-async at sdca's optimum.
+// the iteration left it.
 func TestSPDCAsyncWarmDuals(t *testing.T) {
 	x, b := sparseData(300, 40, 6, 3)
 	prob := Problem{X: x, B: b, Loss: SquaredHinge{}, Reg: ElasticNet{Lambda: 1e-2}}
@@ -195,16 +194,4 @@ func TestSPDCAsyncWarmDuals(t *testing.T) {
 		t.Fatalf("certificate at the optimal duals: gap %.3g, %v", tp.RelGap, err)
 	}
 
-	hinge := Problem{X: x, B: b, Loss: Hinge{}, Reg: ElasticNet{Lambda: 1e-2}}
-	_, href, err := Train(context.Background(), hinge, Options{Solver: SolverSDCA, Tol: 1e-10, MaxEpochs: 20000})
-	if err != nil || !href.Converged {
-		t.Fatalf("hinge reference: %v", err)
-	}
-	_, res, err := Train(context.Background(), hinge, Options{Solver: SolverAdaptSmooth, Inner: SolverSPDCAsync, Threads: 2, Tol: 1e-6, MaxEpochs: 5000})
-	if err != nil || !res.Converged {
-		t.Fatalf("adaptsmooth over spdc-async: %v", err)
-	}
-	if d := res.Final.Primal - href.Final.Primal; d < -1e-9 || d > res.Final.Gap+1e-9 {
-		t.Errorf("adaptsmooth over spdc-async: P = %.12g, sdca's optimum %.12g, gap %.3g", res.Final.Primal, href.Final.Primal, res.Final.Gap)
-	}
 }

@@ -1,4 +1,4 @@
-package engine
+package sdca
 
 import (
 	"context"
@@ -80,18 +80,18 @@ type cocoa struct {
 	resync bool // v changed outside an epoch: the replicas must copy it
 }
 
-// coCoAWorkers returns K for data x and Options.Threads threads (0: the
-// cores): one worker per newtonMinNNZ nonzeros, as for the certificate
+// CoCoAWorkers returns K for data x and Options.Threads threads (0: the
+// cores): one worker per driver.SweepMinNNZ nonzeros, as for the certificate
 // whose pool the epochs share, and at most 255, so that ωⱼ fits a byte (the
 // epoch reads it at random beside the replica, and a byte array stays in
 // cache).
-func coCoAWorkers(x *sparse.CSR, threads int) int {
+func CoCoAWorkers(x *sparse.CSR, threads int) int {
 	return driver.WorkersFor(threads, float64(x.NNZ()), driver.SweepMinNNZ, min(x.Rows, 255))
 }
 
 func startCoCoA(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
 	n := prob.X.Rows
-	k := coCoAWorkers(prob.X, opt.Threads)
+	k := CoCoAWorkers(prob.X, opt.Threads)
 	var beta []float64
 	var omega []uint8
 	var colNNZ []int64

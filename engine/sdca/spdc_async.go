@@ -1,4 +1,4 @@
-package engine
+package sdca
 
 import (
 	"context"
@@ -40,11 +40,13 @@ func init() {
 }
 
 func acceptsSPDCAsync(prob Problem, opt Options) error {
-	if err := acceptsAdaSPDC(prob, opt); err != nil {
-		return err
-	}
+	// SDCA's conditions, and SPDC's: a smooth loss (γ > 0), as the
+	// primal-dual steps need φ* strongly convex.
 	if err := acceptsSDCA(prob, opt); err != nil {
 		return err
+	}
+	if g := prob.Loss.Gamma(); !(g > 0) {
+		return fmt.Errorf("engine: the %s loss has γ = %g: %s needs a smooth loss (φ* strongly convex, γ > 0)", prob.Loss.Name(), g, opt.Solver)
 	}
 	if en := prob.Reg.(ElasticNet); en.L1 != 0 || !en.Plain() {
 		return fmt.Errorf("engine: %s keeps the primal in the closed form of the (λ/2)‖x‖² prox: it takes no L1 term, centre or weights (sdca-async takes all three, spdc the L1 term and a centre)", opt.Solver)
@@ -366,7 +368,7 @@ func (s *spdcAsync) stepChunk(lo, hi int64) {
 func (s *spdcAsync) prefetch(k int) {
 	lo, hi := s.x.Indptr[k], s.x.Indptr[k+1]
 	kernels.Prefetch(unsafe.Pointer(&s.y[k]))
-	if n := int(min(hi-lo, maxPrefetchNNZ)); n > 0 {
+	if n := int(min(hi-lo, driver.MaxPrefetchNNZ)); n > 0 {
 		kernels.PrefetchRange(unsafe.Pointer(&s.x.Values[lo]), 8*n)
 		kernels.PrefetchRange(unsafe.Pointer(&s.x.Indices[lo]), 4*n)
 	}

@@ -1,4 +1,4 @@
-package engine
+package sdca
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"sync"
 
+	"github.com/adaspdc/adaspdc/blocks"
 	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/internal/hugepage"
@@ -473,7 +474,7 @@ func startSDCA(ctx context.Context, prob Problem, opt Options) (driver.Method, e
 	var colNNZ []int64
 	if opt.M > 1 {
 		colNNZ = prob.X.ColumnCounts()
-		beta = miniBatchBeta(colNNZ, n, opt.M)
+		beta = blocks.MiniBatchBeta(colNNZ, n, opt.M)
 	}
 	core, err := newSDCACore(prob, opt, beta, colNNZ)
 	if err != nil {
@@ -486,10 +487,10 @@ func startSDCA(ctx context.Context, prob Problem, opt Options) (driver.Method, e
 	}
 	s.rng = rand.New(rand.NewPCG(opt.Seed, 0x5dca))
 	s.dy = make([]float64, s.m)
-	// As for AdaSPDC: a worker per minWorkPerWorker nonzeros of a batch, and
+	// As for AdaSPDC: a worker per driver.MinBatchWork nonzeros of a batch, and
 	// never more workers than samples in a batch.
 	batchNNZ := float64(prob.X.NNZ()) / float64(n) * float64(s.m)
-	workers := driver.WorkersFor(opt.Threads, batchNNZ, float64(minWorkPerWorker), s.m)
+	workers := driver.WorkersFor(opt.Threads, batchNNZ, float64(driver.MinBatchWork), s.m)
 	if workers > 1 {
 		s.pool = sched.NewPool(workers)
 		s.bar = sched.NewBarrier(workers, 0)
@@ -497,16 +498,6 @@ func startSDCA(ctx context.Context, prob Problem, opt Options) (driver.Method, e
 		s.owners = sched.NewOwners(colNNZ, workers)
 	}
 	return s, nil
-}
-
-// miniBatchBeta returns βⱼ = 1 + (m−1)(ωⱼ−1)/(n−1) for columns with ωⱼ
-// nonzeros among n samples, for batches of m samples (see step).
-func miniBatchBeta(colNNZ []int64, n, m int) []float64 {
-	beta := hugepage.Make[float64](len(colNNZ))
-	for j, w := range colNNZ {
-		beta[j] = 1 + float64(m-1)*float64(max(w-1, 0))/float64(max(n-1, 1))
-	}
-	return beta
 }
 
 func (s *sdcaSolver) Certify() (TracePoint, error) { return s.certificate() }
