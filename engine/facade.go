@@ -25,8 +25,6 @@ const (
 	LazyAuto            = driver.LazyAuto
 	LazyOn              = driver.LazyOn
 	LazyOff             = driver.LazyOff
-	SolverAdaSPDC       = driver.SolverAdaSPDC
-	SolverSPDC          = driver.SolverSPDC
 	SamplingUniform     = driver.SamplingUniform
 	SamplingImportance  = driver.SamplingImportance
 	StepsPaper          = driver.StepsPaper

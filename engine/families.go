@@ -4,8 +4,10 @@ import (
 	"github.com/adaspdc/adaspdc/engine/newton"
 	"github.com/adaspdc/adaspdc/engine/pdprox"
 	"github.com/adaspdc/adaspdc/engine/sdca"
+	"github.com/adaspdc/adaspdc/engine/spdc"
 	"github.com/adaspdc/adaspdc/engine/vr"
 	"github.com/adaspdc/adaspdc/engine/wx"
+	"github.com/adaspdc/adaspdc/sparse"
 )
 
 // wx.Solvers are named by their strings (bpd, adabpd, wx-adaspdc, dfspdc,
@@ -29,4 +31,10 @@ const (
 	SolverSPDCAsync    = sdca.SolverSPDCAsync
 	SolverCoCoA        = sdca.SolverCoCoA
 	SolverDFSDCA       = sdca.SolverDFSDCA
+	SolverAdaSPDC      = spdc.SolverAdaSPDC
+	SolverSPDC         = spdc.SolverSPDC
 )
+
+// MeanESO is spdc.MeanESO: the mean over coordinates of the ESO coupling
+// vⱼ for batches of m blocks of one row.
+func MeanESO(x *sparse.CSR, m int) (float64, error) { return spdc.MeanESO(x, m) }

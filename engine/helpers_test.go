@@ -6,19 +6,20 @@ import (
 
 // The shared test data (enginetest), under the names the tests use.
 var (
-	fig1Data         = enginetest.Fig1Data
-	sparseData       = enginetest.SparseData
-	sharedData       = enginetest.SharedData
-	relDiff          = enginetest.RelDiff
-	firstRows        = enginetest.FirstRows
-	solveDense       = enginetest.SolveDense
-	kktViolation     = enginetest.KktViolation
-	referenceLasso   = enginetest.ReferenceLasso
-	denseColumns     = enginetest.DenseColumns
-	sharedRegression = enginetest.SharedRegression
-	news20Binary     = enginetest.News20Binary
-	epochData        = enginetest.EpochData
-	lossTestName     = enginetest.LossTestName
+	fig1Data               = enginetest.Fig1Data
+	sparseData             = enginetest.SparseData
+	sharedData             = enginetest.SharedData
+	relDiff                = enginetest.RelDiff
+	ridgeClosedFormCentred = enginetest.RidgeClosedFormCentred
+	firstRows              = enginetest.FirstRows
+	solveDense             = enginetest.SolveDense
+	kktViolation           = enginetest.KktViolation
+	referenceLasso         = enginetest.ReferenceLasso
+	denseColumns           = enginetest.DenseColumns
+	sharedRegression       = enginetest.SharedRegression
+	news20Binary           = enginetest.News20Binary
+	epochData              = enginetest.EpochData
+	lossTestName           = enginetest.LossTestName
 )
 
 func init() { enginetest.ForceWorkers() }

@@ -326,28 +326,6 @@ func reductionStage(kind reductionKind, prob Problem, en ElasticNet, x0 []float6
 	return p
 }
 
-// DualPoint returns AdaSPDC's dual iterate (up to date between epochs).
-func (s *solver) DualPoint() []float64 { return s.y }
-
-// WarmDuals sets AdaSPDC's duals to y, projected into dom φ*, before its
-// first epoch; its certificate then recomputes r = (1/n)Σ yₖaₖ (less the
-// centre's shift) from them and hands it to the lazy records, as between
-// any two epochs. The primal point stays the warm start.
-func (s *solver) WarmDuals(y []float64) error {
-	if len(y) != s.n {
-		return fmt.Errorf("engine: %d warm duals for %d samples", len(y), s.n)
-	}
-	loss := s.prob.Loss
-	for k, yk := range y {
-		s.y[k] = loss.DualFeasible(yk, s.prob.B[k])
-	}
-	for r, k := range s.part.Order {
-		s.duals[r] = sampleDual{y: s.y[k], aux: math.NaN()}
-	}
-	_, err := s.certificate()
-	return err
-}
-
 // reduction is the state of one AdaptReg, AdaptSmooth or JointAdaptRegSmooth
 // run: the original problem, the current stage's parameters and inner
 // method, and the buffers of the original problem's certificate.

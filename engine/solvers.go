@@ -9,35 +9,6 @@ import (
 	"github.com/adaspdc/adaspdc/engine/driver"
 )
 
-func init() {
-	driver.Register(&driver.Entry{
-		SolverInfo: SolverInfo{
-			Name:         SolverAdaSPDC,
-			Summary:      "adaptive stochastic primal-dual coordinate method, per-block steps (Zhu & Storkey 2015)",
-			Losses:       "smooth (squared, logistic, sqhinge, smoothhinge)",
-			Regularizers: "elastic net with λ > 0, optional centre",
-			Parallel:     true,
-			Certified:    true,
-		},
-		Rank:    0,
-		Accepts: acceptsAdaSPDC,
-		Start:   startAdaSPDC,
-	})
-	driver.Register(&driver.Entry{
-		SolverInfo: SolverInfo{
-			Name:         SolverSPDC,
-			Summary:      "stochastic primal-dual coordinate method, one step for all blocks (Zhang & Xiao 2015)",
-			Losses:       "smooth (squared, logistic, sqhinge, smoothhinge)",
-			Regularizers: "elastic net with λ > 0, optional centre",
-			Parallel:     true,
-			Certified:    true,
-		},
-		Rank:    10,
-		Accepts: acceptsAdaSPDC,
-		Start:   startAdaSPDC,
-	})
-}
-
 // chooseSolver returns the solver that runs prob: the one asked for, which
 // must accept it (its refusal names one that would), or with none asked
 // for the first in order of preference that accepts it.

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sparse"
 )
@@ -254,35 +252,6 @@ func TestCentredElasticNet(t *testing.T) {
 	if _, _, err := Train(t.Context(), weighted, adaspdcOptions()); err == nil || !strings.Contains(err.Error(), "weights") {
 		t.Errorf("AdaSPDC with per-coordinate weights: error %v, want a refusal that names the weights", err)
 	}
-}
-
-// ridgeClosedFormCentred solves (AᵀA/n + λI)x = Aᵀb/n + λc with gonum.
-func ridgeClosedFormCentred(x *sparse.CSR, b []float64, lam float64, c []float64) []float64 {
-	n, d := x.Rows, x.Cols
-	a := mat.NewSymDense(d, nil)
-	rhs := mat.NewVecDense(d, nil)
-	for k := 0; k < n; k++ {
-		val, idx := x.Row(k)
-		for p, i := range idx {
-			rhs.SetVec(int(i), rhs.AtVec(int(i))+val[p]*b[k]/float64(n))
-			for q, j := range idx {
-				if j >= i {
-					a.SetSym(int(i), int(j), a.At(int(i), int(j))+val[p]*val[q]/float64(n))
-				}
-			}
-		}
-	}
-	for j := 0; j < d; j++ {
-		a.SetSym(j, j, a.At(j, j)+lam)
-		rhs.SetVec(j, rhs.AtVec(j)+lam*c[j])
-	}
-	var sol mat.VecDense
-	var chol mat.Cholesky
-	chol.Factorize(a)
-	if err := chol.SolveVecTo(&sol, rhs); err != nil {
-		panic(err)
-	}
-	return sol.RawVector().Data
 }
 
 // TestCertifyParallel: Certify on several goroutines (w8a has 9 chunks of

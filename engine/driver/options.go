@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/adaspdc/adaspdc/engine/objective"
@@ -34,19 +35,9 @@ const (
 	LazyOff Lazy = "off"
 )
 
-// Solver names the primal-dual method.
+// Solver names a method; each family names its own (spdc.SolverAdaSPDC,
+// sdca.SolverSDCA, …), and Solvers lists the registered ones.
 type Solver string
-
-// The solvers Train runs.
-const (
-	// SolverAdaSPDC uses per-block steps σᵢ from each block's spectral norm
-	// and τ, θ from the largest norm of the sampled blocks (Zhu & Storkey
-	// 2015, Eq. 10, 12, 15).
-	SolverAdaSPDC Solver = "adaspdc"
-	// SolverSPDC is the constant-step baseline (Zhang & Xiao): every block
-	// uses R = maxᵢ Rᵢ.
-	SolverSPDC Solver = "spdc"
-)
 
 // Sampling names how an iteration's blocks are drawn.
 type Sampling string
@@ -55,10 +46,11 @@ type Sampling string
 const (
 	// SamplingUniform draws m distinct blocks uniformly (the paper's).
 	SamplingUniform Sampling = "uniform"
-	// SamplingImportance draws one block with probability
-	// pᵢ = ½/n_b + ½·Rᵢ/ΣR and weighs its update by 1/(n_b·pᵢ): SPDC's
-	// non-uniform variant (Zhang & Xiao). It needs SolverSPDC and M = 1,
-	// or dfsdca, which draws sample i with qᵢ = (Lᵢ + L̄)/(2nL̄).
+	// SamplingImportance draws one block at a time with a probability
+	// that grows with its norm, and weighs its update to keep it
+	// unbiased: SPDC's non-uniform variant (Zhang & Xiao), and dual-free
+	// SDCA's. It needs M = 1 and a solver whose SolverInfo has
+	// ImportanceSampling.
 	SamplingImportance Sampling = "importance"
 )
 
@@ -166,7 +158,7 @@ type Options struct {
 
 	// Inner names the solver that the reductions (adaptreg, adaptsmooth,
 	// jointadapt) run on each stage's strongly convex, smooth problem;
-	// zero: SolverAdaSPDC. Other solvers ignore it.
+	// zero: adaspdc. Other solvers ignore it.
 	Inner Solver
 	// ReductionScale multiplies the reductions' initial added
 	// regularization σ₀ and smoothing λ₀ (reduction.go says how they are
@@ -250,12 +242,20 @@ func (o Options) Validate() error {
 	switch o.Sampling {
 	case SamplingUniform:
 	case SamplingImportance:
-		if (o.Solver != SolverSPDC && o.Solver != "dfsdca") || o.M != 1 {
+		// The solvers that draw samples by importance say so in their
+		// SolverInfo; each draws one block at a time.
+		var takers []string
+		for _, e := range registry {
+			if e.ImportanceSampling {
+				takers = append(takers, string(e.Name))
+			}
+		}
+		if e := Lookup(o.Solver); e == nil || !e.ImportanceSampling || o.M != 1 {
 			got := "no solver named"
 			if o.Solver != "" {
 				got = "solver " + string(o.Solver)
 			}
-			return fmt.Errorf("engine: importance sampling is SPDC's and dual-free SDCA's non-uniform variant: it needs -solver spdc or dfsdca, and -m 1 (got %s, m = %d)", got, o.M)
+			return fmt.Errorf("engine: importance sampling is a non-uniform variant of %s: it needs -solver %s, and -m 1 (got %s, m = %d)", strings.Join(takers, " and "), strings.Join(takers, " or "), got, o.M)
 		}
 	default:
 		return fmt.Errorf("engine: unknown sampling %q (want uniform or importance)", o.Sampling)

@@ -17,6 +17,9 @@ type SolverInfo struct {
 	Parallel     bool   // uses more than one core
 	Async        bool   // workers run without a barrier per iteration
 	Certified    bool   // every trace point carries a duality gap
+	// ImportanceSampling reports that the solver draws its samples by
+	// importance under Options.Sampling = SamplingImportance.
+	ImportanceSampling bool
 }
 
 // Entry is a registered solver: its description, the check of a problem

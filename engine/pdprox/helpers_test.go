@@ -8,21 +8,22 @@ import (
 // The shared test data and the run of a named solver (enginetest), under
 // the names the engine's tests use.
 var (
-	fig1Data         = enginetest.Fig1Data
-	sparseData       = enginetest.SparseData
-	sharedData       = enginetest.SharedData
-	relDiff          = enginetest.RelDiff
-	firstRows        = enginetest.FirstRows
-	solveDense       = enginetest.SolveDense
-	kktViolation     = enginetest.KktViolation
-	referenceLasso   = enginetest.ReferenceLasso
-	news20Binary     = enginetest.News20Binary
-	epochData        = enginetest.EpochData
-	lossTestName     = enginetest.LossTestName
-	denseColumns     = enginetest.DenseColumns
-	sharedRegression = enginetest.SharedRegression
-	Train            = enginetest.Train
-	Certify          = driver.Certify
+	fig1Data               = enginetest.Fig1Data
+	sparseData             = enginetest.SparseData
+	sharedData             = enginetest.SharedData
+	relDiff                = enginetest.RelDiff
+	ridgeClosedFormCentred = enginetest.RidgeClosedFormCentred
+	firstRows              = enginetest.FirstRows
+	solveDense             = enginetest.SolveDense
+	kktViolation           = enginetest.KktViolation
+	referenceLasso         = enginetest.ReferenceLasso
+	news20Binary           = enginetest.News20Binary
+	epochData              = enginetest.EpochData
+	lossTestName           = enginetest.LossTestName
+	denseColumns           = enginetest.DenseColumns
+	sharedRegression       = enginetest.SharedRegression
+	Train                  = enginetest.Train
+	Certify                = driver.Certify
 )
 
 func init() { enginetest.ForceWorkers() }

@@ -21,11 +21,12 @@ const SolverDFSDCA Solver = "dfsdca"
 func init() {
 	driver.Register(&driver.Entry{
 		SolverInfo: SolverInfo{
-			Name:         SolverDFSDCA,
-			Summary:      "dual-free SDCA, SGD with one pseudo-dual per sample, optional importance sampling (Shalev-Shwartz 2016)",
-			Losses:       "smooth (squared, logistic, sqhinge, smoothhinge)",
-			Regularizers: "plain L2 with λ > 0",
-			Certified:    true,
+			Name:               SolverDFSDCA,
+			Summary:            "dual-free SDCA, SGD with one pseudo-dual per sample, optional importance sampling (Shalev-Shwartz 2016)",
+			Losses:             "smooth (squared, logistic, sqhinge, smoothhinge)",
+			Regularizers:       "plain L2 with λ > 0",
+			Certified:          true,
+			ImportanceSampling: true,
 		},
 		Rank:    24,
 		Accepts: acceptsDFSDCA,

@@ -18,6 +18,7 @@ import (
 	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sparse"
+	"gonum.org/v1/gonum/mat"
 )
 
 // SharedPath returns the path of a data set in the shared folder beside
@@ -127,8 +128,9 @@ type Model struct {
 	Weights []float64
 }
 
-// Train runs the solver opt.Solver names on prob, as engine.Train does
-// once it has picked the solver, for the tests of a solver family, which
+// Train runs the solver opt.Solver names on prob (none: the first
+// registered that takes it), as engine.Train does once it has picked the
+// solver, for the tests of a solver family, which
 // cannot import engine (engine imports them). It returns a nil model
 // where engine.Train does.
 func Train(ctx context.Context, prob objective.Problem, opt driver.Options) (*Model, *driver.Result, error) {
@@ -139,9 +141,22 @@ func Train(ctx context.Context, prob objective.Problem, opt driver.Options) (*Mo
 		return nil, nil, err
 	}
 	e := driver.Lookup(opt.Solver)
-	if e == nil {
-		return nil, nil, fmt.Errorf("enginetest: solver %q is not registered (want one of %s)", opt.Solver, driver.Names())
+	if opt.Solver == "" {
+		// As engine.Train with the automatic choice off: the first
+		// registered solver that takes the problem.
+		for _, c := range driver.Entries() {
+			o := opt
+			o.Solver = c.Name
+			if c.Accepts(prob, o.WithDefaults()) == nil {
+				e = c
+				break
+			}
+		}
 	}
+	if e == nil {
+		return nil, nil, fmt.Errorf("enginetest: solver %q is not registered or takes no such problem (registered: %s)", opt.Solver, driver.Names())
+	}
+	opt.Solver = e.Name
 	if err := e.Accepts(prob, opt.WithDefaults()); err != nil {
 		return nil, nil, err
 	}
@@ -412,4 +427,33 @@ func ForceWorkers() {
 func ProductionWorkers() func() {
 	driver.MinBatchWork, driver.CalibrateWorkers = driver.DefaultMinBatchWork, true
 	return ForceWorkers
+}
+
+// RidgeClosedFormCentred solves (AᵀA/n + λI)x = Aᵀb/n + λc with gonum.
+func RidgeClosedFormCentred(x *sparse.CSR, b []float64, lam float64, c []float64) []float64 {
+	n, d := x.Rows, x.Cols
+	a := mat.NewSymDense(d, nil)
+	rhs := mat.NewVecDense(d, nil)
+	for k := 0; k < n; k++ {
+		val, idx := x.Row(k)
+		for p, i := range idx {
+			rhs.SetVec(int(i), rhs.AtVec(int(i))+val[p]*b[k]/float64(n))
+			for q, j := range idx {
+				if j >= i {
+					a.SetSym(int(i), int(j), a.At(int(i), int(j))+val[p]*val[q]/float64(n))
+				}
+			}
+		}
+	}
+	for j := 0; j < d; j++ {
+		a.SetSym(j, j, a.At(j, j)+lam)
+		rhs.SetVec(j, rhs.AtVec(j)+lam*c[j])
+	}
+	var sol mat.VecDense
+	var chol mat.Cholesky
+	chol.Factorize(a)
+	if err := chol.SolveVecTo(&sol, rhs); err != nil {
+		panic(err)
+	}
+	return sol.RawVector().Data
 }

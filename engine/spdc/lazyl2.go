@@ -1,4 +1,4 @@
-package engine
+package spdc
 
 import (
 	"github.com/adaspdc/adaspdc/engine/driver"

@@ -1,4 +1,4 @@
-package engine
+package spdc
 
 import (
 	"context"
@@ -1073,4 +1073,67 @@ func (s *solver) balancedOwners(threads int) sched.Owners {
 		}
 	}
 	return sched.NewOwners(colNNZ, threads)
+}
+
+// The family's solvers.
+const (
+	// SolverAdaSPDC uses per-block steps σᵢ from each block's spectral norm
+	// and τ, θ from the largest norm of the sampled blocks (Zhu & Storkey
+	// 2015, Eq. 10, 12, 15).
+	SolverAdaSPDC Solver = "adaspdc"
+	// SolverSPDC is the constant-step baseline (Zhang & Xiao): every block
+	// uses R = maxᵢ Rᵢ.
+	SolverSPDC Solver = "spdc"
+)
+
+// DualPoint returns AdaSPDC's dual iterate (up to date between epochs).
+func (s *solver) DualPoint() []float64 { return s.y }
+
+// WarmDuals sets AdaSPDC's duals to y, projected into dom φ*, before its
+// first epoch; its certificate then recomputes r = (1/n)Σ yₖaₖ (less the
+// centre's shift) from them and hands it to the lazy records, as between
+// any two epochs. The primal point stays the warm start.
+func (s *solver) WarmDuals(y []float64) error {
+	if len(y) != s.n {
+		return fmt.Errorf("engine: %d warm duals for %d samples", len(y), s.n)
+	}
+	loss := s.prob.Loss
+	for k, yk := range y {
+		s.y[k] = loss.DualFeasible(yk, s.prob.B[k])
+	}
+	for r, k := range s.part.Order {
+		s.duals[r] = sampleDual{y: s.y[k], aux: math.NaN()}
+	}
+	_, err := s.certificate()
+	return err
+}
+
+func init() {
+	driver.Register(&driver.Entry{
+		SolverInfo: SolverInfo{
+			Name:         SolverAdaSPDC,
+			Summary:      "adaptive stochastic primal-dual coordinate method, per-block steps (Zhu & Storkey 2015)",
+			Losses:       "smooth (squared, logistic, sqhinge, smoothhinge)",
+			Regularizers: "elastic net with λ > 0, optional centre",
+			Parallel:     true,
+			Certified:    true,
+		},
+		Rank:    0,
+		Accepts: acceptsAdaSPDC,
+		Start:   startAdaSPDC,
+	})
+	driver.Register(&driver.Entry{
+		SolverInfo: SolverInfo{
+			Name:               SolverSPDC,
+			Summary:            "stochastic primal-dual coordinate method, one step for all blocks (Zhang & Xiao 2015)",
+			Losses:             "smooth (squared, logistic, sqhinge, smoothhinge)",
+			Regularizers:       "elastic net with λ > 0, optional centre",
+			Parallel:           true,
+			Certified:          true,
+			ImportanceSampling: true,
+		},
+		Rank:    10,
+		Accepts: acceptsAdaSPDC,
+		Start:   startAdaSPDC,
+	})
 }
