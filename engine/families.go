@@ -35,6 +35,7 @@ const (
 	SolverSPDC         = spdc.SolverSPDC
 )
 
-// MeanESO is spdc.MeanESO: the mean over coordinates of the ESO coupling
-// vⱼ for batches of m blocks of one row.
+// MeanESO is spdc.MeanESO: the mean over the rows of vᵢ/‖aᵢ‖², the ESO
+// parameter of batches of m rows, 1 when a batch's rows share no feature
+// and m when they share all.
 func MeanESO(x *sparse.CSR, m int) (float64, error) { return spdc.MeanESO(x, m) }
