@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/adaspdc/adaspdc/engine/newton"
 	"github.com/adaspdc/adaspdc/engine/pdprox"
+	"github.com/adaspdc/adaspdc/engine/reduce"
 	"github.com/adaspdc/adaspdc/engine/sdca"
 	"github.com/adaspdc/adaspdc/engine/spdc"
 	"github.com/adaspdc/adaspdc/engine/vr"
@@ -33,9 +34,17 @@ const (
 	SolverDFSDCA       = sdca.SolverDFSDCA
 	SolverAdaSPDC      = spdc.SolverAdaSPDC
 	SolverSPDC         = spdc.SolverSPDC
+	SolverAdaptReg     = reduce.SolverAdaptReg
+	SolverAdaptSmooth  = reduce.SolverAdaptSmooth
+	SolverJointAdapt   = reduce.SolverJointAdapt
 )
 
 // MeanESO is spdc.MeanESO: the mean over the rows of vᵢ/‖aᵢ‖², the ESO
 // parameter of batches of m rows, 1 when a batch's rows share no feature
 // and m when they share all.
 func MeanESO(x *sparse.CSR, m int) (float64, error) { return spdc.MeanESO(x, m) }
+
+// IsReduction is reduce.IsReduction: whether name is one of the reductions
+// (adaptreg, adaptsmooth, jointadapt), which run another solver on each
+// stage (Options.Inner).
+func IsReduction(name Solver) bool { return reduce.IsReduction(name) }

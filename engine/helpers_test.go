@@ -10,6 +10,8 @@ var (
 	sparseData             = enginetest.SparseData
 	sharedData             = enginetest.SharedData
 	relDiff                = enginetest.RelDiff
+	lassoMaxL1             = enginetest.LassoMaxL1
+	readLIBLINEARWeights   = enginetest.ReadLIBLINEARWeights
 	ridgeClosedFormCentred = enginetest.RidgeClosedFormCentred
 	firstRows              = enginetest.FirstRows
 	solveDense             = enginetest.SolveDense

@@ -1,10 +1,8 @@
 package engine
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -148,49 +146,4 @@ func BenchmarkLIBLINEARHinge(b *testing.B) {
 			b.ReportMetric((cert.Primal-res.Final.Primal)/res.Final.Primal, "lib-minus-sdca-P")
 		})
 	}
-}
-
-// readLIBLINEARWeights reads the weight vector of a LIBLINEAR model file
-// for d features, flipping its sign when LIBLINEAR's first label is −1
-// (its decision value is positive for the first label of the model's
-// "label" line; sparse.BinaryLabels maps the file's +1 to our +1).
-func readLIBLINEARWeights(path string, d int) ([]float64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sign := 1.0
-	var w []float64
-	inW := false
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		switch {
-		case strings.HasPrefix(line, "label "):
-			if fields := strings.Fields(line); len(fields) > 1 && fields[1] == "-1" {
-				sign = -1
-			}
-		case line == "w":
-			inW = true
-		case inW && line != "":
-			v, err := strconv.ParseFloat(strings.Fields(line)[0], 64)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", path, err)
-			}
-			w = append(w, sign*v)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	// LIBLINEAR stores as many weights as the largest feature index it
-	// saw; our d can be the same or larger.
-	if len(w) > d {
-		return nil, fmt.Errorf("%s: %d weights for %d features", path, len(w), d)
-	}
-	for len(w) < d {
-		w = append(w, 0)
-	}
-	return w, nil
 }

@@ -20,6 +20,10 @@ type SolverInfo struct {
 	// ImportanceSampling reports that the solver draws its samples by
 	// importance under Options.Sampling = SamplingImportance.
 	ImportanceSampling bool
+	// StageWarmStart reports that a reduction's stage can start where the
+	// last one ended: the solver takes the last stage's duals
+	// (DualWarmStarter) or needs only the primal point.
+	StageWarmStart bool
 }
 
 // Entry is a registered solver: its description, the check of a problem

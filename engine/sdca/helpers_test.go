@@ -12,6 +12,8 @@ var (
 	sparseData             = enginetest.SparseData
 	sharedData             = enginetest.SharedData
 	relDiff                = enginetest.RelDiff
+	lassoMaxL1             = enginetest.LassoMaxL1
+	readLIBLINEARWeights   = enginetest.ReadLIBLINEARWeights
 	ridgeClosedFormCentred = enginetest.RidgeClosedFormCentred
 	firstRows              = enginetest.FirstRows
 	solveDense             = enginetest.SolveDense
@@ -41,3 +43,6 @@ func adaspdcOptions() Options {
 	o.Solver = "adaspdc"
 	return o.WithDefaults()
 }
+
+// Model is what enginetest.Train returns.
+type Model = enginetest.Model

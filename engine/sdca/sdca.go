@@ -24,12 +24,13 @@ const SolverSDCA Solver = "sdca"
 func init() {
 	driver.Register(&driver.Entry{
 		SolverInfo: SolverInfo{
-			Name:         SolverSDCA,
-			Summary:      "proximal stochastic dual coordinate ascent, exact dual steps, mini-batches with -m (Shalev-Shwartz & Zhang 2014; Takáč et al. 2013)",
-			Losses:       "any (squared, logistic, sqhinge, smoothhinge, hinge)",
-			Regularizers: "elastic net with λ > 0 on every coordinate, optional centre and weights",
-			Parallel:     true,
-			Certified:    true,
+			Name:           SolverSDCA,
+			Summary:        "proximal stochastic dual coordinate ascent, exact dual steps, mini-batches with -m (Shalev-Shwartz & Zhang 2014; Takáč et al. 2013)",
+			Losses:         "any (squared, logistic, sqhinge, smoothhinge, hinge)",
+			Regularizers:   "elastic net with λ > 0 on every coordinate, optional centre and weights",
+			Parallel:       true,
+			Certified:      true,
+			StageWarmStart: true,
 		},
 		Rank:    20,
 		Accepts: acceptsSDCA,

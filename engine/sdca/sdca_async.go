@@ -44,6 +44,8 @@ func init() {
 				Parallel:     true,
 				Async:        true,
 				Certified:    true,
+				// Both forms take the last stage's duals.
+				StageWarmStart: true,
 			},
 			Rank:    e.rank,
 			Accepts: acceptsSDCAAsync,

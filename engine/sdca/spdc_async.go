@@ -23,13 +23,14 @@ const SolverSPDCAsync Solver = "spdc-async"
 func init() {
 	driver.Register(&driver.Entry{
 		SolverInfo: SolverInfo{
-			Name:         SolverSPDCAsync,
-			Summary:      "asynchronous SPDC, one sample per step, atomic adds to a lazily scaled primal, no barrier per step (Zhang & Xiao 2015; Hsieh et al. 2015)",
-			Losses:       "smooth (squared, logistic, sqhinge, smoothhinge)",
-			Regularizers: "(λ/2)‖x‖² with λ > 0 (no L1, centre or weights)",
-			Parallel:     true,
-			Async:        true,
-			Certified:    true,
+			Name:           SolverSPDCAsync,
+			Summary:        "asynchronous SPDC, one sample per step, atomic adds to a lazily scaled primal, no barrier per step (Zhang & Xiao 2015; Hsieh et al. 2015)",
+			Losses:         "smooth (squared, logistic, sqhinge, smoothhinge)",
+			Regularizers:   "(λ/2)‖x‖² with λ > 0 (no L1, centre or weights)",
+			Parallel:       true,
+			Async:          true,
+			Certified:      true,
+			StageWarmStart: true,
 		},
 		Rank:    24,
 		Accepts: acceptsSPDCAsync,

@@ -1111,12 +1111,13 @@ func (s *solver) WarmDuals(y []float64) error {
 func init() {
 	driver.Register(&driver.Entry{
 		SolverInfo: SolverInfo{
-			Name:         SolverAdaSPDC,
-			Summary:      "adaptive stochastic primal-dual coordinate method, per-block steps (Zhu & Storkey 2015)",
-			Losses:       "smooth (squared, logistic, sqhinge, smoothhinge)",
-			Regularizers: "elastic net with λ > 0, optional centre",
-			Parallel:     true,
-			Certified:    true,
+			Name:           SolverAdaSPDC,
+			Summary:        "adaptive stochastic primal-dual coordinate method, per-block steps (Zhu & Storkey 2015)",
+			Losses:         "smooth (squared, logistic, sqhinge, smoothhinge)",
+			Regularizers:   "elastic net with λ > 0, optional centre",
+			Parallel:       true,
+			Certified:      true,
+			StageWarmStart: true,
 		},
 		Rank:    0,
 		Accepts: acceptsAdaSPDC,
@@ -1131,6 +1132,7 @@ func init() {
 			Parallel:           true,
 			Certified:          true,
 			ImportanceSampling: true,
+			StageWarmStart:     true,
 		},
 		Rank:    10,
 		Accepts: acceptsAdaSPDC,

@@ -32,11 +32,12 @@ import (
 func init() {
 	driver.Register(&driver.Entry{
 		SolverInfo: SolverInfo{
-			Name:         SolverSAG,
-			Summary:      "SAG, stochastic average gradient with a proximal step, lazy on sparse data (Schmidt, Le Roux & Bach 2017)",
-			Losses:       "smooth (squared, logistic, sqhinge, smoothhinge)",
-			Regularizers: "elastic net with λ ≥ 0 (the lasso too, not λ = L1 = 0), optional centre",
-			Certified:    true,
+			Name:           SolverSAG,
+			Summary:        "SAG, stochastic average gradient with a proximal step, lazy on sparse data (Schmidt, Le Roux & Bach 2017)",
+			Losses:         "smooth (squared, logistic, sqhinge, smoothhinge)",
+			Regularizers:   "elastic net with λ ≥ 0 (the lasso too, not λ = L1 = 0), optional centre",
+			Certified:      true,
+			StageWarmStart: true,
 		},
 		Rank:    42,
 		Accepts: acceptsVR,

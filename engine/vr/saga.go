@@ -33,11 +33,12 @@ import (
 func init() {
 	driver.Register(&driver.Entry{
 		SolverInfo: SolverInfo{
-			Name:         SolverSAGA,
-			Summary:      "SAGA, proximal incremental gradient with a gradient table, lazy on sparse data (Defazio, Bach & Lacoste-Julien 2014)",
-			Losses:       "smooth (squared, logistic, sqhinge, smoothhinge)",
-			Regularizers: "elastic net with λ ≥ 0 (the lasso too, not λ = L1 = 0), optional centre",
-			Certified:    true,
+			Name:           SolverSAGA,
+			Summary:        "SAGA, proximal incremental gradient with a gradient table, lazy on sparse data (Defazio, Bach & Lacoste-Julien 2014)",
+			Losses:         "smooth (squared, logistic, sqhinge, smoothhinge)",
+			Regularizers:   "elastic net with λ ≥ 0 (the lasso too, not λ = L1 = 0), optional centre",
+			Certified:      true,
+			StageWarmStart: true,
 		},
 		Rank:    40, // after adaptreg, which is parallel and measured faster on the lasso
 		Accepts: acceptsVR,

@@ -31,11 +31,12 @@ import (
 func init() {
 	driver.Register(&driver.Entry{
 		SolverInfo: SolverInfo{
-			Name:         SolverSVRG,
-			Summary:      "SVRG, proximal stochastic variance-reduced gradient, lazy on sparse data (Johnson & Zhang 2013; Xiao & Zhang 2014)",
-			Losses:       "smooth (squared, logistic, sqhinge, smoothhinge)",
-			Regularizers: "elastic net with λ ≥ 0 (the lasso too, not λ = L1 = 0), optional centre",
-			Certified:    true,
+			Name:           SolverSVRG,
+			Summary:        "SVRG, proximal stochastic variance-reduced gradient, lazy on sparse data (Johnson & Zhang 2013; Xiao & Zhang 2014)",
+			Losses:         "smooth (squared, logistic, sqhinge, smoothhinge)",
+			Regularizers:   "elastic net with λ ≥ 0 (the lasso too, not λ = L1 = 0), optional centre",
+			Certified:      true,
+			StageWarmStart: true,
 		},
 		Rank:    41,
 		Accepts: acceptsVR,

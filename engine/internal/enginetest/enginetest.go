@@ -3,6 +3,7 @@
 package enginetest
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"math"
@@ -11,6 +12,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/adaspdc/adaspdc/bench/synth"
@@ -456,4 +459,63 @@ func RidgeClosedFormCentred(x *sparse.CSR, b []float64, lam float64, c []float64
 		panic(err)
 	}
 	return sol.RawVector().Data
+}
+
+// ReadLIBLINEARWeights reads the weight vector of a LIBLINEAR model file
+// for d features, flipping its sign when LIBLINEAR's first label is −1
+// (its decision value is positive for the first label of the model's
+// "label" line; sparse.BinaryLabels maps the file's +1 to our +1).
+func ReadLIBLINEARWeights(path string, d int) ([]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sign := 1.0
+	var w []float64
+	inW := false
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case strings.HasPrefix(line, "label "):
+			if fields := strings.Fields(line); len(fields) > 1 && fields[1] == "-1" {
+				sign = -1
+			}
+		case line == "w":
+			inW = true
+		case inW && line != "":
+			v, err := strconv.ParseFloat(strings.Fields(line)[0], 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			w = append(w, sign*v)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	// LIBLINEAR stores as many weights as the largest feature index it
+	// saw; our d can be the same or larger.
+	if len(w) > d {
+		return nil, fmt.Errorf("%s: %d weights for %d features", path, len(w), d)
+	}
+	for len(w) < d {
+		w = append(w, 0)
+	}
+	return w, nil
+}
+
+// LassoMaxL1 returns ‖Aᵀb‖∞/n, the smallest L1 weight at which the lasso's
+// solution is 0.
+func LassoMaxL1(x *sparse.CSR, b []float64) float64 {
+	worst := 0.0
+	for _, c := range DenseColumns(x) {
+		var s float64
+		for k, v := range c {
+			s += v * b[k]
+		}
+		worst = math.Max(worst, math.Abs(s)/float64(x.Rows))
+	}
+	return worst
 }

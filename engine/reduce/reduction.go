@@ -1,4 +1,4 @@
-package engine
+package reduce
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/engine/objective"
@@ -217,7 +218,7 @@ func isReduction(name Solver) bool {
 func innerEntry(opt Options) (*driver.Entry, error) {
 	name := opt.Inner
 	if name == "" {
-		name = SolverAdaSPDC
+		name = defaultInner
 	}
 	if isReduction(name) {
 		return nil, fmt.Errorf("engine: %s cannot run the reduction %s as its inner solver: name a direct solver (jointadapt does both reductions at once)", opt.Solver, name)
@@ -226,21 +227,20 @@ func innerEntry(opt Options) (*driver.Entry, error) {
 	if e == nil {
 		return nil, fmt.Errorf("engine: unknown inner solver %q (want one of %s)", name, driver.Names())
 	}
-	if !stageWarmStarts[name] {
-		return nil, fmt.Errorf("engine: %s cannot run on %s yet: a stage must start from the last stage's duals (adaspdc, spdc, sdca, sdca-async, sdca-async-wild) or from its point alone (saga, svrg, sag), and %s takes neither; measured over sdca from cold duals on the lasso, the stages stalled or diverged. Use -inner adaspdc", opt.Solver, name, name)
+	if !e.StageWarmStart {
+		var takers []string
+		for _, o := range driver.Entries() {
+			if o.StageWarmStart {
+				takers = append(takers, string(o.Name))
+			}
+		}
+		return nil, fmt.Errorf("engine: %s cannot run on %s yet: a stage must start from the last stage's duals or from its point alone (%s do), and %s takes neither; measured over sdca from cold duals on the lasso, the stages stalled or diverged. Use -inner adaspdc", opt.Solver, name, strings.Join(takers, ", "), name)
 	}
 	return e, nil
 }
 
-// stageWarmStarts lists the inner solvers whose stages start where the last
-// one ended: AdaSPDC, SPDC, spdc-async and the SDCA solvers take the last stage's duals
-// (warmDuals), and the primal methods need only the point. A dual method given only a point
-// starts from the duals φ'(aₖᵀx), whose primal image ∇g*(−v) is far from
-// x when the stage's σ is small.
-var stageWarmStarts = map[Solver]bool{
-	SolverAdaSPDC: true, SolverSPDC: true, SolverSAGA: true, SolverSVRG: true, SolverSAG: true,
-	SolverSDCA: true, SolverSDCAAsync: true, SolverSDCAWild: true, SolverSPDCAsync: true,
-}
+// defaultInner is the inner solver of a reduction with none named.
+const defaultInner Solver = "adaspdc"
 
 // innerOptions returns the options the inner solver runs a stage with: the
 // outer ones, less what the outer driver owns (stopping, callbacks, the time

@@ -1,4 +1,4 @@
-package engine
+package reduce
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/adaspdc/adaspdc/engine/internal/enginetest"
 )
 
 // BenchmarkAdaptSmoothA9a solves the hinge SVM on a9a at λ = 1/n
@@ -18,13 +20,13 @@ import (
 // liblinear-above-D is (P_liblinear − D)/D with D the reduction's certified
 // dual bound (an upper bound on LIBLINEAR's relative suboptimality).
 //
-//	go test ./engine -run '^$' -bench AdaptSmoothA9a -benchtime 1x
+//	go test ./engine/reduce -run '^$' -bench AdaptSmoothA9a -benchtime 1x
 func BenchmarkAdaptSmoothA9a(b *testing.B) {
 	x, y := sharedData(b, "a9a")
 	lambda := 1 / float64(x.Rows)
 	prob := Problem{X: x, B: y, Loss: Hinge{}, Reg: ElasticNet{Lambda: lambda}}
 	var res *Result
-	var model *Model
+	var model *enginetest.Model
 	for b.Loop() {
 		var err error
 		model, res, err = Train(context.Background(), prob, Options{Solver: SolverAdaptSmooth, Tol: 3e-7, MaxEpochs: 5000, Seed: 1})
@@ -75,7 +77,7 @@ func BenchmarkAdaptSmoothA9a(b *testing.B) {
 // against the moving one, without the dual warm start, and without the
 // bias-share stage end, each at ReductionScale 1, 0.1 and 0.01.
 //
-//	go test ./engine -run '^$' -bench ReductionVariants -benchtime 1x -v
+//	go test ./engine/reduce -run '^$' -bench ReductionVariants -benchtime 1x -v
 func BenchmarkReductionVariants(b *testing.B) {
 	type problem struct {
 		name   string
