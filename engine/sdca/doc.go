@@ -1,0 +1,12 @@
+// Package sdca is the stochastic dual coordinate ascent family: Prox-SDCA
+// (Shalev-Shwartz & Zhang) one sample at a time or in mini-batches with
+// ESO steps (sdca), asynchronous SDCA on shared memory in the style of
+// PASSCoDe (sdca-async, sdca-async-wild), CoCoA+ on thread-private
+// replicas merged once per epoch (cocoa), asynchronous SPDC, whose primal
+// is SDCA's state in closed form (spdc-async), and dual-free SDCA (dfsdca).
+//
+// They share sdcaCore: the duals y, the running v = (1/n) Σₖ yₖaₖ, the
+// primal point ∇g*(−v), the per-sample steps and the certificate, which
+// reads the running v between exact recomputations (objective.Evaluator's
+// AtDualVector) and recomputes it before any stop.
+package sdca
