@@ -16,6 +16,9 @@ import (
 // and K weight vectors of that length one after another in Weights: class
 // k's is Weights[k·w : (k+1)·w], w = Dim (+1 with a bias). It predicts the
 // class whose margin is largest, as LIBLINEAR's one-vs-rest models do.
+// Multinomial marks the same layout trained jointly by the softmax loss
+// (TrainMultinomial): its class probabilities are the softmax of the
+// margins, where a one-vs-rest model's are its σ(margins) normalised.
 //
 // Normalize is
 // "unit" when the training rows were scaled to unit norm (before the bias
@@ -32,6 +35,8 @@ type Model struct {
 	Labels    []float64 `json:"labels,omitempty"`
 	Dim       int       `json:"dim"`
 	Weights   []float64 `json:"weights"`
+	// Multinomial: the K ≥ 3 weight vectors are a softmax model.
+	Multinomial bool `json:"multinomial,omitempty"`
 }
 
 // Validate reports the first way in which m is not a usable model: a
@@ -81,6 +86,9 @@ func (m *Model) Validate() error {
 	}
 	if !loss.Classification() && m.Labels != nil {
 		return fmt.Errorf("engine: the %s model is a regression but has labels %v", m.Loss, m.Labels)
+	}
+	if m.Multinomial && (m.Classes() < 3 || m.Loss != "logistic") {
+		return fmt.Errorf("engine: a multinomial model is a logistic model of 3 classes or more (this one: %s, %d classes)", m.Loss, m.Classes())
 	}
 	if math.IsNaN(m.Bias) || math.IsInf(m.Bias, 0) {
 		return fmt.Errorf("engine: model bias %v: want a finite value", m.Bias)

@@ -249,7 +249,8 @@ func (s *scorer) scores(val []float64, idx []int32, out []float64) {
 
 // probabilities sets out to the probability of each column's label: σ(z)
 // and 1 − σ(z) for a binary logistic model; for a one-vs-rest model each
-// class's σ(zₖ), divided by their sum, as LIBLINEAR's predict_probability.
+// class's σ(zₖ), divided by their sum, as LIBLINEAR's predict_probability;
+// for a multinomial model the softmax of the margins.
 func (s *scorer) probabilities(val []float64, idx []int32, out []float64) {
 	sigmoid := func(z float64) float64 {
 		if z >= 0 {
@@ -257,6 +258,20 @@ func (s *scorer) probabilities(val []float64, idx []int32, out []float64) {
 		}
 		e := math.Exp(z)
 		return e / (1 + e)
+	}
+	if s.m.Multinomial {
+		// The softmax, from the largest margin so that no exp overflows.
+		s.m.Margins(val, idx, out)
+		top := slices.Max(out)
+		var sum float64
+		for k, z := range out {
+			out[k] = math.Exp(z - top)
+			sum += out[k]
+		}
+		for k := range out {
+			out[k] /= sum
+		}
+		return
 	}
 	if s.m.Classes() > 2 {
 		s.m.Margins(val, idx, out)

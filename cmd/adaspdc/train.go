@@ -48,6 +48,7 @@ type trainFlags struct {
 	cv                               int
 	lambdaGrid, init                 string
 	sampleWeights, classWeights      string
+	multiclass                       string
 	tolSet                           bool
 	seed                             uint64
 	timeLimit                        time.Duration
@@ -68,6 +69,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&f.cv, "cv", 0, "K-fold cross-validation (stratified for classes, folds from -seed): print cv_accuracy= or cv_rmse= and train no model, as LIBLINEAR's -v; with -lambda auto, the folds of the search")
 	fs.StringVar(&f.lambdaGrid, "lambda-grid", "", "with -lambda auto: the grid `hi:lo:count`, count values from hi down to lo, geometric (default: from λ_max, where LIBLINEAR's search over C starts, halving down to 1/(1024n))")
 	fs.StringVar(&f.sampleWeights, "sample-weights", "", "weight each row's loss by the number on its line of this `file` (one finite weight > 0 per row, in order): (1/n) Σ wᵢφᵢ; newton and glmnet take weights")
+	fs.StringVar(&f.multiclass, "multiclass", "ovr", "several classes: ovr (one binary problem per class against the rest, as LIBLINEAR) or multinomial (one softmax model of all classes, by L-BFGS; needs -loss logistic and λ > 0)")
 	fs.StringVar(&f.classWeights, "class-weights", "", "weight each row by its class: `LABEL:W,LABEL:W,…` (LIBLINEAR's -wi; classes not listed weigh 1), or balanced (scikit-learn's n/(K·n_k)); multiplies -sample-weights")
 	fs.StringVar(&f.init, "init", "", "start from the weights of this saved `model` (same features, bias and normalisation)")
 	fs.Var(lambdaValue{&f.l1, &f.l1Auto}, "l1", "L1 strength of the elastic net, ≥ 0, or auto: chosen by cross-validation over a geometric grid from l1_max (where every weight is zero) down to l1_max/10⁴, printing the nonzero weights along the path (-cv folds, default 5; -lambda-grid)")
@@ -135,6 +137,24 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		return cli.UsageErrorf(fs, "-lambda auto with -l1 auto: search one at a time")
 	}
 	search := f.lambdaAuto || f.l1Auto
+	switch f.multiclass {
+	case "ovr":
+	case "multinomial":
+		switch {
+		case f.loss != "logistic":
+			return cli.UsageErrorf(fs, "-multiclass multinomial is the softmax generalisation of the logistic loss: it needs -loss logistic (got %s)", f.loss)
+		case f.l1 != 0 || f.l1Auto:
+			return cli.UsageErrorf(fs, "-multiclass multinomial takes no -l1 yet (L-BFGS needs a smooth objective)")
+		case f.cv > 0 || search:
+			return cli.UsageErrorf(fs, "-multiclass multinomial with -cv or -lambda auto: the search runs one against the rest only, for now")
+		case f.init != "" || f.groups != "" || set["sampling"]:
+			return cli.UsageErrorf(fs, "-multiclass multinomial takes none of -init, -groups or -sampling")
+		case f.solver != "" && f.solver != "lbfgs":
+			return cli.UsageErrorf(fs, "-multiclass multinomial runs on -solver lbfgs, not %s", f.solver)
+		}
+	default:
+		return cli.UsageErrorf(fs, "-multiclass %s: want ovr or multinomial", f.multiclass)
+	}
 	if f.cv > 0 && !search {
 		for _, o := range []string{"model", "liblinear-model", "trace", "init"} {
 			if set[o] {
@@ -299,12 +319,12 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if multi {
-		// One-vs-rest: the auto choice and the checks below see the
-		// first class against the rest.
+		// The auto choice and the checks below see the first class
+		// against the rest; the multinomial loss reads the raw labels.
 		for _, o := range []struct {
 			on   bool
 			what string
-		}{{f.trace != "", "-trace"}, {f.init != "", "-init"}, {f.groups != "", "-groups"}} {
+		}{{f.trace != "" && f.multiclass == "ovr", "-trace"}, {f.init != "", "-init"}, {f.groups != "", "-groups"}} {
 			if o.on {
 				return cli.UsageErrorf(fs, "%s: %d classes: %s are not supported with several classes yet", ds.Name, len(labels), o.what)
 			}
@@ -374,9 +394,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		// The solver is chosen for an L1 term; the path sets its strength.
 		prob.Reg = engine.ElasticNet{Lambda: f.lambda, L1: engine.L1Max(prob)}
 	}
-	if opt.Solver == "" && len(coordFlags) == 0 {
+	if opt.Solver == "" && len(coordFlags) == 0 && f.multiclass != "multinomial" {
 		// The automatic choice; -solver, and the coordinate methods'
-		// flags, are obeyed as given.
+		// flags, are obeyed as given. The multinomial loss has one solver.
 		if s, why := engine.AutoSolver(prob, opt); s != "" {
 			opt.Solver = s
 			if !f.quiet {
@@ -433,10 +453,17 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	ctx := ctx0
-	if multi {
+	multinomial := f.multiclass == "multinomial"
+	if multi && !multinomial {
 		return trainOneVsRest(ctx, prob, ds.Y, opt, f, remap, dim, stdout, stderr)
 	}
-	model, res, err := engine.Train(ctx, prob, opt)
+	var model *engine.Model
+	var res *engine.Result
+	if multinomial {
+		model, res, err = engine.TrainMultinomial(ctx, prob, ds.Y, opt)
+	} else {
+		model, res, err = engine.Train(ctx, prob, opt)
+	}
 	// A trace that could not be written is reported, but it does not
 	// make the run a failure: the summary and the model still come.
 	var traceErr error
@@ -449,7 +476,20 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	if model != nil {
 		if remap != nil {
-			model.Weights, model.Dim = expandWeights(model.Weights, remap, dim), dim
+			// Each class's vector gets the full width back.
+			w := model.Dim
+			if model.Bias != 0 {
+				w++
+			}
+			vectors := 1
+			if model.Classes() > 2 {
+				vectors = model.Classes()
+			}
+			var full []float64
+			for k := range vectors {
+				full = append(full, expandWeights(model.Weights[k*w:(k+1)*w], remap, dim)...)
+			}
+			model.Weights, model.Dim = full, dim
 		}
 		if f.normalize == "unit" {
 			model.Normalize = "unit"

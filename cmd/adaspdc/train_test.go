@@ -251,3 +251,37 @@ func TestTrainAutoChoice(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainMultinomial: -multiclass multinomial trains one softmax model of
+// three classes, certified; the model file says so; predict's probabilities
+// are its softmax, each row summing to 1, and its classes the largest
+// margin's. A bad value or loss is a usage error.
+func TestTrainMultinomial(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "three")
+	os.WriteFile(path, []byte("1 1:1\n2 2:1\n3 3:1\n1 1:0.9 2:0.1\n2 2:0.8 3:0.1\n3 1:0.1 3:1.1\n"), 0o644)
+	js := filepath.Join(dir, "m.json")
+	status, out, errOut := runCmd("train", "-quiet", "-data", path, "-multiclass", "multinomial", "-lambda", "0.01", "-tol", "1e-8", "-model", js)
+	if status != 0 || !strings.Contains(out, "solver=lbfgs") || !strings.Contains(out, " rel_gap=") {
+		t.Fatalf("status %d, stdout %q, stderr %q", status, out, errOut)
+	}
+	raw, err := os.ReadFile(js)
+	if err != nil || !strings.Contains(string(raw), `"multinomial": true`) {
+		t.Fatalf("model file: %v\n%s", err, raw)
+	}
+	probs := filepath.Join(dir, "p")
+	status, out, errOut = runCmd("predict", "-model", js, "-data", path, "-probabilities", "-output", probs)
+	if status != 0 || !strings.HasPrefix(out, "accuracy=100.0000% (6/6)") {
+		t.Fatalf("predict: status %d, stdout %q, stderr %q", status, out, errOut)
+	}
+	checkProbabilities(t, probs, "labels 1 2 3", 3)
+	for _, args := range [][]string{
+		{"-multiclass", "softmax"},
+		{"-multiclass", "multinomial", "-loss", "sqhinge"},
+		{"-multiclass", "multinomial", "-l1", "0.1"},
+	} {
+		if status, _, errOut := runCmd(append([]string{"train", "-quiet", "-data", path}, args...)...); status != 2 || !strings.Contains(errOut, "-multiclass") {
+			t.Errorf("%v: status %d, stderr %q", args, status, errOut)
+		}
+	}
+}

@@ -47,7 +47,11 @@ func LIBLINEARCompatible(m *engine.Model) error {
 // m.Predict predicts. Besides what LIBLINEARCompatible refuses, it refuses
 // a model that fails m.Validate, a classifier without its two raw labels or
 // with labels that are not integers (LIBLINEAR's labels are ints), and a
-// regression model with labels.
+// regression model with labels. A multinomial model is written as
+// LIBLINEAR's logistic model of the same classes: liblinear-predict gives
+// its predictions, but its -b 1 probabilities are the one-vs-rest
+// normalisation of σ(margins), not the softmax, and LoadLIBLINEAR reads it
+// back as one-vs-rest.
 func SaveLIBLINEAR(path string, m *engine.Model) error {
 	if err := LIBLINEARCompatible(m); err != nil {
 		return err

@@ -1,0 +1,103 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/newton"
+	"github.com/adaspdc/adaspdc/engine/objective"
+)
+
+// TrainMultinomial fits the multinomial (softmax) logistic regression of
+// the K ≥ 2 classes of the raw labels y, one weight vector per class,
+//
+//	min_W (1/n) Σₖ wₖ (log Σⱼ exp(aₖᵀWⱼ) − aₖᵀW_{cₖ}) + (λ/2)‖W‖²,
+//
+// where one-vs-rest (TrainOneVsRest) fits K separate binary problems. prob
+// holds the data (with its bias column), the logistic loss, the elastic
+// net (λ > 0, no L1 term, no centre or weights) and the sample weights;
+// its B and Classes are not read. The run is L-BFGS (newton.SolverLBFGS)
+// under the driver's rules, certified by the multinomial duality gap
+// (objective.MultinomialEvaluator): its dual has one vector per row, the
+// conjugate of log-sum-exp being the negative entropy on the simplex.
+//
+// With three classes or more the model's Multinomial field is set, so
+// that its probabilities are the softmax of the margins. With two it is a
+// binary model, w = W₁ − W₀, whose σ(margin) is that softmax.
+func TrainMultinomial(ctx context.Context, prob Problem, y []float64, opt Options) (*Model, *Result, error) {
+	if prob.X == nil || len(y) != prob.X.Rows {
+		return nil, nil, fmt.Errorf("engine: multinomial: %d labels for %d rows", len(y), rowsOf(prob))
+	}
+	if _, ok := prob.Loss.(Logistic); !ok {
+		return nil, nil, errors.New("engine: -multiclass multinomial is the softmax generalisation of the logistic loss: use -loss logistic")
+	}
+	en, ok := prob.Reg.(ElasticNet)
+	if !ok {
+		return nil, nil, fmt.Errorf("engine: the multinomial loss takes the elastic net, not the %s regularizer", prob.Reg.Name())
+	}
+	if opt.Solver != "" && opt.Solver != newton.SolverLBFGS {
+		return nil, nil, fmt.Errorf("engine: the multinomial loss runs on %s; %s takes binary (scalar) losses only", newton.SolverLBFGS, opt.Solver)
+	}
+	if opt.WarmStart != nil {
+		return nil, nil, errors.New("engine: the multinomial loss takes no warm start yet")
+	}
+	if err := opt.ValidateFor(prob.X.Rows); err != nil {
+		return nil, nil, err
+	}
+	classes := slices.Clone(y)
+	slices.Sort(classes)
+	classes = slices.Compact(classes)
+	k := len(classes)
+	class := make([]int, len(y))
+	for i, v := range y {
+		class[i], _ = slices.BinarySearch(classes, v)
+	}
+	mp := objective.Multinomial{X: prob.X, Class: class, K: k, Reg: en, Weights: prob.SampleWeights}
+	if err := mp.Validate(); err != nil {
+		return nil, nil, err
+	}
+	entry := &driver.Entry{
+		SolverInfo: driver.SolverInfo{Name: newton.SolverLBFGS, Certified: true},
+		Start: func(_ context.Context, _ Problem, o Options) (driver.Method, error) {
+			return newton.StartSoftmax(mp, o)
+		},
+	}
+	// Solve reads the problem for its loss (the stall rule's advice) and
+	// checks no warm start against it: the scalar problem serves.
+	w, res, err := driver.Solve(ctx, entry, prob, opt)
+	if w == nil {
+		return nil, res, err
+	}
+	cols := prob.X.Cols
+	model := &Model{
+		Loss:   prob.Loss.Name(),
+		Dim:    cols,
+		Bias:   prob.Bias,
+		Labels: classes,
+		Lambda: en.Lambda,
+		L1:     en.L1,
+	}
+	if prob.Bias != 0 {
+		model.Dim--
+	}
+	if k == 2 {
+		// σ(a·(W₁ − W₀)) is the softmax's probability of the second class.
+		model.Weights = make([]float64, cols)
+		for j := range cols {
+			model.Weights[j] = w[j*2+1] - w[j*2]
+		}
+		return model, res, err
+	}
+	// W is feature-major; the model keeps one vector per class.
+	model.Multinomial = true
+	model.Weights = make([]float64, k*cols)
+	for c := range k {
+		for j := range cols {
+			model.Weights[c*cols+j] = w[j*k+c]
+		}
+	}
+	return model, res, err
+}

@@ -1,0 +1,232 @@
+package newton
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/objective"
+	"github.com/adaspdc/adaspdc/kernels"
+)
+
+// SolverLBFGS is limited-memory BFGS on the primal, which runs the
+// multinomial logistic regression (objective.Multinomial).
+const SolverLBFGS Solver = "lbfgs"
+
+// lbfgsMemory is the number of curvature pairs kept: 10, as in most
+// implementations (Nocedal & Wright, §7.2, find 3 to 20 enough).
+const lbfgsMemory = 10
+
+// Armijo's sufficient decrease constant and the line search's cap.
+const (
+	lbfgsArmijo   = 1e-4
+	lbfgsMaxTrial = 40
+)
+
+// softmaxLBFGS minimises the multinomial objective
+//
+//	P(W) = (1/n) Σₖ wₖ (log Σⱼ exp(aₖᵀWⱼ) − aₖᵀW_{cₖ}) + (λ/2)‖W‖²
+//
+// by L-BFGS (Nocedal & Wright, Alg. 7.4 and 7.5): the direction is
+// d = −H∇P, with H the inverse-Hessian estimate that the two-loop recursion
+// forms from the last lbfgsMemory steps sᵢ and gradient changes yᵢ,
+// started from γI with γ = sᵀy/yᵀy of the newest pair; the step αd takes
+// the first α in 1, ½, ¼, … with P(W + αd) ≤ P(W) + 10⁻⁴α∇Pᵀd (Armijo).
+// P is smooth and λ-strongly convex, so every yᵢᵀsᵢ ≥ λ‖sᵢ‖² > 0 and H
+// stays positive definite. An epoch is one step; each evaluation of P and
+// ∇P is two passes over the data (margins, then the scatter of the
+// gradient), on the driver's row sweep.
+type softmaxLBFGS struct {
+	prob  objective.Multinomial
+	lam   float64
+	invN  float64
+	sweep *driver.RowSweep
+	eval  *objective.MultinomialEvaluator
+
+	w, g    []float64 // the iterate and ∇P there
+	f       float64   // P(w)
+	wTry    []float64 // a trial point of the line search
+	gTry    []float64
+	dir     []float64
+	s, y    [][]float64 // the curvature pairs, oldest first
+	rho     []float64   // 1/yᵢᵀsᵢ
+	alpha   []float64   // the two-loop recursion's coefficients
+	lossSum []float64   // per chunk of the sweep
+	evals   float64
+}
+
+// StartSoftmax builds L-BFGS for the multinomial problem prob, at W = 0 or
+// at opt.WarmStart (feature-major, d·K weights).
+func StartSoftmax(prob objective.Multinomial, opt Options) (driver.Method, error) {
+	if err := prob.Validate(); err != nil {
+		return nil, err
+	}
+	if prob.Reg.L1 != 0 || !(prob.Reg.Lambda > 0) {
+		return nil, fmt.Errorf("engine: %s solves the multinomial loss with an L2 term λ > 0 and no L1 term (got λ = %g, l1 = %g)", SolverLBFGS, prob.Reg.Lambda, prob.Reg.L1)
+	}
+	dim := prob.Dim()
+	s := &softmaxLBFGS{prob: prob, lam: prob.Reg.Lambda, invN: 1 / float64(prob.X.Rows),
+		w: make([]float64, dim), g: make([]float64, dim), wTry: make([]float64, dim),
+		gTry: make([]float64, dim), dir: make([]float64, dim), alpha: make([]float64, lbfgsMemory)}
+	if opt.WarmStart != nil {
+		if len(opt.WarmStart) != dim {
+			return nil, fmt.Errorf("engine: warm start has %d weights, the multinomial model %d (%d features × %d classes)", len(opt.WarmStart), dim, prob.X.Cols, prob.K)
+		}
+		copy(s.w, opt.WarmStart)
+	}
+	// A row's work is K times a scalar loss's: K margins and K scatters.
+	work := float64(prob.X.NNZ()) * float64(prob.K)
+	s.sweep = driver.NewRowSweep(prob.X, driver.WorkersFor(opt.Threads, work, driver.SweepMinNNZ, driver.NoLimit), !opt.Deterministic)
+	s.lossSum = make([]float64, s.sweep.Chunks())
+	s.eval = objective.NewMultinomialEvaluator(prob, driver.WorkersFor(opt.Threads, work, driver.CertifyMinNNZ, prob.X.Cols))
+	var err error
+	if s.f, err = s.valueGrad(s.w, s.g); err != nil {
+		s.sweep.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// valueGrad returns P(w) and sets g = ∇P(w).
+func (s *softmaxLBFGS) valueGrad(w, g []float64) (float64, error) {
+	p := s.prob
+	K := p.K
+	err := s.sweep.RunChunks(func(c, lo, hi int, acc [][]float64) {
+		out := acc[0]
+		z := make([]float64, K)
+		yk := make([]float64, K)
+		var ls objective.Sum
+		for k := lo; k < hi; k++ {
+			val, idx := p.X.Row(k)
+			p.Margins(val, idx, w, z)
+			v, _ := objective.SoftmaxTerms(z, p.Class[k], yk)
+			wk := s.invN
+			if p.Weights != nil {
+				wk *= p.Weights[k]
+				v *= p.Weights[k]
+			}
+			ls.Add(v)
+			for q, j := range idx {
+				kernels.Axpy(wk*val[q], yk, out[int(j)*K:int(j)*K+K])
+			}
+		}
+		s.lossSum[c] = ls.Sum()
+	}, g)
+	if err != nil {
+		return 0, err
+	}
+	s.evals++
+	var ls objective.Sum
+	for _, v := range s.lossSum {
+		ls.Add(v)
+	}
+	kernels.Axpy(s.lam, w, g)
+	return ls.Sum()*s.invN + 0.5*s.lam*kernels.Dot(w, w), nil
+}
+
+// RunEpochs takes k L-BFGS steps.
+func (s *softmaxLBFGS) RunEpochs(ctx context.Context, k int) (int, error) {
+	for e := range k {
+		if ctx.Err() != nil {
+			return e, nil
+		}
+		if err := s.step(); err != nil {
+			return e, err
+		}
+	}
+	return k, nil
+}
+
+// step takes one L-BFGS step from w.
+func (s *softmaxLBFGS) step() error {
+	// The two-loop recursion: dir = −H·g.
+	copy(s.dir, s.g)
+	for i := len(s.s) - 1; i >= 0; i-- {
+		s.alpha[i] = s.rho[i] * kernels.Dot(s.s[i], s.dir)
+		kernels.Axpy(-s.alpha[i], s.y[i], s.dir)
+	}
+	gamma := 1 / math.Max(1, math.Sqrt(kernels.Dot(s.g, s.g))) // the first step: a unit move
+	if m := len(s.s); m > 0 {
+		gamma = 1 / (s.rho[m-1] * kernels.Dot(s.y[m-1], s.y[m-1]))
+	}
+	for j := range s.dir {
+		s.dir[j] *= gamma
+	}
+	for i := range s.s {
+		b := s.rho[i] * kernels.Dot(s.y[i], s.dir)
+		kernels.Axpy(s.alpha[i]-b, s.s[i], s.dir)
+	}
+	for j := range s.dir {
+		s.dir[j] = -s.dir[j]
+	}
+	slope := kernels.Dot(s.g, s.dir)
+	if !(slope < 0) {
+		// Rounding has made H indefinite along g: restart from γI.
+		s.s, s.y, s.rho = s.s[:0], s.y[:0], s.rho[:0]
+		for j := range s.dir {
+			s.dir[j] = -s.g[j]
+		}
+		slope = -kernels.Dot(s.g, s.g)
+		if !(slope < 0) {
+			return fmt.Errorf("engine: %s: %w (zero gradient)", SolverLBFGS, driver.ErrCannotMove)
+		}
+	}
+	alpha := 1.0
+	rounding := 1e-15 * math.Max(1, math.Abs(s.f))
+	for range lbfgsMaxTrial {
+		for j := range s.w {
+			s.wTry[j] = s.w[j] + alpha*s.dir[j]
+		}
+		fTry, err := s.valueGrad(s.wTry, s.gTry)
+		if err != nil {
+			return err
+		}
+		if fTry <= s.f+lbfgsArmijo*alpha*slope || math.Abs(alpha*slope) <= rounding && fTry <= s.f+rounding {
+			s.accept(fTry)
+			return nil
+		}
+		alpha *= 0.5
+	}
+	return fmt.Errorf("engine: %s: no step along the direction lowers P: %w", SolverLBFGS, driver.ErrCannotMove)
+}
+
+// accept moves to the trial point and stores the pair (s, y) it gives.
+func (s *softmaxLBFGS) accept(fTry float64) {
+	var sv, yv []float64
+	if len(s.s) == lbfgsMemory {
+		sv, yv = s.s[0], s.y[0]
+		s.s, s.y, s.rho = s.s[1:], s.y[1:], s.rho[1:]
+	} else {
+		sv, yv = make([]float64, len(s.w)), make([]float64, len(s.w))
+	}
+	for j := range s.w {
+		sv[j] = s.wTry[j] - s.w[j]
+		yv[j] = s.gTry[j] - s.g[j]
+	}
+	s.w, s.wTry = s.wTry, s.w
+	s.g, s.gTry = s.gTry, s.g
+	s.f = fTry
+	if sy := kernels.Dot(sv, yv); sy > 1e-12*math.Sqrt(kernels.Dot(sv, sv)*kernels.Dot(yv, yv)) {
+		s.s, s.y, s.rho = append(s.s, sv), append(s.y, yv), append(s.rho, 1/sy)
+	}
+}
+
+// Certify returns the multinomial certificate at w, with the duals paired
+// with it (objective.MultinomialEvaluator).
+func (s *softmaxLBFGS) Certify() (TracePoint, error) {
+	c, err := s.eval.At(s.w)
+	return driver.TracePointOf(c), err
+}
+
+func (s *softmaxLBFGS) Point() []float64 { return s.w }
+func (s *softmaxLBFGS) Passes() float64  { return 2 * s.evals }
+func (s *softmaxLBFGS) Threads() int     { return s.sweep.Threads() }
+func (s *softmaxLBFGS) DivergenceHint() string {
+	return "L-BFGS's line search lowers P at every step, so this is non-finite data; check the data for huge values"
+}
+
+// Finish stops the sweep's workers.
+func (s *softmaxLBFGS) Finish(res *Result) error {
+	return s.sweep.Close()
+}
