@@ -9,6 +9,7 @@ import (
 	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/engine/newton"
 	"github.com/adaspdc/adaspdc/engine/objective"
+	"github.com/adaspdc/adaspdc/engine/sdca"
 )
 
 // TrainMultinomial fits the multinomial (softmax) logistic regression of
@@ -19,8 +20,10 @@ import (
 // where one-vs-rest (TrainOneVsRest) fits K separate binary problems. prob
 // holds the data (with its bias column), the logistic loss, the elastic
 // net (λ > 0, no L1 term, no centre or weights) and the sample weights;
-// its B and Classes are not read. The run is L-BFGS (newton.SolverLBFGS)
-// under the driver's rules, certified by the multinomial duality gap
+// its B and Classes are not read. The run is L-BFGS (newton.SolverLBFGS,
+// the default) or, with Options.Solver sdca, multinomial SDCA, whose dual
+// step is exact, under the driver's rules, certified by the multinomial
+// duality gap
 // (objective.MultinomialEvaluator): its dual has one vector per row, the
 // conjugate of log-sum-exp being the negative entropy on the simplex.
 //
@@ -38,13 +41,21 @@ func TrainMultinomial(ctx context.Context, prob Problem, y []float64, opt Option
 	if !ok {
 		return nil, nil, fmt.Errorf("engine: the multinomial loss takes the elastic net, not the %s regularizer", prob.Reg.Name())
 	}
-	if opt.Solver != "" && opt.Solver != newton.SolverLBFGS {
-		return nil, nil, fmt.Errorf("engine: the multinomial loss runs on %s; %s takes binary (scalar) losses only", newton.SolverLBFGS, opt.Solver)
+	start := newton.StartSoftmax
+	switch opt.Solver {
+	case "", newton.SolverLBFGS:
+		opt.Solver = newton.SolverLBFGS
+	case sdca.SolverSDCA:
+		start = sdca.StartSoftmax
+	default:
+		return nil, nil, fmt.Errorf("engine: the multinomial loss runs on %s (the default) or %s; %s takes binary (scalar) losses only", newton.SolverLBFGS, sdca.SolverSDCA, opt.Solver)
 	}
 	if opt.WarmStart != nil {
 		return nil, nil, errors.New("engine: the multinomial loss takes no warm start yet")
 	}
-	if err := opt.ValidateFor(prob.X.Rows); err != nil {
+	check := opt
+	check.Solver = "" // lbfgs is not in the registry, which lists the scalar losses' solvers
+	if err := check.ValidateFor(prob.X.Rows); err != nil {
 		return nil, nil, err
 	}
 	classes := slices.Clone(y)
@@ -60,9 +71,9 @@ func TrainMultinomial(ctx context.Context, prob Problem, y []float64, opt Option
 		return nil, nil, err
 	}
 	entry := &driver.Entry{
-		SolverInfo: driver.SolverInfo{Name: newton.SolverLBFGS, Certified: true},
+		SolverInfo: driver.SolverInfo{Name: opt.Solver, Certified: true},
 		Start: func(_ context.Context, _ Problem, o Options) (driver.Method, error) {
-			return newton.StartSoftmax(mp, o)
+			return start(mp, o)
 		},
 	}
 	// Solve reads the problem for its loss (the stall rule's advice) and

@@ -158,10 +158,34 @@ func TestMultinomialRefuses(t *testing.T) {
 		"hinge":  {Problem{X: x, B: y, Loss: Hinge{}, Reg: ElasticNet{Lambda: 1}}, Options{}},
 		"l1":     {Problem{X: x, B: y, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1, L1: 0.1}}, Options{}},
 		"λ = 0":  {Problem{X: x, B: y, Loss: Logistic{}, Reg: ElasticNet{}}, Options{}},
-		"solver": {Problem{X: x, B: y, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1}}, Options{Solver: SolverSDCA}},
+		"solver": {Problem{X: x, B: y, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1}}, Options{Solver: SolverAdaSPDC}},
 	} {
 		if _, _, err := TrainMultinomial(context.Background(), c.prob, y, c.opt); err == nil {
 			t.Errorf("%s: no error", name)
 		}
+	}
+}
+
+// Multinomial SDCA, whose dual steps are exact, reaches L-BFGS's
+// certified optimum, and its own certificate brackets it.
+func TestMultinomialSDCA(t *testing.T) {
+	x, y := threeClasses(300, 8, 5)
+	prob := Problem{X: x, B: y, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2}}
+	ref, rres, err := TrainMultinomial(context.Background(), prob, y, Options{Tol: 1e-11, MaxEpochs: 3000})
+	if err != nil || !rres.Converged {
+		t.Fatalf("lbfgs: %v", err)
+	}
+	m, res, err := TrainMultinomial(context.Background(), prob, y, Options{Solver: SolverSDCA, Tol: 1e-10, MaxEpochs: 3000})
+	if err != nil || !res.Converged || res.Solver != SolverSDCA {
+		t.Fatalf("sdca: %v (stop %s, solver %s)", err, res.Stop, res.Solver)
+	}
+	pstar := rres.Model.Primal
+	if res.Model.Dual > pstar*(1+1e-11) || res.Model.Primal < pstar*(1-1e-11) {
+		t.Errorf("sdca's certificate [%.15g, %.15g] misses lbfgs's optimum %.15g", res.Model.Dual, res.Model.Primal, pstar)
+	}
+	// ‖W − W*‖² ≤ 2·gap/λ for either model.
+	bound := math.Sqrt(2*res.Model.Gap/1e-2) + math.Sqrt(2*rres.Model.Gap/1e-2)
+	if d := floats.Distance(m.Weights, ref.Weights, 2); d > bound+1e-9 {
+		t.Errorf("‖W_sdca − W_lbfgs‖ = %.3g beyond the gaps' bound %.3g", d, bound)
 	}
 }

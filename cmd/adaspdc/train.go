@@ -69,7 +69,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&f.cv, "cv", 0, "K-fold cross-validation (stratified for classes, folds from -seed): print cv_accuracy= or cv_rmse= and train no model, as LIBLINEAR's -v; with -lambda auto, the folds of the search")
 	fs.StringVar(&f.lambdaGrid, "lambda-grid", "", "with -lambda auto: the grid `hi:lo:count`, count values from hi down to lo, geometric (default: from λ_max, where LIBLINEAR's search over C starts, halving down to 1/(1024n))")
 	fs.StringVar(&f.sampleWeights, "sample-weights", "", "weight each row's loss by the number on its line of this `file` (one finite weight > 0 per row, in order): (1/n) Σ wᵢφᵢ; newton and glmnet take weights")
-	fs.StringVar(&f.multiclass, "multiclass", "ovr", "several classes: ovr (one binary problem per class against the rest, as LIBLINEAR) or multinomial (one softmax model of all classes, by L-BFGS; needs -loss logistic and λ > 0)")
+	fs.StringVar(&f.multiclass, "multiclass", "ovr", "several classes: ovr (one binary problem per class against the rest, as LIBLINEAR) or multinomial (one softmax model of all classes, by L-BFGS or -solver sdca; needs -loss logistic and λ > 0)")
 	fs.StringVar(&f.classWeights, "class-weights", "", "weight each row by its class: `LABEL:W,LABEL:W,…` (LIBLINEAR's -wi; classes not listed weigh 1), or balanced (scikit-learn's n/(K·n_k)); multiplies -sample-weights")
 	fs.StringVar(&f.init, "init", "", "start from the weights of this saved `model` (same features, bias and normalisation)")
 	fs.Var(lambdaValue{&f.l1, &f.l1Auto}, "l1", "L1 strength of the elastic net, ≥ 0, or auto: chosen by cross-validation over a geometric grid from l1_max (where every weight is zero) down to l1_max/10⁴, printing the nonzero weights along the path (-cv folds, default 5; -lambda-grid)")
@@ -149,8 +149,8 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			return cli.UsageErrorf(fs, "-multiclass multinomial with -cv or -lambda auto: the search runs one against the rest only, for now")
 		case f.init != "" || f.groups != "" || set["sampling"]:
 			return cli.UsageErrorf(fs, "-multiclass multinomial takes none of -init, -groups or -sampling")
-		case f.solver != "" && f.solver != "lbfgs":
-			return cli.UsageErrorf(fs, "-multiclass multinomial runs on -solver lbfgs, not %s", f.solver)
+		case f.solver != "" && f.solver != "lbfgs" && f.solver != "sdca":
+			return cli.UsageErrorf(fs, "-multiclass multinomial runs on -solver lbfgs (the default) or sdca, not %s", f.solver)
 		}
 	default:
 		return cli.UsageErrorf(fs, "-multiclass %s: want ovr or multinomial", f.multiclass)
@@ -216,8 +216,12 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return cli.UsageErrorf(fs, "-loss: %v", err)
 	}
+	solver := engine.Solver(f.solver)
+	if f.multiclass == "multinomial" && solver == "lbfgs" {
+		solver = "" // the multinomial loss's default; the registry lists the scalar losses' solvers
+	}
 	opt := engine.Options{
-		Solver:        engine.Solver(f.solver),
+		Solver:        solver,
 		Inner:         engine.Solver(f.inner),
 		M:             f.m,
 		BlockSize:     f.block,

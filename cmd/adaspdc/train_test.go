@@ -275,10 +275,17 @@ func TestTrainMultinomial(t *testing.T) {
 		t.Fatalf("predict: status %d, stdout %q, stderr %q", status, out, errOut)
 	}
 	checkProbabilities(t, probs, "labels 1 2 3", 3)
+	for _, solver := range []string{"lbfgs", "sdca"} {
+		status, out, errOut := runCmd("train", "-quiet", "-data", path, "-multiclass", "multinomial", "-solver", solver, "-lambda", "0.01")
+		if status != 0 || !strings.Contains(out, "solver="+solver) {
+			t.Errorf("-solver %s: status %d, stdout %q, stderr %q", solver, status, out, errOut)
+		}
+	}
 	for _, args := range [][]string{
 		{"-multiclass", "softmax"},
 		{"-multiclass", "multinomial", "-loss", "sqhinge"},
 		{"-multiclass", "multinomial", "-l1", "0.1"},
+		{"-multiclass", "multinomial", "-solver", "newton"},
 	} {
 		if status, _, errOut := runCmd(append([]string{"train", "-quiet", "-data", path}, args...)...); status != 2 || !strings.Contains(errOut, "-multiclass") {
 			t.Errorf("%v: status %d, stderr %q", args, status, errOut)

@@ -174,6 +174,20 @@ func (e *MultinomialEvaluator) Scale() float64 { return e.scale }
 // At returns the certificate at W (feature-major, length d·K) and the
 // duals paired with it.
 func (e *MultinomialEvaluator) At(w []float64) (Certificate, error) {
+	return e.at(w, nil)
+}
+
+// AtDuals returns the certificate at W and a method's own duals Y (n·K,
+// row-major: Yₖ = y[k·K : (k+1)·K], with Yₖ + e_{cₖ} in the simplex, times
+// wₖ with sample weights); V is computed from Y.
+func (e *MultinomialEvaluator) AtDuals(w, y []float64) (Certificate, error) {
+	if len(y) != len(e.y) {
+		return Certificate{}, fmt.Errorf("engine: certificate at %d duals for %d rows × %d classes", len(y), e.prob.X.Rows, e.prob.K)
+	}
+	return e.at(w, y)
+}
+
+func (e *MultinomialEvaluator) at(w, own []float64) (Certificate, error) {
 	p := e.prob
 	n, K := p.X.Rows, p.K
 	if len(w) != p.Dim() {
@@ -203,6 +217,15 @@ func (e *MultinomialEvaluator) At(w []float64) (Certificate, error) {
 			wk := 1.0
 			if p.Weights != nil {
 				wk = p.Weights[k]
+			}
+			if own != nil {
+				// The method's duals, and the conjugate there.
+				copy(yk, own[k*K:k*K+K])
+				for j := range yk {
+					z[j] = yk[j] / wk
+				}
+				cj = SoftmaxConj(z, p.Class[k])
+			} else if wk != 1 {
 				for j := range yk {
 					yk[j] *= wk
 				}
