@@ -320,4 +320,3 @@ func TestDistributedTimeLimitOneRank(t *testing.T) {
 		}
 	}
 }
-
