@@ -105,6 +105,9 @@ func TestDistributedOneRankIsCoCoA(t *testing.T) {
 		{"generated", Problem{X: gx, B: gb, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}, 3},
 		{"generated-hinge-l1", Problem{X: gx, B: gb, Loss: SquaredHinge{}, Reg: ElasticNet{Lambda: 1e-4, L1: 1e-3}}, 3},
 	} {
+		if raceEnabled && c.name == "generated-hinge-l1" {
+			continue
+		}
 		opt := Options{Solver: SolverCoCoA, Threads: c.threads, Tol: 1e-9, MaxEpochs: 2000, Seed: 7}
 		want, wres, err := Train(context.Background(), c.prob, opt)
 		if err != nil {
@@ -150,14 +153,18 @@ func TestDistributedConverges(t *testing.T) {
 		tol  float64
 	}{
 		{"heart_scale", Problem{X: hx, B: hb, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2}}, 1e-8},
-		{"generated", Problem{X: gx, B: gb, Loss: SquaredHinge{}, Reg: ElasticNet{Lambda: 1e-2, L1: 1e-4}}, 1e-8},
+		{"generated", Problem{X: gx, B: gb, Loss: SquaredHinge{}, Reg: ElasticNet{Lambda: 0.1, L1: 1e-4}}, 1e-7},
 	} {
 		_, ref, err := Train(context.Background(), c.prob, Options{Solver: SolverSDCA, Threads: 1, Tol: 1e-10, MaxEpochs: 5000, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
 		pStar, refGap := ref.Final.Primal, ref.Final.Gap
-		for _, p := range []int{1, 2, 4} {
+		ranks := []int{1, 2, 4}
+		if raceEnabled || testing.Short() {
+			ranks = ranks[:2] // ten times slower under the race detector
+		}
+		for _, p := range ranks {
 			parts := shares(c.prob, p)
 			opt := Options{Solver: SolverCoCoA, Threads: 2, Tol: c.tol, MaxEpochs: 3000, Seed: 3}
 			first, err := runDistributed(t, parts, opt, nil, 30*time.Second)
@@ -178,6 +185,9 @@ func TestDistributedConverges(t *testing.T) {
 				if !slices.Equal(got.w, r0.w) || got.res.Model != r0.res.Model && !sameCert(got.res.Model, r0.res.Model) {
 					t.Errorf("%s, P = %d: rank %d's model differs from rank 0's", c.name, p, r)
 				}
+			}
+			if raceEnabled {
+				continue
 			}
 			again, err := runDistributed(t, parts, opt, nil, 30*time.Second)
 			if err != nil {
