@@ -290,6 +290,16 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err := checkCollisions([]namedPath{{"data", *dataPath}, {"groups", f.groups}}, outputs); err != nil {
 		return cli.UsageErrorf(fs, "%v", err)
 	}
+	// Under mpirun with several ranks, the run is distributed (CoCoA+
+	// rounds over the ranks); in one process it is as it always was.
+	c, leave := worldOf()
+	defer leave()
+	if c != nil {
+		if err := distributedRefusals(f, set); err != nil {
+			return cli.UsageErrorf(fs, "%v", err)
+		}
+		return trainDistributed(c, f, opt, loss, *dataPath, *features, lambdaSet, gapTest, stdout, stderr)
+	}
 	var trace *csv.Writer
 	if f.trace != "" {
 		tf, err := os.Create(f.trace)

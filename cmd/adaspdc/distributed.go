@@ -1,0 +1,276 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"syscall"
+
+	"github.com/adaspdc/adaspdc/comm"
+	"github.com/adaspdc/adaspdc/engine"
+	"github.com/adaspdc/adaspdc/sparse"
+)
+
+// distributedRefusals lists what adaspdc train does in one process only,
+// each with the flag that asks for it; a distributed run refuses them
+// before it reads any data.
+func distributedRefusals(f trainFlags, set map[string]bool) error {
+	if f.solver != "" && f.solver != "cocoa" {
+		return fmt.Errorf("-solver %s: a distributed run (more than one rank) trains with cocoa, CoCoA+ rounds over the ranks; name cocoa or no solver", f.solver)
+	}
+	for _, c := range []struct {
+		on   bool
+		flag string
+	}{
+		{f.cv > 0 || f.lambdaAuto || f.l1Auto, "-cv, -lambda auto and -l1 auto"},
+		{f.groups != "", "-groups"},
+		{f.sampleWeights != "" || f.classWeights != "", "-sample-weights and -class-weights"},
+		{f.init != "", "-init"},
+		{f.liblinearModel != "", "-liblinear-model"},
+		{f.inner != "", "-inner"},
+	} {
+		if c.on {
+			return fmt.Errorf("%s: not supported in a distributed run (more than one rank); run them in one process", c.flag)
+		}
+	}
+	for _, name := range coordinateFlags {
+		if set[name] {
+			return fmt.Errorf("-%s: cocoa, which a distributed run trains with, takes no coordinate-method settings", name)
+		}
+	}
+	return nil
+}
+
+// readShare reads this rank's rows: the file that the pattern names for
+// the rank (comm.SharePath), or the rank's byte range of the one file that
+// the ranks share (comm.ShareRange); of the bundled data, the rank's share
+// of the rows. Errors name the file and the line of the whole file at
+// which the rank's share starts.
+func readShare(c comm.Comm, pattern string, opt sparse.ReadOptions) (*sparse.Dataset, error) {
+	if pattern == "" {
+		ds, err := loadData("", opt)
+		if err != nil {
+			return nil, err
+		}
+		lo, hi := ds.X.Rows*c.Rank()/c.Size(), ds.X.Rows*(c.Rank()+1)/c.Size()
+		a, b := ds.X.Indptr[lo], ds.X.Indptr[hi]
+		indptr := make([]int64, hi-lo+1)
+		for k := range indptr {
+			indptr[k] = ds.X.Indptr[lo+k] - a
+		}
+		ds.X = &sparse.CSR{Rows: hi - lo, Cols: ds.X.Cols, Indptr: indptr, Indices: ds.X.Indices[a:b], Values: ds.X.Values[a:b]}
+		ds.Y = ds.Y[lo:hi]
+		return ds, nil
+	}
+	path, split := comm.SharePath(pattern, c.Rank())
+	if !split {
+		return sparse.ReadFile(path, opt)
+	}
+	start, end, line, err := comm.ShareRange(path, c.Rank(), c.Size())
+	if err != nil {
+		return nil, err
+	}
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	ds, err := sparse.ReadLIBSVM(io.NewSectionReader(file, start, end-start), path, opt)
+	if err != nil {
+		return nil, fmt.Errorf("rank %d's share of %s, which starts at line %d (add %d to the line numbers below): %w", c.Rank(), path, line, line-1, err)
+	}
+	return ds, nil
+}
+
+// agreeLabels maps the rank's raw labels y to what the loss needs, the
+// same way on every rank: for a classification loss the ranks agree on the
+// smallest and largest label by one allreduce, and every label must be one
+// of the two (the larger is +1, as sparse.BinaryLabels maps them). It
+// returns the labels, the two classes (nil for a regression) and an error
+// that every rank finds alike.
+func agreeLabels(c comm.Comm, y []float64, loss engine.Loss) ([]float64, []float64, error) {
+	if !loss.Classification() {
+		return y, nil, nil
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range y {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	mx := []float64{hi, -lo}
+	if err := c.AllreduceMax(mx); err != nil {
+		return nil, nil, err
+	}
+	hi, lo = mx[0], -mx[1]
+	bad := 0.0
+	b := make([]float64, len(y))
+	for k, v := range y {
+		switch v {
+		case hi:
+			b[k] = 1
+		case lo:
+			b[k] = -1
+		default:
+			bad = 1
+		}
+	}
+	flag := []float64{bad}
+	if err := c.AllreduceMax(flag); err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case flag[0] != 0:
+		return nil, nil, fmt.Errorf("the ranks' data hold more than two labels (from %v to %v): the %s loss needs two, and a distributed run trains no one-vs-rest model", lo, hi, loss.Name())
+	case !(lo < hi):
+		return nil, nil, fmt.Errorf("the ranks' data hold one label (%v): the %s loss needs two", hi, loss.Name())
+	}
+	return b, []float64{lo, hi}, nil
+}
+
+// trainDistributed is adaspdc train on the ranks of c: each rank reads its
+// share of the data, the ranks agree on the columns, the rows and the
+// labels, and engine.TrainDistributed runs CoCoA+ rounds. Rank 0 alone
+// prints the progress and the summary line (with ranks=P) and writes the
+// trace and the model; every rank returns the same exit status. A rank
+// that fails on its own (a missing file, a malformed line) aborts the
+// world, which ends every rank with status 1.
+func trainDistributed(c comm.Comm, f trainFlags, opt engine.Options, loss engine.Loss, dataPath string, features int, lambdaSet, gapTest bool, stdout, stderr io.Writer) error {
+	rank, size := c.Rank(), c.Size()
+	lead := rank == 0
+	fail := func(err error) error {
+		err = fmt.Errorf("rank %d of %d: %w", rank, size, err)
+		c.Abort(err)
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if f.threads > 0 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(f.threads))
+	}
+	ds, err := readShare(c, dataPath, sparse.ReadOptions{NumFeatures: features, Threads: f.threads})
+	if err != nil {
+		return fail(err)
+	}
+	b, classes, err := agreeLabels(c, ds.Y, loss)
+	if err != nil {
+		var ae *comm.AbortError
+		if errors.As(err, &ae) {
+			return fail(err)
+		}
+		if lead {
+			fmt.Fprintf(stderr, "adaspdc train: %v\n", err)
+		}
+		return exitError{1}
+	}
+	agree := []float64{float64(ds.X.Cols)}
+	if err := c.AllreduceMax(agree); err != nil {
+		return fail(err)
+	}
+	rows := []float64{float64(ds.X.Rows)}
+	if err := c.AllreduceSum(rows); err != nil {
+		return fail(err)
+	}
+	x := ds.X
+	x.Cols = max(int(agree[0]), features)
+	if f.normalize == "unit" {
+		x.NormalizeRowsUnit()
+	}
+	if f.bias != 0 {
+		x = x.WithBias(f.bias)
+	}
+	if !lambdaSet {
+		f.lambda = 1 / rows[0]
+	}
+	prob := engine.Problem{X: x, B: b, Loss: loss, Reg: engine.ElasticNet{Lambda: f.lambda, L1: f.l1}, Classes: classes, Bias: f.bias}
+	opt.Solver = "cocoa"
+
+	var trace *csv.Writer
+	if lead && f.trace != "" {
+		tf, err := os.Create(f.trace)
+		if err != nil {
+			return fail(err)
+		}
+		defer tf.Close()
+		trace = csv.NewWriter(tf)
+		trace.Write([]string{"epoch", "passes", "primal", "dual", "gap", "rel_gap", "seconds", "iter_seconds", "threads"})
+	}
+	opt.Callback = func(tp engine.TracePoint) error {
+		if lead && !f.quiet {
+			fmt.Fprintf(stderr, "epoch %4d  passes %7.1f  primal %.12g  rel_gap %.3e  elapsed %.3fs\n",
+				tp.Epoch, tp.Passes, tp.Primal, tp.RelGap, tp.Seconds)
+		}
+		if trace != nil {
+			g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+			trace.Write([]string{strconv.Itoa(tp.Epoch), g(tp.Passes), g(tp.Primal), g(tp.Dual), g(tp.Gap), g(tp.RelGap),
+				g(tp.Seconds), g(tp.IterSeconds), strconv.Itoa(tp.Threads)})
+		}
+		return nil
+	}
+	model, res, err := engine.TrainDistributed(ctx, c, prob, opt)
+	var traceErr error
+	if trace != nil {
+		trace.Flush()
+		if terr := trace.Error(); terr != nil {
+			traceErr = fmt.Errorf("writing the trace to %s: %w", f.trace, terr)
+			fmt.Fprintf(stderr, "adaspdc train: %v; the run itself went on\n", traceErr)
+		}
+	}
+	if model != nil && f.normalize == "unit" {
+		model.Normalize = "unit"
+	}
+	if err != nil {
+		if lead && model != nil && f.model != "" {
+			if serr := saveModel(f, model); serr == nil {
+				fmt.Fprintf(stderr, "adaspdc train: the run failed at epoch %d; wrote the model of its best certificate (epoch %d, relative gap %.3g) to %s\n",
+					res.Final.Epoch, res.Best.Epoch, res.Best.RelGap, f.model)
+			}
+		}
+		return err
+	}
+	fp, mp := res.Final, res.Model
+	short := shortfall(res, f, gapTest)
+	if lead {
+		fmt.Fprintf(stdout, "epochs=%d passes=%.1f primal=%.12g dual=%.12g gap=%.3e rel_gap=%.3e seconds=%.3f threads=%d ranks=%d solver=%s\n",
+			fp.Epoch, fp.Passes, mp.Primal, mp.Dual, mp.Gap, mp.RelGap, fp.Seconds, res.Threads, size, res.Solver)
+		if mp.Gap < fp.Gap {
+			fmt.Fprintf(stderr, "adaspdc train: the model is that of the best certificate (epoch %d, relative gap %.3g), not the last (epoch %d, relative gap %.3g)\n",
+				mp.Epoch, mp.RelGap, fp.Epoch, fp.RelGap)
+		}
+		if short != "" {
+			fmt.Fprintf(stderr, "adaspdc train: warning: stopped (%s) after %d epochs short of the goal: %s\n", stopReason(res.Stop, f), fp.Epoch, short)
+			if res.Stop == "stalled" {
+				fmt.Fprintf(stderr, "adaspdc train: %s\n", res.StallNote)
+			}
+		}
+		if err := saveModel(f, model); err != nil {
+			return err
+		}
+	}
+	if traceErr != nil {
+		return exitError{1}
+	}
+	if short != "" {
+		return exitError{exitShort}
+	}
+	return nil
+}
+
+// worldOf returns the communicator of this process when it is one rank of
+// several (an MPI job), and nil otherwise; close leaves the world.
+func worldOf() (c comm.Comm, close func()) {
+	w, err := comm.World()
+	if err != nil || w.Size() < 2 {
+		return nil, func() {
+			if w != nil {
+				w.Close()
+			}
+		}
+	}
+	return w, func() { w.Close() }
+}

@@ -1,0 +1,689 @@
+package sdca
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime/debug"
+
+	"github.com/adaspdc/adaspdc/comm"
+	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/objective"
+	"github.com/adaspdc/adaspdc/internal/hugepage"
+	"github.com/adaspdc/adaspdc/kernels"
+	"github.com/adaspdc/adaspdc/sched"
+)
+
+// distCoCoA is CoCoA+ over the ranks of a comm.Comm world, each rank
+// running cocoa's local epoch on its own rows with its own workers.
+//
+// The problem is the global one: with N the rows of all ranks,
+//
+//	P(x) = (1/N) Σₖ φ(aₖᵀx, bₖ) + g(x),   D(y) = −(1/N) Σₖ φ*(yₖ) − g*(−v),   v = (1/N) Σₖ yₖaₖ,
+//
+// the sums over every row of every rank. Every rank holds the same v and
+// its own duals. A round is cocoa's epoch with the pieces of all ranks:
+// rank r cuts a fresh permutation of its n_r rows into K_r pieces, worker
+// w steps its piece against a replica r_w = v + ω ⊙ Δ_w, with the dual
+// steps of the global problem (the 1/N of v, σₖ = N/qₖ), and the rank
+// sums its local change Σ_w Δ_w = Σ_w (r_w − v)/ω on its coordinates.
+// One allreduce adds the changes of all ranks, with the samples stepped
+// and the ranks' stop flags appended, and every rank adds the sum to v.
+//
+// The safety argument is cocoa's (see cocoa) with the pieces of all ranks:
+// the summed change of coordinate j is a convex combination of the ωⱼ
+// scaled changes ωⱼΔ_wj when ωⱼ counts every piece, on every rank, whose
+// rows use feature j. Rank r's K_r pieces of a fresh cut can hold feature
+// j in at most min(K_r, c_rj) of them, with c_rj the rank's rows that use
+// it, so ωⱼ = max(1, Σ_r min(K_r, c_rj)), summed by one allreduce at the
+// start, bounds the count for every cut of every round. D then never
+// decreases, however many ranks there are. On one rank ωⱼ is cocoa's
+// min(K, c_j), and with one worker as well the round is sdca's epoch.
+//
+// The ranks' rows stay where they are, so the pieces of different ranks
+// never mix, where cocoa cuts a fresh permutation of all rows every epoch.
+// That costs rounds, far more than the larger ωⱼ alone: with fixed pieces
+// the rounds are those of a damped block-Jacobi method, whose rate follows
+// the largest eigenvalue of each piece's Gram matrix (CoCoA+'s σ_max, about
+// the piece's rows times the rows' mean inner product), not SDCA's
+// per-row bound. On a generated sparse set with positive values, one
+// process with four fixed pieces needed 297 epochs where four fresh pieces
+// a epoch needed 8. Shuffle a file whose rows are sorted (by label, say)
+// before the ranks split it.
+//
+// The certificate is sdcaCore's (running v, recomputed exactly at least
+// every exactEvery certificates and whenever a stop may depend on it),
+// assembled from the ranks' partial sums: each rank evaluates
+// objective.Evaluator.PartialAt at its rows, the sums travel in one small
+// allreduce with the stop flags, and objective.Assemble forms P, D and the
+// gap with At's formulas, so every rank reports the same bits. The exact v
+// is the allreduced sum of the ranks' compensated Σ yₖaₖ
+// (Evaluator.DualSum) times 1/N. When the last round before a certificate
+// already knows that the certificate will recompute v, it sends that sum
+// instead of its change, and the recomputation costs no collective of its
+// own.
+//
+// The margins of the certificate need the v after the round's allreduce,
+// so a certified round pays a second latency, for four numbers; rounds
+// between certificates pay one. On one rank the arithmetic is cocoa's,
+// operation for operation, and so is the model.
+//
+// Every decision of driver.Run is the same on every rank: the
+// certificates are the same bits, and a rank's time limit or cancellation
+// reaches the driver only through the context the ranks agree on, which
+// is cancelled on every rank after the same allreduce, when some rank's
+// flag in it is set.
+type distCoCoA struct {
+	*sdcaCore
+	c       comm.Comm
+	nGlobal int64
+	k       int         // this rank's workers K_r
+	pool    *sched.Pool // nil: one worker
+	omega   []float64   // ωⱼ over all ranks' pieces
+	rep     [][]float64 // rep[w] = v + ω ⊙ Δ_w during a round, v after it
+	cols    []int       // worker w sums and applies coordinates cols[w]:cols[w+1]
+	perm    []int32
+	rng     *rand.Rand
+	counts  []paddedCounter
+	resync  bool // v changed outside a round: the replicas must copy it
+	// sequential holds on one rank with one worker: the round is sdca's
+	// epoch on v itself, as cocoa's with K = 1.
+	sequential bool
+	// buf is the round's allreduce: the change of v (or the exact dual
+	// sum), then the samples stepped and the two stop flags.
+	buf []float64
+	// exactPending holds when the last round set v to the exact dual sum
+	// for the certificate that follows it.
+	exactPending bool
+
+	local  context.Context         // this rank's context: its time limit and cancellation
+	cancel context.CancelCauseFunc // cancels the context the ranks agree on
+}
+
+// The stop flags a rank sends in every collective of a round.
+const (
+	flagTime     = iota // its time limit ran out
+	flagCanceled        // its context was cancelled otherwise
+	flagCount
+)
+
+// TrainDistributed solves the problem whose rows are spread over the ranks
+// of c, rank by rank in local, with CoCoA+ rounds (see distCoCoA), and
+// returns on every rank the same model (the point driver.Result.ModelPoint
+// picks), the result and an error. Every rank of c must call it, with the
+// same options; local holds the rank's rows, any number of them (none
+// too), with the labels mapped the same way on every rank (±1 for a
+// classification loss, with the same Classes) and the same loss and
+// regularizer. The ranks agree by allreduce on the columns (the largest
+// of the ranks' X.Cols; each local X is widened to it), on the rows and on
+// the per-feature piece counts ωⱼ, and check that the Classes and the
+// elastic net's strengths agree.
+//
+// Options are those of cocoa (Solver empty or "cocoa"): Threads bounds
+// this rank's workers, Seed seeds each rank's permutations (rank r uses
+// Seed + r, so that the ranks' orders are independent; rank 0's is
+// cocoa's), and the stopping rules are the driver's. TimeLimit and ctx
+// are each rank's own; a rank whose limit runs out or whose ctx is done
+// stops every rank after the same round. Callback and StopRule see the
+// same certificates on every rank (only the times differ) and must decide
+// the same on every rank; WarmDuals are refused.
+//
+// A rank that fails, by an error of its own or a panic, aborts the world
+// (comm.Comm.Abort), so that every rank returns an error and none waits
+// in a collective; errors that every rank finds in the same round (a
+// mismatch of the problems, divergence) are returned by every rank
+// without an abort.
+func TrainDistributed(ctx context.Context, c comm.Comm, local Problem, opt Options) (w []float64, res *Result, err error) {
+	agreed := false // err is one every rank returns in the same round
+	defer func() {
+		if r := recover(); r != nil {
+			w, agreed = nil, false
+			err = fmt.Errorf("engine: cocoa: rank %d panicked: %v\n\n%s", c.Rank(), r, debug.Stack())
+		}
+		if err != nil && !agreed {
+			c.Abort(err)
+		}
+	}()
+	prob, nGlobal, err := agreeProblem(c, local, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	if nGlobal == 0 {
+		return nil, nil, errAgreed("engine: cocoa: no rank has any rows")
+	}
+	opt.StallHint = "a loss that is not smooth converges sublinearly, and its gap rests on plateaus before falling again: allow a longer plateau with -stall-epochs (0: never stall), or use a smooth loss (sqhinge, smoothhinge)"
+	if prob.Loss.Gamma() == 0 {
+		if opt.StallEpochs == 0 {
+			opt.StallEpochs = driver.NonSmoothStallEpochs
+		}
+	} else {
+		opt.StallHint = "scale the features or the rows (-normalize unit), or allow a longer plateau with -stall-epochs"
+	}
+	opt = opt.WithDefaults()
+	opt.Solver = SolverCoCoA
+	localCtx := ctx
+	if opt.TimeLimit > 0 {
+		var cancel context.CancelFunc
+		localCtx, cancel = context.WithTimeoutCause(ctx, opt.TimeLimit, driver.ErrTimeLimit)
+		defer cancel()
+	}
+	agreedCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancel(nil)
+	m, err := startDistCoCoA(c, prob, nGlobal, opt, localCtx, cancel)
+	if err != nil {
+		var ae agreedError
+		agreed = errors.As(err, &ae)
+		return nil, nil, err
+	}
+	res, err = driver.Run(agreedCtx, m, opt)
+	res.Solver = SolverCoCoA
+	if ferr := m.Finish(res); err == nil {
+		err = ferr
+	}
+	agreed = err != nil && res.Stop == "diverged"
+	return res.ModelPoint(m.Point(), err), res, err
+}
+
+// agreedError is an error that every rank finds in the same collective,
+// so that no rank waits for another and no abort is needed.
+type agreedError struct{ msg string }
+
+func (e agreedError) Error() string { return e.msg }
+
+func errAgreed(format string, args ...any) error {
+	return agreedError{fmt.Sprintf(format, args...)}
+}
+
+// agreeProblem checks the rank's problem and options, agrees with the other
+// ranks on the columns, the rows, the classes and the regularizer's
+// strengths, and returns the rank's problem widened to the agreed columns
+// and the rows of all ranks. A rank whose own check fails returns its
+// error; the others learn of it in the same collective and return an
+// agreedError that says so.
+func agreeProblem(c comm.Comm, local Problem, opt Options) (Problem, int64, error) {
+	var localErr error
+	fail := func(err error) {
+		if localErr == nil {
+			localErr = err
+		}
+	}
+	cols, rows := 0, 0
+	if local.X == nil {
+		fail(errors.New("engine: cocoa: the rank's problem has no data"))
+	} else {
+		cols, rows = local.X.Cols, local.X.Rows
+	}
+	if opt.Solver != "" && opt.Solver != SolverCoCoA {
+		fail(fmt.Errorf("engine: distributed training runs cocoa (CoCoA+ rounds over the ranks), not %s", opt.Solver))
+	}
+	if err := opt.Validate(); err != nil {
+		fail(err)
+	}
+	if opt.WarmDuals != nil {
+		fail(errors.New("engine: cocoa: distributed training takes no warm duals (a warm start, WarmStart, is taken)"))
+	}
+	var en ElasticNet
+	if local.Loss == nil || local.Reg == nil {
+		fail(errors.New("engine: cocoa: the rank's problem has no loss or no regularizer"))
+	} else {
+		o := opt
+		o.Solver = SolverCoCoA
+		if err := acceptsSDCAAsync(local, o.WithDefaults()); err != nil {
+			fail(err)
+		} else {
+			en = local.Reg.(ElasticNet)
+		}
+	}
+	// One maximum agrees on the columns and finds a failed rank, and the
+	// maxima of ±each value find ranks that disagree on it.
+	has := 0.0
+	var c0, c1 float64
+	if len(local.Classes) == 2 {
+		has, c0, c1 = 1, local.Classes[0], local.Classes[1]
+	}
+	mx := []float64{float64(cols), b2f(localErr != nil), has, -has, c0, -c0, c1, -c1, en.Lambda, -en.Lambda, en.L1, -en.L1}
+	if err := c.AllreduceMax(mx); err != nil {
+		return Problem{}, 0, err
+	}
+	if localErr != nil {
+		return Problem{}, 0, agreedError{localErr.Error()}
+	}
+	if mx[1] != 0 {
+		return Problem{}, 0, errAgreed("engine: cocoa: another rank's problem or options were refused (its error says why)")
+	}
+	for i, what := range []string{"the classes (Classes set on some ranks only)", "the class for −1", "the class for +1", "λ", "the L1 strength"} {
+		if mx[2+2*i] != -mx[3+2*i] {
+			return Problem{}, 0, errAgreed("engine: cocoa: the ranks disagree on %s: from %v to %v", what, -mx[3+2*i], mx[2+2*i])
+		}
+	}
+	d := int(mx[0])
+	prob := local
+	x := *local.X
+	x.Cols = d
+	prob.X = &x
+	if err := prob.Reg.Validate(d); err != nil {
+		fail(err)
+	}
+	if opt.WarmStart != nil && len(opt.WarmStart) != d {
+		fail(fmt.Errorf("engine: cocoa: warm start has %d weights, the ranks' data %d columns", len(opt.WarmStart), d))
+	}
+	if rows > 0 {
+		if err := prob.Validate(); err != nil {
+			fail(err)
+		}
+	}
+	sum := []float64{float64(rows), b2f(localErr != nil)}
+	if err := c.AllreduceSum(sum); err != nil {
+		return Problem{}, 0, err
+	}
+	if localErr != nil {
+		return Problem{}, 0, agreedError{fmt.Sprintf("rank %d: %v", c.Rank(), localErr)}
+	}
+	if sum[1] != 0 {
+		return Problem{}, 0, errAgreed("engine: cocoa: %g other rank(s) refused their problem (their errors say why)", sum[1])
+	}
+	return prob, int64(sum[0]), nil
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// startDistCoCoA builds the rank's method: cocoa's start with N for n in
+// the steps and in v, and the piece counts ωⱼ of all ranks.
+func startDistCoCoA(c comm.Comm, prob Problem, nGlobal int64, opt Options, local context.Context, cancel context.CancelCauseFunc) (*distCoCoA, error) {
+	x := prob.X
+	k := CoCoAWorkers(x, opt.Threads)
+	if x.Rows == 0 {
+		k = 1
+	}
+	colNNZ := x.ColumnCounts()
+	omega := hugepage.Make[float64](x.Cols)
+	for j, cnt := range colNNZ {
+		omega[j] = float64(min(int64(k), cnt))
+	}
+	if err := c.AllreduceSum(omega); err != nil {
+		return nil, err
+	}
+	for j := range omega {
+		omega[j] = max(1, omega[j])
+	}
+	sequential := c.Size() == 1 && k == 1
+	var beta []float64
+	if !sequential {
+		beta = omega
+	}
+	opt.Threads = k // the certificate's pool is the rounds' pool
+	core, err := newDistCore(c, prob, nGlobal, opt, beta, colNNZ)
+	if err != nil {
+		return nil, err
+	}
+	s := &distCoCoA{sdcaCore: core, c: c, nGlobal: nGlobal, k: k, omega: omega, resync: true,
+		sequential: sequential, local: local, cancel: cancel}
+	s.perm = hugepage.Make[int32](x.Rows)
+	for i := range s.perm {
+		s.perm[i] = int32(i)
+	}
+	// sdca's stream on rank 0, so that one rank is cocoa step for step.
+	s.rng = rand.New(rand.NewPCG(opt.Seed+uint64(c.Rank()), 0x5dca))
+	s.buf = make([]float64, core.d+2+flagCount)
+	s.counts = make([]paddedCounter, k)
+	if !sequential {
+		if k > 1 {
+			if core.cert == nil {
+				return nil, errors.New("engine: cocoa: no worker pool for K > 1 (a bug)")
+			}
+			s.pool = core.cert.Pool()
+		}
+		s.rep = make([][]float64, k)
+		for w := range s.rep {
+			s.rep[w] = hugepage.Make[float64](core.d)
+		}
+		s.cols = make([]int, k+1)
+		for w := 1; w <= k; w++ {
+			s.cols[w] = core.d * w / k
+		}
+	}
+	return s, nil
+}
+
+// newDistCore is newSDCACore for the rank's rows of a problem of nGlobal
+// rows: v carries 1/N, the steps are σₖ = N/qₖ, and a warm start's exact v
+// is summed over all ranks. The checks that can fail on one rank alone
+// (a non-finite row, a warm start) end in one collective that tells every
+// rank; the rows of all ranks being zero is an error of all.
+func newDistCore(c comm.Comm, prob Problem, nGlobal int64, opt Options, beta []float64, colNNZ []int64) (*sdcaCore, error) {
+	x := prob.X
+	en := prob.Reg.(ElasticNet) // agreeProblem checked
+	core := &sdcaCore{prob: prob, x: x, n: x.Rows, d: x.Cols, en: en, invN: 1 / float64(nGlobal),
+		runningExact: true, tol: opt.Tol}
+	core.plainL2 = en.Plain() && en.L1 == 0
+	core.plainEN = en.Plain()
+	core.invLam = 1 / en.Lambda
+	core.eval = driver.NewEvaluator(prob, opt.Threads)
+	core.y = hugepage.Make[float64](core.n)
+	core.v = hugepage.Make[float64](core.d)
+	core.w = hugepage.Make[float64](core.d)
+	core.comp = hugepage.Make[float64](core.d)
+	if _, ok := prob.Loss.(Logistic); ok {
+		core.logit = hugepage.Make[float64](core.n)
+		for k := range core.logit {
+			core.logit[k] = math.NaN()
+		}
+	}
+	var localErr error
+	nonzero := false
+	core.sigma = hugepage.Make[float64](core.n)
+	for k := 0; k < core.n; k++ {
+		q := core.rowCurvature(k, beta)
+		if math.IsNaN(q) || math.IsInf(q, 0) {
+			localErr = fmt.Errorf("engine: cocoa: row %d of rank %d has non-finite values or a squared norm beyond float64", k+1, c.Rank())
+			break
+		}
+		core.sigma[k] = float64(nGlobal) / q // +Inf for q = 0
+		nonzero = nonzero || q > 0
+	}
+	if localErr == nil && opt.WarmStart != nil {
+		loss := prob.Loss
+		for k := 0; k < core.n; k++ {
+			val, idx := x.Row(k)
+			z := kernels.SparseDot(val, idx, opt.WarmStart)
+			core.y[k] = loss.DualFeasible(loss.Deriv(z, prob.B[k]), prob.B[k])
+		}
+	}
+	mx := []float64{b2f(localErr != nil), b2f(nonzero)}
+	if err := c.AllreduceMax(mx); err != nil {
+		return nil, err
+	}
+	switch {
+	case localErr != nil:
+		return nil, agreedError{localErr.Error()}
+	case mx[0] != 0:
+		return nil, errAgreed("engine: cocoa: another rank's rows were refused (its error says why)")
+	case mx[1] == 0:
+		return nil, errAgreed("engine: every row of the data is zero, on every rank")
+	}
+	threads := driver.ThreadBudget(opt.Threads)
+	if threads = min(threads, int(x.NNZ()/driver.SweepMinNNZ)); threads > 1 {
+		core.cert = driver.NewRowSweep(x, threads, false)
+		core.colOwners = sched.NewOwners(colNNZ, threads)
+	}
+	if opt.WarmStart != nil {
+		s := &distCoCoA{sdcaCore: core, c: c}
+		if err := s.recompute(); err != nil {
+			core.closeCert()
+			return nil, err
+		}
+	}
+	return core, nil
+}
+
+// recompute sets v to the exact (1/N) Σₖ yₖaₖ over all ranks: each rank's
+// compensated sum (Evaluator.DualSum), added by one allreduce, times 1/N,
+// which on one rank is sdcaCore.recomputeV to the bit.
+func (s *distCoCoA) recompute() error {
+	s.wFresh = false
+	buf := s.v // the sum is formed in place: v is replaced whole
+	if err := s.eval.DualSum(s.y, buf); err != nil {
+		return err
+	}
+	if err := s.c.AllreduceSum(buf); err != nil {
+		return err
+	}
+	for j := range buf {
+		buf[j] *= s.invN
+	}
+	return nil
+}
+
+// flags sets the rank's stop flags into f (flagCount values).
+func (s *distCoCoA) flags(f []float64) {
+	clear(f)
+	if s.local.Err() != nil {
+		if errors.Is(context.Cause(s.local), driver.ErrTimeLimit) {
+			f[flagTime] = 1
+		} else {
+			f[flagCanceled] = 1
+		}
+	}
+}
+
+// observe cancels the agreed context when some rank's flag in the summed
+// f is set: with the time limit as its cause unless some rank was
+// cancelled otherwise. Every rank sees the same sums, so every rank's
+// driver sees the context done after the same collective.
+func (s *distCoCoA) observe(f []float64) {
+	switch {
+	case f[flagCanceled] > 0:
+		s.cancel(context.Canceled)
+	case f[flagTime] > 0:
+		s.cancel(driver.ErrTimeLimit)
+	}
+}
+
+// wantExact reports whether a certificate taken after `sampled` samples
+// recomputes v first (sdcaCore.certificate's rule).
+func (s *distCoCoA) wantExact(sampled float64) bool {
+	return !s.runningExact || s.sinceExact+1 >= exactEvery || s.predictGapAt(sampled) <= 2*s.tol
+}
+
+// predictGapAt is sdcaCore.predictGap at `sampled` samples stepped.
+func (s *distCoCoA) predictGapAt(sampled float64) float64 {
+	s0, g0 := s.gaps[0][0], s.gaps[0][1]
+	s1, g1 := s.gaps[1][0], s.gaps[1][1]
+	if !(g1 > 0 && g1 < g0 && s1 > s0) {
+		return math.Inf(1)
+	}
+	return g1 * math.Pow(g1/g0, (sampled-s1)/(s1-s0))
+}
+
+// Certify is sdcaCore.certificate over the ranks.
+func (s *distCoCoA) Certify() (TracePoint, error) {
+	exact := s.exactPending
+	s.exactPending = false
+	if !exact && s.wantExact(float64(s.sampled)) {
+		if err := s.recompute(); err != nil {
+			return TracePoint{}, err
+		}
+		exact = true
+	}
+	tp, err := s.evaluateAll()
+	if err != nil {
+		return tp, err
+	}
+	if !exact && tp.RelGap <= 2*s.tol {
+		if err := s.recompute(); err != nil {
+			return TracePoint{}, err
+		}
+		if tp, err = s.evaluateAll(); err != nil {
+			return tp, err
+		}
+		exact = true
+	}
+	s.sinceExact++
+	if exact {
+		s.sinceExact = 0
+	}
+	s.gaps[0], s.gaps[1] = s.gaps[1], [2]float64{float64(s.sampled), tp.RelGap}
+	// A recomputed v differs from the replicas by rounding.
+	s.resync = s.resync || s.sinceExact == 0
+	return tp, nil
+}
+
+// evaluateAll is sdcaCore.evaluate over the ranks: w = ∇g*(−v), the same
+// on every rank, the rank's partial sums at its rows, one allreduce of
+// them with the stop flags, and the certificate assembled from the sums.
+func (s *distCoCoA) evaluateAll() (TracePoint, error) {
+	if s.cert != nil && s.en.Plain() {
+		if err := s.cert.Pool().Run(func(w int) {
+			lo, hi := s.colOwners.Range(w)
+			s.en.PrimalFromDual(s.w[lo:hi], s.v[lo:hi])
+		}); err != nil {
+			return TracePoint{}, fmt.Errorf("engine: cocoa: %w", err)
+		}
+	} else {
+		s.en.PrimalFromDual(s.w, s.v)
+	}
+	s.wFresh = true
+	part, err := s.eval.PartialAt(s.w, s.y)
+	if err != nil {
+		return TracePoint{}, err
+	}
+	var sums [2 + flagCount]float64
+	sums[0], sums[1] = part.Loss, part.Conj
+	s.flags(sums[2:])
+	if err := s.c.AllreduceSum(sums[:]); err != nil {
+		return TracePoint{}, err
+	}
+	s.observe(sums[2:])
+	cert, err := objective.Assemble(s.prob.Reg, s.w, s.v, objective.Partial{Loss: sums[0], Conj: sums[1]}, int(s.nGlobal))
+	if err != nil {
+		return TracePoint{}, err
+	}
+	return driver.TracePointOf(cert), nil
+}
+
+func (s *distCoCoA) Threads() int { return s.certThreads() }
+
+func (s *distCoCoA) Finish(res *Result) error {
+	res.Duals = s.y
+	return s.closeCert()
+}
+
+// RunEpochs runs k rounds. ctx is the context the ranks agree on; the
+// local solves stop early on the rank's own context, whose state reaches
+// the others through the round's flags.
+func (s *distCoCoA) RunEpochs(ctx context.Context, k int) (int, error) {
+	s.wFresh = false
+	d := s.d
+	for e := 0; e < k; e++ {
+		if ctx.Err() != nil {
+			return e, nil
+		}
+		s.rng.Shuffle(len(s.perm), func(i, j int) { s.perm[i], s.perm[j] = s.perm[j], s.perm[i] })
+		if s.sequential {
+			// One rank, one worker: sdca's epoch, as cocoa's K = 1.
+			(&sdcaSolver{sdcaCore: s.sdcaCore, m: 1, perm: s.perm}).epochSequential(s.local)
+			f := s.buf[d+1:]
+			s.flags(f)
+			if err := s.c.AllreduceSum(f); err != nil {
+				return e + 1, err
+			}
+			s.observe(f)
+			continue
+		}
+		// The certificate after the last round recomputes v: send the
+		// exact sum instead of the change (a full round's samples are
+		// what the rule extrapolates to).
+		exact := e == k-1 && s.wantExact(float64(s.sampled+s.nGlobal))
+		resync := s.resync
+		s.resync = false
+		run := func(fn func(w int)) error {
+			if s.pool == nil {
+				for w := range s.k {
+					fn(w)
+				}
+				return nil
+			}
+			return s.pool.Run(fn)
+		}
+		err := run(func(w int) {
+			if resync {
+				copy(s.rep[w], s.v)
+			}
+			s.counts[w].n = s.localPass(w)
+		})
+		if err == nil {
+			if exact {
+				err = s.eval.DualSum(s.y, s.buf[:d])
+			} else {
+				err = run(s.change)
+			}
+		}
+		if err != nil {
+			return e + 1, fmt.Errorf("engine: cocoa: %w", err)
+		}
+		var stepped int64
+		for w := range s.counts {
+			stepped += s.counts[w].n
+		}
+		s.buf[d] = float64(stepped)
+		s.flags(s.buf[d+1:])
+		if err := s.c.AllreduceSum(s.buf); err != nil {
+			return e + 1, err
+		}
+		s.sampled += int64(s.buf[d])
+		if exact {
+			for j, t := range s.buf[:d] {
+				s.v[j] = t * s.invN
+			}
+			s.resync, s.exactPending = true, true
+		} else if err := run(s.apply); err != nil {
+			return e + 1, fmt.Errorf("engine: cocoa: %w", err)
+		}
+		s.observe(s.buf[d+1:])
+	}
+	return k, nil
+}
+
+// localPass runs worker w's piece of this round's permutation against its
+// replica (cocoa.local with the ωⱼ of all ranks) and returns the samples
+// it stepped.
+func (s *distCoCoA) localPass(w int) int64 {
+	order := s.perm[s.n*w/s.k : s.n*(w+1)/s.k]
+	r, omega := s.rep[w], s.omega
+	indptr, values, indices := s.x.Indptr, s.x.Values, s.x.Indices
+	for i, k32 := range order {
+		if i&4095 == 4095 && s.local.Err() != nil {
+			return int64(i)
+		}
+		k := int(k32)
+		lo, hi := indptr[k], indptr[k+1]
+		val, idx := values[lo:hi], indices[lo:hi]
+		z := s.margin(val, idx, r)
+		yn := s.dualStep(k, z, s.sigma[k])
+		if d := yn - s.y[k]; d != 0 {
+			s.y[k] = yn
+			a := d * s.invN
+			for p, j := range idx {
+				r[j] += a * val[p] * omega[j]
+			}
+		}
+	}
+	return int64(len(order))
+}
+
+// change sets the rank's change of v on worker w's coordinates into buf:
+// Σ_w (r_wj − vⱼ)/ωⱼ, cocoa's merge before it is added.
+func (s *distCoCoA) change(w int) {
+	lo, hi := s.cols[w], s.cols[w+1]
+	for j := lo; j < hi; j++ {
+		vj := s.v[j]
+		var sum float64
+		for _, r := range s.rep {
+			sum += r[j] - vj
+		}
+		s.buf[j] = sum / s.omega[j]
+	}
+}
+
+// apply adds the summed change of all ranks into v on worker w's
+// coordinates and resets the replicas there to the new v.
+func (s *distCoCoA) apply(w int) {
+	lo, hi := s.cols[w], s.cols[w+1]
+	v := s.v[lo:hi]
+	for j := range v {
+		v[j] = v[j] + s.buf[lo+j]
+	}
+	for _, r := range s.rep {
+		copy(r[lo:hi], v)
+	}
+}
+
+// distCoCoA is a driver.Method.
+var _ driver.Method = (*distCoCoA)(nil)

@@ -1,0 +1,332 @@
+package sdca
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/adaspdc/adaspdc/comm"
+	"github.com/adaspdc/adaspdc/engine/internal/enginetest"
+	"github.com/adaspdc/adaspdc/sparse"
+)
+
+// heartScale is the bundled data set with its labels mapped to ±1.
+func heartScale(t *testing.T) (*sparse.CSR, []float64) {
+	t.Helper()
+	ds, err := sparse.ReadFile(enginetest.BundledPath("heart_scale"), sparse.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := sparse.BinaryLabels(ds.Y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds.X, b
+}
+
+// shares cuts prob's rows into p contiguous shares (the first
+// rows·r/p to rows·(r+1)/p), each a problem of its own whose X has only the
+// columns up to its largest index, as a rank that read its part of a file
+// would have it.
+func shares(prob Problem, p int) []Problem {
+	x := prob.X
+	out := make([]Problem, p)
+	for r := range p {
+		lo, hi := x.Rows*r/p, x.Rows*(r+1)/p
+		a, b := x.Indptr[lo], x.Indptr[hi]
+		indptr := make([]int64, hi-lo+1)
+		for k := range indptr {
+			indptr[k] = x.Indptr[lo+k] - a
+		}
+		cols := 0
+		for _, j := range x.Indices[a:b] {
+			cols = max(cols, int(j)+1)
+		}
+		q := prob
+		q.X = &sparse.CSR{Rows: hi - lo, Cols: cols, Indptr: indptr, Indices: x.Indices[a:b], Values: x.Values[a:b]}
+		q.B = prob.B[lo:hi]
+		out[r] = q
+	}
+	return out
+}
+
+// distResult is what one rank returned.
+type distResult struct {
+	w   []float64
+	res *Result
+	err error
+}
+
+// runDistributed trains prob split over p in-process ranks (opts[r], or
+// opt for every rank when opts is nil) and returns each rank's result and
+// RunLocal's error. It fails the test if the world has not ended within
+// the timeout.
+func runDistributed(t *testing.T, parts []Problem, opt Options, perRank func(r int, o *Options), timeout time.Duration) ([]distResult, error) {
+	t.Helper()
+	p := len(parts)
+	out := make([]distResult, p)
+	done := make(chan error, 1)
+	go func() {
+		done <- comm.RunLocal(p, func(c comm.Comm) error {
+			o := opt
+			if perRank != nil {
+				perRank(c.Rank(), &o)
+			}
+			w, res, err := TrainDistributed(context.Background(), c, parts[c.Rank()], o)
+			out[c.Rank()] = distResult{slices.Clone(w), res, err}
+			return err
+		})
+	}()
+	select {
+	case err := <-done:
+		return out, err
+	case <-time.After(timeout):
+		t.Fatalf("the %d ranks had not ended after %v", p, timeout)
+		return nil, nil
+	}
+}
+
+// TestDistributedOneRankIsCoCoA checks that a world of one rank trains
+// cocoa's model bit for bit, with the same certificates, on one worker
+// (sdca's epoch) and on three (the replicas), and for a smooth and a
+// non-smooth loss with an L1 term.
+func TestDistributedOneRankIsCoCoA(t *testing.T) {
+	hx, hb := heartScale(t)
+	gx, gb := sparseData(2500, 300, 40, 5) // 100k nonzeros: three workers
+	for _, c := range []struct {
+		name    string
+		prob    Problem
+		threads int
+	}{
+		{"heart_scale", Problem{X: hx, B: hb, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}, 1},
+		{"generated", Problem{X: gx, B: gb, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}, 3},
+		{"generated-hinge-l1", Problem{X: gx, B: gb, Loss: SquaredHinge{}, Reg: ElasticNet{Lambda: 1e-4, L1: 1e-3}}, 3},
+	} {
+		if raceEnabled && c.name == "generated-hinge-l1" {
+			continue
+		}
+		opt := Options{Solver: SolverCoCoA, Threads: c.threads, Tol: 1e-9, MaxEpochs: 2000, Seed: 7}
+		want, wres, err := Train(context.Background(), c.prob, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := runDistributed(t, []Problem{c.prob}, opt, nil, 30*time.Second)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		g := got[0]
+		if g.res.Threads != wres.Threads {
+			t.Errorf("%s: %d workers, cocoa %d", c.name, g.res.Threads, wres.Threads)
+		}
+		if len(g.res.Trace) != len(wres.Trace) {
+			t.Fatalf("%s: %d certificates, cocoa %d", c.name, len(g.res.Trace), len(wres.Trace))
+		}
+		for i, tp := range g.res.Trace {
+			if w := wres.Trace[i]; tp.Primal != w.Primal || tp.Dual != w.Dual || tp.Epoch != w.Epoch || tp.Passes != w.Passes {
+				t.Fatalf("%s: certificate %d: epoch %d P %.17g D %.17g, cocoa epoch %d P %.17g D %.17g", c.name, i, tp.Epoch, tp.Primal, tp.Dual, w.Epoch, w.Primal, w.Dual)
+			}
+		}
+		if !slices.Equal(g.w, want.Weights) {
+			t.Errorf("%s: the model differs from cocoa's (relative difference %.3g)", c.name, relDiff(g.w, want.Weights))
+		}
+		if g.res.Stop != wres.Stop {
+			t.Errorf("%s: stopped on %q, cocoa on %q", c.name, g.res.Stop, wres.Stop)
+		}
+	}
+}
+
+// TestDistributedConverges checks, at 1, 2 and 4 ranks on the bundled data
+// and on a generated sparse set (where two ranks run two workers each),
+// that the run ends at the tolerance with a primal within the gaps of the
+// single-process optimum (sdca at 1e-10), that every rank holds the same
+// model bit for bit, and that a second run with the same seed gives the
+// same model.
+func TestDistributedConverges(t *testing.T) {
+	hx, hb := heartScale(t)
+	gx, gb := sparseData(3300, 300, 40, 6) // 132k nonzeros: 66k a rank at P = 2
+	for _, c := range []struct {
+		name string
+		prob Problem
+		tol  float64
+	}{
+		{"heart_scale", Problem{X: hx, B: hb, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2}}, 1e-8},
+		{"generated", Problem{X: gx, B: gb, Loss: SquaredHinge{}, Reg: ElasticNet{Lambda: 0.1, L1: 1e-4}}, 1e-7},
+	} {
+		_, ref, err := Train(context.Background(), c.prob, Options{Solver: SolverSDCA, Threads: 1, Tol: 1e-10, MaxEpochs: 5000, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pStar, refGap := ref.Final.Primal, ref.Final.Gap
+		ranks := []int{1, 2, 4}
+		if raceEnabled || testing.Short() {
+			ranks = ranks[:2] // ten times slower under the race detector
+		}
+		for _, p := range ranks {
+			parts := shares(c.prob, p)
+			opt := Options{Solver: SolverCoCoA, Threads: 2, Tol: c.tol, MaxEpochs: 3000, Seed: 3}
+			first, err := runDistributed(t, parts, opt, nil, 30*time.Second)
+			if err != nil {
+				t.Fatalf("%s, P = %d: %v", c.name, p, err)
+			}
+			r0 := first[0]
+			if !r0.res.Converged || r0.res.Model.RelGap > c.tol {
+				t.Errorf("%s, P = %d: stopped on %q at relative gap %.3g after %d epochs", c.name, p, r0.res.Stop, r0.res.Model.RelGap, r0.res.Final.Epoch)
+			}
+			if d := math.Abs(r0.res.Model.Primal - pStar); d > r0.res.Model.Gap+refGap+1e-13 {
+				t.Errorf("%s, P = %d: P = %.15g, the optimum %.15g: %.3g apart, the gaps %.3g + %.3g", c.name, p, r0.res.Model.Primal, pStar, d, r0.res.Model.Gap, refGap)
+			}
+			if len(r0.w) != c.prob.X.Cols {
+				t.Errorf("%s, P = %d: %d weights for %d columns", c.name, p, len(r0.w), c.prob.X.Cols)
+			}
+			for r, got := range first {
+				if !slices.Equal(got.w, r0.w) || got.res.Model != r0.res.Model && !sameCert(got.res.Model, r0.res.Model) {
+					t.Errorf("%s, P = %d: rank %d's model differs from rank 0's", c.name, p, r)
+				}
+			}
+			if raceEnabled {
+				continue
+			}
+			again, err := runDistributed(t, parts, opt, nil, 30*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(again[0].w, r0.w) {
+				t.Errorf("%s, P = %d: a second run with the same seed gave another model", c.name, p)
+			}
+			t.Logf("%s, P = %d: %d epochs, %d certificates, relative gap %.3g, workers %d", c.name, p, r0.res.Final.Epoch, len(r0.res.Trace), r0.res.Model.RelGap, r0.res.Threads)
+		}
+	}
+}
+
+// sameCert compares the certificate values of two trace points, whose
+// times differ from rank to rank.
+func sameCert(a, b TracePoint) bool {
+	return a.Primal == b.Primal && a.Dual == b.Dual && a.Epoch == b.Epoch && a.Passes == b.Passes
+}
+
+// TestDistributedEmptyRank checks that ranks without rows take part: five
+// ranks on three rows, and four ranks of which one holds none.
+func TestDistributedEmptyRank(t *testing.T) {
+	hx, hb := heartScale(t)
+	for _, c := range []struct {
+		rows, ranks int
+	}{{3, 5}, {200, 4}} {
+		x, b := firstRows(hx, hb, c.rows)
+		prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2}}
+		parts := shares(prob, c.ranks)
+		if c.rows == 200 {
+			// Move rank 2's rows to rank 3, leaving rank 2 none.
+			parts = shares(prob, 3)
+			parts = append(parts[:2], shares(Problem{X: &sparse.CSR{Indptr: []int64{0}}, Loss: prob.Loss, Reg: prob.Reg}, 1)[0], parts[2])
+		}
+		_, ref, err := Train(context.Background(), prob, Options{Solver: SolverSDCA, Threads: 1, Tol: 1e-11, MaxEpochs: 5000, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := runDistributed(t, parts, Options{Tol: 1e-9, MaxEpochs: 5000, Seed: 2}, nil, 30*time.Second)
+		if err != nil {
+			t.Fatalf("%d rows on %d ranks: %v", c.rows, c.ranks, err)
+		}
+		m := got[0].res.Model
+		if !got[0].res.Converged || math.Abs(m.Primal-ref.Final.Primal) > m.Gap+ref.Final.Gap+1e-13 {
+			t.Errorf("%d rows on %d ranks: stopped on %q at P %.15g (gap %.3g), the optimum %.15g", c.rows, c.ranks, got[0].res.Stop, m.Primal, m.Gap, ref.Final.Primal)
+		}
+		for r := range got {
+			if !slices.Equal(got[r].w, got[0].w) {
+				t.Errorf("%d rows on %d ranks: rank %d's model differs", c.rows, c.ranks, r)
+			}
+		}
+	}
+}
+
+// TestDistributedFailingRank checks that a rank that fails (its callback
+// errs, it panics, its problem is refused) ends every rank with an error,
+// within a second, and that a refusal found by one rank is named.
+func TestDistributedFailingRank(t *testing.T) {
+	hx, hb := heartScale(t)
+	prob := Problem{X: hx, B: hb, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-4}}
+	parts := shares(prob, 3)
+	boom := errors.New("rank 1 fails")
+	for _, c := range []struct {
+		name    string
+		perRank func(r int, o *Options)
+		parts   func() []Problem
+	}{
+		{"callback error", func(r int, o *Options) {
+			if r == 1 {
+				o.Callback = func(tp TracePoint) error {
+					if tp.Epoch >= 3 {
+						return boom
+					}
+					return nil
+				}
+			}
+		}, nil},
+		{"panic", func(r int, o *Options) {
+			if r == 1 {
+				o.Callback = func(tp TracePoint) error {
+					if tp.Epoch >= 2 {
+						panic("rank 1 panics")
+					}
+					return nil
+				}
+			}
+		}, nil},
+		{"refused problem", nil, func() []Problem {
+			p := slices.Clone(parts)
+			p[2].Reg = ElasticNet{Lambda: 2e-4} // another λ
+			return p
+		}},
+		{"other solver", func(r int, o *Options) {
+			if r == 0 {
+				o.Solver = SolverSDCA
+			}
+		}, nil},
+	} {
+		ps := parts
+		if c.parts != nil {
+			ps = c.parts()
+		}
+		start := time.Now()
+		got, err := runDistributed(t, ps, Options{Tol: -1, MaxEpochs: 1 << 20, StallEpochs: -1, Seed: 1}, c.perRank, 10*time.Second)
+		if el := time.Since(start); el > time.Second {
+			t.Errorf("%s: the ranks took %v to end", c.name, el)
+		}
+		if err == nil {
+			t.Errorf("%s: RunLocal returned no error", c.name)
+		}
+		for r, g := range got {
+			if g.err == nil {
+				t.Errorf("%s: rank %d returned no error", c.name, r)
+			}
+		}
+		t.Logf("%s: %v", c.name, err)
+	}
+}
+
+// TestDistributedTimeLimitOneRank checks that a time limit on one rank
+// stops every rank after the same round, with the same model and Stop
+// "time".
+func TestDistributedTimeLimitOneRank(t *testing.T) {
+	x, b := sparseData(2000, 300, 20, 8)
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-6}}
+	got, err := runDistributed(t, shares(prob, 3), Options{Tol: 1e-14, MaxEpochs: 1 << 20, StallEpochs: -1, Seed: 1}, func(r int, o *Options) {
+		if r == 1 {
+			o.TimeLimit = 100 * time.Millisecond
+		}
+	}, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r, g := range got {
+		if g.res.Stop != "time" || g.err != nil {
+			t.Errorf("rank %d: stop %q, error %v; want the time limit", r, g.res.Stop, g.err)
+		}
+		if !slices.Equal(g.w, got[0].w) || !sameCert(g.res.Final, got[0].res.Final) {
+			t.Errorf("rank %d stopped elsewhere than rank 0 (epoch %d, rank 0 %d)", r, g.res.Final.Epoch, got[0].res.Final.Epoch)
+		}
+	}
+}
