@@ -155,6 +155,18 @@ type sampleDual struct {
 	y, aux float64
 }
 
+// dualLogit returns the logit of u = −b·y, the logistic prox's warm start
+// for a dual y (NaN at an end of the domain, where it has none): computed
+// once here, it spares the first prox of every sample its logarithm and its
+// cold start.
+func dualLogit(y, b float64) float64 {
+	u := -b * y
+	if !(u > 0 && u < 1) {
+		return math.NaN()
+	}
+	return math.Log(u / (1 - u))
+}
+
 // workerState is what each worker keeps to itself.
 type workerState struct {
 	buf     []float64 // fused dense reduction: Σ Δyₖaₖ over this worker's rows
@@ -162,6 +174,7 @@ type workerState struct {
 	prev    []int32   // scaled lazy: ... and in the previous one
 	stamp   uint32    // lazy: this owner's iteration count, for stamp[]
 	t       int32     // the lazy segment's position in this iteration
+	exps    int64     // exponentials the logistic prox took (proxExps)
 	_       [64]byte
 }
 
@@ -381,7 +394,7 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 		for r := s.part.Start[b]; r < s.part.Start[b+1]; r++ {
 			k := s.part.Order[r]
 			s.rows[r] = sampleRow{b: s.prob.B[k], sigma: s.sigma[b], lo: x.Indptr[k], hi: x.Indptr[k+1]}
-			s.duals[r] = sampleDual{y: s.y[k], aux: math.NaN()}
+			s.duals[r] = sampleDual{y: s.y[k], aux: dualLogit(s.y[k], s.prob.B[k])}
 		}
 	}
 	_, s.logistic = prob.Loss.(Logistic)
@@ -844,7 +857,9 @@ func (s *solver) readBlocks(ws *workerState, bt *batch, first, end int64, t int3
 			}
 			var yn float64
 			if s.logistic {
-				yn, dual.aux = objective.LogisticProxWarm(dual.y, dual.aux, z, rec.sigma, rec.b)
+				var e int
+				yn, dual.aux, e = objective.LogisticProxWarmExps(dual.y, dual.aux, z, rec.sigma, rec.b)
+				ws.exps += int64(e)
 			} else {
 				yn = loss.DualProx(dual.y, z, rec.sigma, rec.b)
 			}
@@ -991,6 +1006,16 @@ func (s *solver) advanceSegment(tau, theta float64) {
 	s.segT = t + 1
 }
 
+// proxExps returns the exponentials the logistic dual prox has taken so
+// far, which with Passes tells how fast it converges.
+func (s *solver) proxExps() int64 {
+	var e int64
+	for w := range s.allWorkers {
+		e += s.allWorkers[w].exps
+	}
+	return e
+}
+
 // The driver's view of an AdaSPDC run (driver.go).
 
 func (s *solver) Certify() (TracePoint, error) { return s.certificate() }
@@ -1102,7 +1127,7 @@ func (s *solver) WarmDuals(y []float64) error {
 		s.y[k] = loss.DualFeasible(yk, s.prob.B[k])
 	}
 	for r, k := range s.part.Order {
-		s.duals[r] = sampleDual{y: s.y[k], aux: math.NaN()}
+		s.duals[r] = sampleDual{y: s.y[k], aux: dualLogit(s.y[k], s.prob.B[k])}
 	}
 	_, err := s.certificate()
 	return err
