@@ -118,6 +118,7 @@ type solver struct {
 	// (the dynamic block claims let the other workers take up the slack),
 	// so sampling is neither serial nor repeated on every worker.
 	sampler blocks.Sampler
+	ahead   ahead    // the batches drawn beyond the next
 	batches [2]batch // slot loop.Slot() runs while the other is drawn
 }
 
@@ -407,6 +408,7 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 			s.binfo[b].w = impW[b]
 		}
 	}
+	s.newAhead()
 	s.drawBatch(&s.batches[0])
 	return s, nil
 }
@@ -715,9 +717,9 @@ func (p *spdcIteration) Update(w, slot int) {
 	s := (*solver)(p)
 	ws := &s.workers[w]
 	bt := &s.batches[slot]
-	if w == 0 {
+	if w == 0 && !s.ahead.rows {
 		nb := &s.batches[slot^1]
-		s.prefetchRows(nb, 0, min(prefetchAhead, len(nb.blocks)))
+		s.prefetchRows(nb.blocks, 0, min(prefetchAhead, len(nb.blocks)))
 	}
 	lo, hi := s.owners.Range(w)
 	s.updatePhase(ws, bt, lo, hi, ws.t)
@@ -748,28 +750,52 @@ func (p *spdcIteration) Settle(w int, last bool, sync func()) {
 	}
 }
 
-// drawBatch samples an iteration's blocks and sets τᵗ and θᵗ (Eq. 12, 15)
-// from their largest spectral norm.
+// drawBatch takes the next iteration's blocks from the queue of drawn
+// batches (see ahead) and sets τᵗ and θᵗ (Eq. 12, 15) from their largest
+// spectral norm. It refills the queue with a new draw and moves the
+// queue's batches one stage of prefetching closer: a sampled block's
+// records and rows are random accesses, cache misses on any data larger
+// than the cache, and an iteration of one short row is too short to hide
+// even one of them.
 func (s *solver) drawBatch(bt *batch) {
-	bt.blocks = s.sampler.Sample(bt.blocks)
+	m := len(bt.blocks)
+	q := &s.ahead
+	cur := q.blocks[q.head*m : (q.head+1)*m]
+	copy(bt.blocks, cur)
+	s.sampler.Sample(cur) // the batch q.depth iterations later
+	for _, b := range cur {
+		kernels.Prefetch(unsafe.Pointer(&s.binfo[b]))
+	}
+	q.head++
+	if q.head == q.depth {
+		q.head = 0
+	}
+	// Half-way: the samples' records. With more than one worker, whoever
+	// claims a block fetches its duals: pulling them to this core would
+	// cost the other a second transfer.
+	one := len(s.workers) == 1
+	for _, b := range q.batch(q.depth/2, m) {
+		bi := &s.binfo[b]
+		if one {
+			kernels.Prefetch2(unsafe.Pointer(&s.rows[bi.lo]), unsafe.Pointer(&s.duals[bi.lo]))
+		} else {
+			kernels.Prefetch(unsafe.Pointer(&s.rows[bi.lo]))
+		}
+	}
+	// Small batches: the rows of the batch after this one (larger ones
+	// prefetch their rows as the read phase goes, prefetchAhead blocks
+	// ahead, and the update phase the first blocks of the next batch).
+	if q.rows && one {
+		s.prefetchRows(q.batch(0, m), 0, m)
+	}
 	bmax := &s.binfo[bt.blocks[0]]
 	off := 0
-	// The first sample of each block: the read phase after next finds it
-	// in cache (prefetchRows then fetches the rows). With more than one
-	// worker, whoever claims the block fetches its duals: pulling them to
-	// this core would cost the other a second transfer.
-	one := len(s.workers) == 1
 	for i, b := range bt.blocks {
 		bt.offset[i] = off
 		bi := &s.binfo[b]
 		off += int(bi.hi - bi.lo)
 		if bi.norm > bmax.norm {
 			bmax = bi
-		}
-		if one {
-			kernels.Prefetch2(unsafe.Pointer(&s.rows[bi.lo]), unsafe.Pointer(&s.duals[bi.lo]))
-		} else {
-			kernels.Prefetch(unsafe.Pointer(&s.rows[bi.lo]))
 		}
 	}
 	bt.offset[len(bt.blocks)] = off
@@ -782,17 +808,57 @@ func (s *solver) drawBatch(bt *batch) {
 	}
 }
 
+// ahead is the queue of drawn batches, in the order of the one sampler:
+// drawBatch takes the batch of the next iteration from it and draws the
+// batch depth iterations later, so the sequence of batches is the
+// sampler's whatever the number of workers. The queue's batches are at
+// stages of prefetching: the newest's block records, the middle one's
+// sample records, and with rows, the next one's rows.
+type ahead struct {
+	blocks []int32 // depth batches of m blocks, the next at head
+	head   int
+	depth  int
+	rows   bool
+}
+
+// batch returns the batch i+1 iterations after the next one.
+func (q *ahead) batch(i, m int) []int32 {
+	j := (q.head + i) % q.depth
+	return q.blocks[j*m : (j+1)*m]
+}
+
+// newAhead fills the queue: depth batches, enough for about
+// aheadSamples samples, and at least two.
+func (s *solver) newAhead() {
+	m := s.opt.M
+	q := &s.ahead
+	q.depth = max(2, (aheadSamples+m*s.maxQ-1)/(m*s.maxQ))
+	q.rows = m*s.maxQ <= aheadRowSamples
+	q.blocks = make([]int32, q.depth*m)
+	for i := range q.depth {
+		s.sampler.Sample(q.blocks[i*m : (i+1)*m])
+	}
+}
+
+// aheadSamples is how many samples ahead of the one it runs the iteration
+// asks for block records; half-way, for the samples' records; batches of
+// at most aheadRowSamples samples ask for the rows of the batch after the
+// next.
+const (
+	aheadSamples    = 16
+	aheadRowSamples = 4
+)
+
 // prefetchAhead is how many blocks ahead of the one it reads the read
 // phase asks for rows: a sampled row is a random access (a DRAM miss on
 // url-shaped data), and two blocks' work covers its latency. The update
 // phase asks for the first blocks of the next batch.
 const prefetchAhead = 2
 
-// prefetchRows asks for the rows and duals of the batch's blocks
-// [from, to), whose sampleRow records drawBatch prefetched an iteration
-// earlier.
-func (s *solver) prefetchRows(bt *batch, from, to int) {
-	for _, b := range bt.blocks[from:to] {
+// prefetchRows asks for the rows and duals of the blocks [from, to) of
+// blocks, whose sampleRow records drawBatch prefetched earlier.
+func (s *solver) prefetchRows(blocks []int32, from, to int) {
+	for _, b := range blocks[from:to] {
 		bi := &s.binfo[b]
 		for r := bi.lo; r < bi.hi; r++ {
 			rec := &s.rows[r]
@@ -836,7 +902,7 @@ func (s *solver) readBlocks(ws *workerState, bt *batch, first, end int64, t int3
 	touched := ws.touched[:0]
 	for i := first; i < end; i++ {
 		if a := int(i) + prefetchAhead; a < int(end) {
-			s.prefetchRows(bt, a, a+1)
+			s.prefetchRows(bt.blocks, a, a+1)
 		}
 		b := bt.blocks[i]
 		slot := bt.offset[i]
