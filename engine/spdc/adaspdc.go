@@ -804,7 +804,7 @@ func (s *solver) drawBatch(bt *batch) {
 	// Importance sampling draws one block, so bmax is that block.
 	bt.scale = s.scale * bmax.w
 	if s.fastL2 {
-		s.seg.next(&bt.l2, bt.tau, bt.theta, bmax.a)
+		s.seg.next(&bt.l2, bt.tau, bt.theta, bmax.a, bt.scale, s.rScale)
 	}
 }
 
@@ -899,6 +899,10 @@ func (s *solver) readBlocks(ws *workerState, bt *batch, first, end int64, t int3
 	// second pass over the rows in the update phase: u is not read in this
 	// phase, and one worker adds the rows in batch order, as the owners do.
 	fuseU := s.fastL2 && len(s.workers) == 1 && bt.offset[len(bt.blocks)] > 1
+	// With one worker and one row, the row is the batch: its primal step
+	// (stepRowL2) follows its dual step here, and the update phase has
+	// nothing left to do.
+	oneRow := s.fastL2 && len(s.workers) == 1 && bt.offset[len(bt.blocks)] == 1
 	touched := ws.touched[:0]
 	for i := first; i < end; i++ {
 		if a := int(i) + prefetchAhead; a < int(end) {
@@ -937,6 +941,9 @@ func (s *solver) readBlocks(ws *workerState, bt *batch, first, end int64, t int3
 			}
 			if fuseU && dy != 0 {
 				touched = s.accumulateL2(touched, dy, val, idx)
+			}
+			if oneRow {
+				s.stepRowL2(ws, &bt.l2, dy, val, idx)
 			}
 		}
 	}
