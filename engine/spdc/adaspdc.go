@@ -136,10 +136,12 @@ type batch struct {
 // blockInfo is what drawing block b needs: its samples are rows[lo:hi]
 // and duals[lo:hi]; norm is Rᵢ as the steps use it; tau, theta and a are
 // τ, θ (Eq. 12, 15) and 1/(1+τλ) for an iteration whose largest norm is
-// norm; w is 1/(n_b·pᵢ) under importance sampling and 1 otherwise.
+// norm; w is 1/(n_b·pᵢ) under importance sampling and 1 otherwise. It fills
+// a cache line, so that one prefetch brings all of it.
 type blockInfo struct {
 	norm, tau, theta, a, w float64
 	lo, hi                 uint32 // up to 2³¹ samples (blocks.Partition's limit)
+	_                      [16]byte
 }
 
 // sampleRow is what the loop reads of one sample: its label bₖ, the dual
@@ -763,30 +765,42 @@ func (s *solver) drawBatch(bt *batch) {
 	cur := q.blocks[q.head*m : (q.head+1)*m]
 	copy(bt.blocks, cur)
 	s.sampler.Sample(cur) // the batch q.depth iterations later
+	// With more than one worker, whoever claims a block fetches its duals:
+	// pulling them to this core would cost the other a second transfer.
+	one := len(s.workers) == 1
 	for _, b := range cur {
 		kernels.Prefetch(unsafe.Pointer(&s.binfo[b]))
+		if s.maxQ == 1 {
+			// One sample per block: block b's sample records are the b-th,
+			// so they need not wait for its blockInfo.
+			if one {
+				kernels.Prefetch2(unsafe.Pointer(&s.rows[b]), unsafe.Pointer(&s.duals[b]))
+			} else {
+				kernels.Prefetch(unsafe.Pointer(&s.rows[b]))
+			}
+		}
 	}
 	q.head++
 	if q.head == q.depth {
 		q.head = 0
 	}
-	// Half-way: the samples' records. With more than one worker, whoever
-	// claims a block fetches its duals: pulling them to this core would
-	// cost the other a second transfer.
-	one := len(s.workers) == 1
-	for _, b := range q.batch(q.depth/2, m) {
-		bi := &s.binfo[b]
-		if one {
-			kernels.Prefetch2(unsafe.Pointer(&s.rows[bi.lo]), unsafe.Pointer(&s.duals[bi.lo]))
-		} else {
-			kernels.Prefetch(unsafe.Pointer(&s.rows[bi.lo]))
+	// Half-way: the samples' records of larger blocks.
+	if s.maxQ > 1 {
+		for _, b := range q.batch(q.depth/2, m) {
+			bi := &s.binfo[b]
+			if one {
+				kernels.Prefetch2(unsafe.Pointer(&s.rows[bi.lo]), unsafe.Pointer(&s.duals[bi.lo]))
+			} else {
+				kernels.Prefetch(unsafe.Pointer(&s.rows[bi.lo]))
+			}
 		}
 	}
-	// Small batches: the rows of the batch after this one (larger ones
-	// prefetch their rows as the read phase goes, prefetchAhead blocks
-	// ahead, and the update phase the first blocks of the next batch).
+	// Small batches: the rows of the batch q.rowsAhead after this one
+	// (larger ones prefetch their rows as the read phase goes,
+	// prefetchAhead blocks ahead, and the update phase the first blocks of
+	// the next batch).
 	if q.rows && one {
-		s.prefetchRows(q.batch(0, m), 0, m)
+		s.prefetchRows(q.batch(q.rowsAhead, m), 0, m)
 	}
 	bmax := &s.binfo[bt.blocks[0]]
 	off := 0
@@ -815,10 +829,11 @@ func (s *solver) drawBatch(bt *batch) {
 // stages of prefetching: the newest's block records, the middle one's
 // sample records, and with rows, the next one's rows.
 type ahead struct {
-	blocks []int32 // depth batches of m blocks, the next at head
-	head   int
-	depth  int
-	rows   bool
+	blocks    []int32 // depth batches of m blocks, the next at head
+	head      int
+	depth     int
+	rows      bool // small batches: drawBatch prefetches rows …
+	rowsAhead int  // … of the batch rowsAhead+2 iterations on
 }
 
 // batch returns the batch i+1 iterations after the next one.
@@ -834,6 +849,7 @@ func (s *solver) newAhead() {
 	q := &s.ahead
 	q.depth = max(2, (aheadSamples+m*s.maxQ-1)/(m*s.maxQ))
 	q.rows = m*s.maxQ <= aheadRowSamples
+	q.rowsAhead = min(aheadRows, q.depth/2-1)
 	q.blocks = make([]int32, q.depth*m)
 	for i := range q.depth {
 		s.sampler.Sample(q.blocks[i*m : (i+1)*m])
@@ -847,6 +863,7 @@ func (s *solver) newAhead() {
 const (
 	aheadSamples    = 16
 	aheadRowSamples = 4
+	aheadRows       = 2
 )
 
 // prefetchAhead is how many blocks ahead of the one it reads the read
