@@ -770,7 +770,7 @@ func (s *solver) drawBatch(bt *batch) {
 	one := len(s.workers) == 1
 	for _, b := range cur {
 		kernels.Prefetch(unsafe.Pointer(&s.binfo[b]))
-		if s.maxQ == 1 {
+		if s.maxQ == 1 && (q.rows || !one) {
 			// One sample per block: block b's sample records are the b-th,
 			// so they need not wait for its blockInfo.
 			if one {
@@ -784,8 +784,11 @@ func (s *solver) drawBatch(bt *batch) {
 	if q.head == q.depth {
 		q.head = 0
 	}
-	// Half-way: the samples' records of larger blocks.
-	if s.maxQ > 1 {
+	// Half-way: the samples' records of larger blocks. (One worker with a
+	// larger batch asks for them as it reads the batch before, a block at
+	// a time: a burst of prefetches would fill the core's miss buffers and
+	// stall it.)
+	if s.maxQ > 1 && (q.rows || !one) {
 		for _, b := range q.batch(q.depth/2, m) {
 			bi := &s.binfo[b]
 			if one {
@@ -921,9 +924,19 @@ func (s *solver) readBlocks(ws *workerState, bt *batch, first, end int64, t int3
 	// nothing left to do.
 	oneRow := s.fastL2 && len(s.workers) == 1 && bt.offset[len(bt.blocks)] == 1
 	touched := ws.touched[:0]
+	// One worker reading a larger batch asks for the sample records of the
+	// next batch, drawn at the start of this read phase, block by block.
+	var next []int32
+	if len(s.workers) == 1 && !s.ahead.rows {
+		next = s.batches[s.loop.Slot()^1].blocks
+	}
 	for i := first; i < end; i++ {
 		if a := int(i) + prefetchAhead; a < int(end) {
 			s.prefetchRows(bt.blocks, a, a+1)
+		}
+		if int(i) < len(next) {
+			lo := s.binfo[next[i]].lo
+			kernels.Prefetch2(unsafe.Pointer(&s.rows[lo]), unsafe.Pointer(&s.duals[lo]))
 		}
 		b := bt.blocks[i]
 		slot := bt.offset[i]
