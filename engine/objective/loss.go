@@ -576,8 +576,10 @@ func logisticLog(x float64) float64 {
 	return math.Log(x)
 }
 
-// LogisticProxWarmExps is LogisticProxWarm that also returns the number of
-// exponentials the prox took.
+// LogisticProxWarmExps is LogisticProxWarm by the lean iteration of
+// logisticProxWarm, which finds the same root to a few ulp with fewer
+// branches and divisions and a cheaper exponential, and it also returns
+// the number of exponentials it took.
 func LogisticProxWarmExps(y0, t0, z, sigma, b float64) (y, t float64, exps int) {
 	u, t, exps := logisticProxWarm(-b*y0, t0, b*z, sigma)
 	return -b * u, t, exps
@@ -592,8 +594,8 @@ func LogisticProxWarmExps(y0, t0, z, sigma, b float64) (y, t float64, exps int) 
 // steps then shrink geometrically, and since G′ ≤ σ + 1/4, G → 0 with them.
 // (From a far-off warm start, where u0 is at an end of the domain to within
 // exp(−|t0|), the first step goes to the other end of the bracket, −c,
-// which is the root to within u(−c)/σ.) A step that breaks either rule, and any
-// start without a warm logit or at an end of the domain, goes to
+// which is the root to within u(−c)/σ.) A step that breaks either rule,
+// and any start without a warm logit or at an end of the domain, goes to
 // logisticProxFrom.
 func logisticProxWarm(u0, t0, c, sigma float64) (u, t float64, exps int) {
 	v0 := 1 - u0
@@ -632,6 +634,8 @@ func logisticProxWarm(u0, t0, c, sigma float64) (u, t float64, exps int) {
 	return u, t, exps + e
 }
 
+// logisticWarmSteps caps logisticProxWarm's steps before it hands over to
+// the bracketed iteration: from a warm start one or two suffice.
 const logisticWarmSteps = 6
 
 // logisticSigmoidGapFast is logisticSigmoidGap with expNeg for math.Exp.
