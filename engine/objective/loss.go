@@ -575,3 +575,112 @@ func logisticLog(x float64) float64 {
 	}
 	return math.Log(x)
 }
+
+// LogisticProxWarmExps is LogisticProxWarm by the lean iteration of
+// logisticProxWarm, which finds the same root to a few ulp with fewer
+// branches and divisions and a cheaper exponential, and it also returns
+// the number of exponentials it took.
+func LogisticProxWarmExps(y0, t0, z, sigma, b float64) (y, t float64, exps int) {
+	u, t, exps := logisticProxWarm(-b*y0, t0, b*z, sigma)
+	return -b * u, t, exps
+}
+
+// logisticProxWarm is logisticProxFrom's iteration for a warm start, lean
+// and with few branches. The first step starts from t0, where sigmoid is
+// u0, so it costs no exponential, and each further step costs one
+// (expNeg's). Instead of the bracket's bisection it asks every step to stay
+// in the bracket, tested without a division as σ(t + c) ∈ [−(1 − u0), u0],
+// and every step after the first to be at most half the one before: the
+// steps then shrink geometrically, and since G′ ≤ σ + 1/4, G → 0 with them.
+// (From a far-off warm start, where u0 is at an end of the domain to within
+// exp(−|t0|), the first step goes to the other end of the bracket, −c,
+// which is the root to within u(−c)/σ.) A step that breaks either rule,
+// and any start without a warm logit or at an end of the domain, goes to
+// logisticProxFrom.
+func logisticProxWarm(u0, t0, c, sigma float64) (u, t float64, exps int) {
+	v0 := 1 - u0
+	if !(u0 > 0 && u0 < 1 && t0 == t0 && sigma >= 0x1p-500 && sigma <= 0x1p500) {
+		return logisticProxFrom(u0, t0, c, sigma)
+	}
+	t = t0
+	s, comp, diff := u0, v0, 0.0
+	limit := math.Inf(1)
+	for range logisticWarmSteps {
+		g := sigma*(t+c) + diff
+		sd := s * comp
+		igp := 1 / (sigma + sd)
+		gpp := sd * (comp - s)
+		gppp := sd * (1 - 6*sd)
+		delta := g * igp
+		a2, a3 := 0.5*gpp*igp, gppp*igp*(1.0/6)
+		if series := delta + delta*delta*(a2+delta*(2*a2*a2-a3)); math.Abs(delta) <= 0.5 {
+			delta = series
+		}
+		if math.Abs(delta) <= logisticStepTol {
+			u = s - delta*(sd-delta*(0.5*gpp-delta*gppp/6))
+			return min(max(u, 0), 1), t - delta, exps
+		}
+		next := t - delta
+		gs := sigma * (next + c)
+		if !(gs >= -v0 && gs <= u0 && math.Abs(delta) <= limit) {
+			break
+		}
+		limit = 0.5 * math.Abs(delta)
+		t = next
+		s, comp, diff = logisticSigmoidGapFast(t, u0, v0)
+		exps++
+	}
+	u, t, e := logisticProxFrom(u0, t0, c, sigma)
+	return u, t, exps + e
+}
+
+// logisticWarmSteps caps logisticProxWarm's steps before it hands over to
+// the bracketed iteration: from a warm start one or two suffice.
+const logisticWarmSteps = 6
+
+// logisticSigmoidGapFast is logisticSigmoidGap with expNeg for math.Exp.
+// The sign of t, unpredictable, selects with a mask instead of a branch.
+func logisticSigmoidGapFast(t, u0, v0 float64) (s, comp, diff float64) {
+	e := expNeg(-math.Abs(t))
+	r := 1 / (1 + e)
+	er := e * r
+	neg := uint64(int64(math.Float64bits(t)) >> 63) // all ones when t < 0
+	rb, eb := math.Float64bits(r), math.Float64bits(er)
+	s = math.Float64frombits(rb&^neg | eb&neg)
+	comp = math.Float64frombits(eb&^neg | rb&neg)
+	d0, d1 := math.Float64bits(v0-er), math.Float64bits(er-u0)
+	return s, comp, math.Float64frombits(d0&^neg | d1&neg)
+}
+
+// expNeg returns exp(x) for x ≤ 0 within 2 ulp, in a short chain of
+// dependent operations: with x = (k + j/64)·log 2 + r, k = ⌊n/64⌋,
+// j = n mod 64 for the nearest integer n to 64x/log 2 and |r| ≤ log 2/128,
+// exp(x) = 2ᵏ · 2^(j/64) · eʳ, from a table of 2^(j/64) and the degree-5
+// Taylor polynomial of eʳ (its truncation error is below 4e-17). Below
+// −708, where the result is subnormal, it is math.Exp's.
+func expNeg(x float64) float64 {
+	if !(x >= -708) {
+		return math.Exp(x)
+	}
+	const (
+		shift = 0x1.8p52 // adding it rounds to an integer in the low bits
+		inv   = 64 / math.Ln2
+		ln2hi = 0x1.62e42fp-7         // log 2/64: 24 bits, so kf·ln2hi is exact
+		ln2lo = 0x1.df473de6af279p-32 // ... and the rest
+	)
+	kf := x*inv + shift
+	n := int64(math.Float64bits(kf)) // n in the low bits, offset by shift's
+	kf -= shift
+	r := x - kf*ln2hi - kf*ln2lo
+	q := r * (1 + r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120)))))
+	tb := math.Float64frombits(math.Float64bits(expNegTable[n&63]) + uint64(n>>6)<<52)
+	return tb + tb*q
+}
+
+// expNegTable holds 2^(j/64), j = 0 … 63.
+var expNegTable = func() (t [64]float64) {
+	for j := range t {
+		t[j] = math.Exp2(float64(j) / 64)
+	}
+	return t
+}()

@@ -937,3 +937,71 @@ func BenchmarkLossDualProx(b *testing.B) {
 		lossBenchSink = sum
 	})
 }
+
+// TestLogisticProxWarm checks the lean warm-started prox against
+// logisticProxFrom from the same warm logit: chains of proxes with a
+// drifting margin, as a converging solver makes them, and the adversarial
+// problems of TestLossDualProx started from the logit of a cold solve. The
+// answers may differ by the rounding of expNeg, a few ulp of u, and beyond
+// ±logisticLogitBound, where logisticProxFrom clamps the logit and u rounds
+// to an end of the domain; the lean prox must not take more exponentials
+// on average.
+func TestLogisticProxWarm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	check := func(u0, t0, c, sigma float64) (warmExps, fromExps int) {
+		u, tw, e := logisticProxWarm(u0, t0, c, sigma)
+		v, tv, f := logisticProxFrom(u0, t0, c, sigma)
+		du := math.Abs(u - v)
+		ulp := math.Nextafter(v, 2) - v
+		okT := math.Abs(tw-tv) <= 1e-9*max(1, math.Abs(tv)) || math.Abs(tv) >= logisticLogitBound
+		if !(du <= 1e-13*min(v, 1-v)+4*ulp || du <= 1e-300) || !okT {
+			t.Errorf("logisticProxWarm(u0=%g, t0=%g, c=%g, σ=%g) = %.17g (logit %.17g), logisticProxFrom %.17g (%.17g)",
+				u0, t0, c, sigma, u, tw, v, tv)
+		}
+		return e, f
+	}
+	var warm, from, calls int
+	for range 2000 {
+		sigma := math.Pow(10, -3+3*rng.Float64())
+		c := 5 * rng.NormFloat64()
+		u, lt, _ := logisticProxFrom(0.5, math.NaN(), c, sigma)
+		for range 30 {
+			c += 0.3 * rng.NormFloat64()
+			e, f := check(u, lt, c, sigma)
+			warm, from, calls = warm+e, from+f, calls+1
+			u, lt, _ = logisticProxFrom(u, lt, c, sigma)
+		}
+	}
+	if mw, mf := float64(warm)/float64(calls), float64(from)/float64(calls); mw > mf {
+		t.Errorf("warm chains: the lean prox takes %.3f exponentials per call, logisticProxFrom %.3f", mw, mf)
+	}
+	for range 20000 {
+		y0, z, sigma, b := lossTestProxInput(rng, Logistic{}, []float64{-1, 1})
+		u0, c := -b*y0, b*z
+		u, lt, _ := logisticProxFrom(u0, math.NaN(), c, sigma)
+		check(u, lt, c*(1+0.1*rng.NormFloat64()), sigma)
+		check(u0, math.NaN(), c, sigma)
+	}
+}
+
+// TestExpNeg checks expNeg against math.Exp: within 2 ulp on [−745, 0],
+// exact at 0, and 0 below the underflow.
+func TestExpNeg(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	if e := expNeg(0); e != 1 {
+		t.Errorf("expNeg(0) = %v", e)
+	}
+	if e := expNeg(-746); e != 0 {
+		t.Errorf("expNeg(-746) = %v", e)
+	}
+	for i := range 200000 {
+		x := -745 * rng.Float64()
+		if i%4 == 0 {
+			x = -math.Pow(10, -20+23*rng.Float64())
+		}
+		got, want := expNeg(x), math.Exp(x)
+		if ulp := math.Nextafter(want, 1) - want; math.Abs(got-want) > 2*ulp {
+			t.Fatalf("expNeg(%.17g) = %.17g, math.Exp %.17g", x, got, want)
+		}
+	}
+}

@@ -118,6 +118,7 @@ type solver struct {
 	// (the dynamic block claims let the other workers take up the slack),
 	// so sampling is neither serial nor repeated on every worker.
 	sampler blocks.Sampler
+	ahead   ahead    // the batches drawn beyond the next
 	batches [2]batch // slot loop.Slot() runs while the other is drawn
 }
 
@@ -135,10 +136,12 @@ type batch struct {
 // blockInfo is what drawing block b needs: its samples are rows[lo:hi]
 // and duals[lo:hi]; norm is Rᵢ as the steps use it; tau, theta and a are
 // τ, θ (Eq. 12, 15) and 1/(1+τλ) for an iteration whose largest norm is
-// norm; w is 1/(n_b·pᵢ) under importance sampling and 1 otherwise.
+// norm; w is 1/(n_b·pᵢ) under importance sampling and 1 otherwise. It fills
+// a cache line, so that one prefetch brings all of it.
 type blockInfo struct {
 	norm, tau, theta, a, w float64
 	lo, hi                 uint32 // up to 2³¹ samples (blocks.Partition's limit)
+	_                      [16]byte
 }
 
 // sampleRow is what the loop reads of one sample: its label bₖ, the dual
@@ -155,6 +158,18 @@ type sampleDual struct {
 	y, aux float64
 }
 
+// dualLogit returns the logit of u = −b·y, the logistic prox's warm start
+// for a dual y (NaN at an end of the domain, where it has none): computed
+// once here, it spares the first prox of every sample its logarithm and its
+// cold start.
+func dualLogit(y, b float64) float64 {
+	u := -b * y
+	if !(u > 0 && u < 1) {
+		return math.NaN()
+	}
+	return math.Log(u / (1 - u))
+}
+
 // workerState is what each worker keeps to itself.
 type workerState struct {
 	buf     []float64 // fused dense reduction: Σ Δyₖaₖ over this worker's rows
@@ -162,6 +177,7 @@ type workerState struct {
 	prev    []int32   // scaled lazy: ... and in the previous one
 	stamp   uint32    // lazy: this owner's iteration count, for stamp[]
 	t       int32     // the lazy segment's position in this iteration
+	exps    int64     // exponentials the logistic prox took (proxExps)
 	_       [64]byte
 }
 
@@ -381,7 +397,7 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 		for r := s.part.Start[b]; r < s.part.Start[b+1]; r++ {
 			k := s.part.Order[r]
 			s.rows[r] = sampleRow{b: s.prob.B[k], sigma: s.sigma[b], lo: x.Indptr[k], hi: x.Indptr[k+1]}
-			s.duals[r] = sampleDual{y: s.y[k], aux: math.NaN()}
+			s.duals[r] = sampleDual{y: s.y[k], aux: dualLogit(s.y[k], s.prob.B[k])}
 		}
 	}
 	_, s.logistic = prob.Loss.(Logistic)
@@ -394,6 +410,7 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 			s.binfo[b].w = impW[b]
 		}
 	}
+	s.newAhead()
 	s.drawBatch(&s.batches[0])
 	return s, nil
 }
@@ -702,9 +719,9 @@ func (p *spdcIteration) Update(w, slot int) {
 	s := (*solver)(p)
 	ws := &s.workers[w]
 	bt := &s.batches[slot]
-	if w == 0 {
+	if w == 0 && !s.ahead.rows {
 		nb := &s.batches[slot^1]
-		s.prefetchRows(nb, 0, min(prefetchAhead, len(nb.blocks)))
+		s.prefetchRows(nb.blocks, 0, min(prefetchAhead, len(nb.blocks)))
 	}
 	lo, hi := s.owners.Range(w)
 	s.updatePhase(ws, bt, lo, hi, ws.t)
@@ -735,28 +752,67 @@ func (p *spdcIteration) Settle(w int, last bool, sync func()) {
 	}
 }
 
-// drawBatch samples an iteration's blocks and sets τᵗ and θᵗ (Eq. 12, 15)
-// from their largest spectral norm.
+// drawBatch takes the next iteration's blocks from the queue of drawn
+// batches (see ahead) and sets τᵗ and θᵗ (Eq. 12, 15) from their largest
+// spectral norm. It refills the queue with a new draw and moves the
+// queue's batches one stage of prefetching closer: a sampled block's
+// records and rows are random accesses, cache misses on any data larger
+// than the cache, and an iteration of one short row is too short to hide
+// even one of them.
 func (s *solver) drawBatch(bt *batch) {
-	bt.blocks = s.sampler.Sample(bt.blocks)
+	m := len(bt.blocks)
+	q := &s.ahead
+	cur := q.blocks[q.head*m : (q.head+1)*m]
+	copy(bt.blocks, cur)
+	s.sampler.Sample(cur) // the batch q.depth iterations later
+	// With more than one worker, whoever claims a block fetches its duals:
+	// pulling them to this core would cost the other a second transfer.
+	one := len(s.workers) == 1
+	for _, b := range cur {
+		kernels.Prefetch(unsafe.Pointer(&s.binfo[b]))
+		if s.maxQ == 1 && (q.rows || !one) {
+			// One sample per block: block b's sample records are the b-th,
+			// so they need not wait for its blockInfo.
+			if one {
+				kernels.Prefetch2(unsafe.Pointer(&s.rows[b]), unsafe.Pointer(&s.duals[b]))
+			} else {
+				kernels.Prefetch(unsafe.Pointer(&s.rows[b]))
+			}
+		}
+	}
+	q.head++
+	if q.head == q.depth {
+		q.head = 0
+	}
+	// Half-way: the samples' records of larger blocks. (One worker with a
+	// larger batch asks for them as it reads the batch before, a block at
+	// a time: a burst of prefetches would fill the core's miss buffers and
+	// stall it.)
+	if s.maxQ > 1 && (q.rows || !one) {
+		for _, b := range q.batch(q.depth/2, m) {
+			bi := &s.binfo[b]
+			if one {
+				kernels.Prefetch2(unsafe.Pointer(&s.rows[bi.lo]), unsafe.Pointer(&s.duals[bi.lo]))
+			} else {
+				kernels.Prefetch(unsafe.Pointer(&s.rows[bi.lo]))
+			}
+		}
+	}
+	// Small batches: the rows of the batch q.rowsAhead after this one
+	// (larger ones prefetch their rows as the read phase goes,
+	// prefetchAhead blocks ahead, and the update phase the first blocks of
+	// the next batch).
+	if q.rows && one {
+		s.prefetchRows(q.batch(q.rowsAhead, m), 0, m)
+	}
 	bmax := &s.binfo[bt.blocks[0]]
 	off := 0
-	// The first sample of each block: the read phase after next finds it
-	// in cache (prefetchRows then fetches the rows). With more than one
-	// worker, whoever claims the block fetches its duals: pulling them to
-	// this core would cost the other a second transfer.
-	one := len(s.workers) == 1
 	for i, b := range bt.blocks {
 		bt.offset[i] = off
 		bi := &s.binfo[b]
 		off += int(bi.hi - bi.lo)
 		if bi.norm > bmax.norm {
 			bmax = bi
-		}
-		if one {
-			kernels.Prefetch2(unsafe.Pointer(&s.rows[bi.lo]), unsafe.Pointer(&s.duals[bi.lo]))
-		} else {
-			kernels.Prefetch(unsafe.Pointer(&s.rows[bi.lo]))
 		}
 	}
 	bt.offset[len(bt.blocks)] = off
@@ -765,9 +821,53 @@ func (s *solver) drawBatch(bt *batch) {
 	// Importance sampling draws one block, so bmax is that block.
 	bt.scale = s.scale * bmax.w
 	if s.fastL2 {
-		s.seg.next(&bt.l2, bt.tau, bt.theta, bmax.a)
+		s.seg.next(&bt.l2, bt.tau, bt.theta, bmax.a, bt.scale, s.rScale)
 	}
 }
+
+// ahead is the queue of drawn batches, in the order of the one sampler:
+// drawBatch takes the batch of the next iteration from it and draws the
+// batch depth iterations later, so the sequence of batches is the
+// sampler's whatever the number of workers. The queue's batches are at
+// stages of prefetching: the newest's block records, the middle one's
+// sample records, and with rows, the next one's rows.
+type ahead struct {
+	blocks    []int32 // depth batches of m blocks, the next at head
+	head      int
+	depth     int
+	rows      bool // small batches: drawBatch prefetches rows …
+	rowsAhead int  // … of the batch rowsAhead+2 iterations on
+}
+
+// batch returns the batch i+1 iterations after the next one.
+func (q *ahead) batch(i, m int) []int32 {
+	j := (q.head + i) % q.depth
+	return q.blocks[j*m : (j+1)*m]
+}
+
+// newAhead fills the queue: depth batches, enough for about
+// aheadSamples samples, and at least two.
+func (s *solver) newAhead() {
+	m := s.opt.M
+	q := &s.ahead
+	q.depth = max(2, (aheadSamples+m*s.maxQ-1)/(m*s.maxQ))
+	q.rows = m*s.maxQ <= aheadRowSamples
+	q.rowsAhead = min(aheadRows, q.depth/2-1)
+	q.blocks = make([]int32, q.depth*m)
+	for i := range q.depth {
+		s.sampler.Sample(q.blocks[i*m : (i+1)*m])
+	}
+}
+
+// aheadSamples is how many samples ahead of the one it runs the iteration
+// asks for block records; half-way, for the samples' records; batches of
+// at most aheadRowSamples samples ask for the rows of the batch after the
+// next.
+const (
+	aheadSamples    = 16
+	aheadRowSamples = 4
+	aheadRows       = 2
+)
 
 // prefetchAhead is how many blocks ahead of the one it reads the read
 // phase asks for rows: a sampled row is a random access (a DRAM miss on
@@ -775,11 +875,10 @@ func (s *solver) drawBatch(bt *batch) {
 // phase asks for the first blocks of the next batch.
 const prefetchAhead = 2
 
-// prefetchRows asks for the rows and duals of the batch's blocks
-// [from, to), whose sampleRow records drawBatch prefetched an iteration
-// earlier.
-func (s *solver) prefetchRows(bt *batch, from, to int) {
-	for _, b := range bt.blocks[from:to] {
+// prefetchRows asks for the rows and duals of the blocks [from, to) of
+// blocks, whose sampleRow records drawBatch prefetched earlier.
+func (s *solver) prefetchRows(blocks []int32, from, to int) {
+	for _, b := range blocks[from:to] {
 		bi := &s.binfo[b]
 		for r := bi.lo; r < bi.hi; r++ {
 			rec := &s.rows[r]
@@ -820,10 +919,24 @@ func (s *solver) readBlocks(ws *workerState, bt *batch, first, end int64, t int3
 	// second pass over the rows in the update phase: u is not read in this
 	// phase, and one worker adds the rows in batch order, as the owners do.
 	fuseU := s.fastL2 && len(s.workers) == 1 && bt.offset[len(bt.blocks)] > 1
+	// With one worker and one row, the row is the batch: its primal step
+	// (stepRowL2) follows its dual step here, and the update phase has
+	// nothing left to do.
+	oneRow := s.fastL2 && len(s.workers) == 1 && bt.offset[len(bt.blocks)] == 1
 	touched := ws.touched[:0]
+	// One worker reading a larger batch asks for the sample records of the
+	// next batch, drawn at the start of this read phase, block by block.
+	var next []int32
+	if len(s.workers) == 1 && !s.ahead.rows {
+		next = s.batches[s.loop.Slot()^1].blocks
+	}
 	for i := first; i < end; i++ {
 		if a := int(i) + prefetchAhead; a < int(end) {
-			s.prefetchRows(bt, a, a+1)
+			s.prefetchRows(bt.blocks, a, a+1)
+		}
+		if int(i) < len(next) {
+			lo := s.binfo[next[i]].lo
+			kernels.Prefetch2(unsafe.Pointer(&s.rows[lo]), unsafe.Pointer(&s.duals[lo]))
 		}
 		b := bt.blocks[i]
 		slot := bt.offset[i]
@@ -844,7 +957,9 @@ func (s *solver) readBlocks(ws *workerState, bt *batch, first, end int64, t int3
 			}
 			var yn float64
 			if s.logistic {
-				yn, dual.aux = objective.LogisticProxWarm(dual.y, dual.aux, z, rec.sigma, rec.b)
+				var e int
+				yn, dual.aux, e = objective.LogisticProxWarmExps(dual.y, dual.aux, z, rec.sigma, rec.b)
+				ws.exps += int64(e)
 			} else {
 				yn = loss.DualProx(dual.y, z, rec.sigma, rec.b)
 			}
@@ -856,6 +971,9 @@ func (s *solver) readBlocks(ws *workerState, bt *batch, first, end int64, t int3
 			}
 			if fuseU && dy != 0 {
 				touched = s.accumulateL2(touched, dy, val, idx)
+			}
+			if oneRow {
+				s.stepRowL2(ws, &bt.l2, dy, val, idx)
 			}
 		}
 	}
@@ -991,6 +1109,16 @@ func (s *solver) advanceSegment(tau, theta float64) {
 	s.segT = t + 1
 }
 
+// proxExps returns the exponentials the logistic dual prox has taken so
+// far, which with Passes tells how fast it converges.
+func (s *solver) proxExps() int64 {
+	var e int64
+	for w := range s.allWorkers {
+		e += s.allWorkers[w].exps
+	}
+	return e
+}
+
 // The driver's view of an AdaSPDC run (driver.go).
 
 func (s *solver) Certify() (TracePoint, error) { return s.certificate() }
@@ -1102,7 +1230,7 @@ func (s *solver) WarmDuals(y []float64) error {
 		s.y[k] = loss.DualFeasible(yk, s.prob.B[k])
 	}
 	for r, k := range s.part.Order {
-		s.duals[r] = sampleDual{y: s.y[k], aux: math.NaN()}
+		s.duals[r] = sampleDual{y: s.y[k], aux: dualLogit(s.y[k], s.prob.B[k])}
 	}
 	_, err := s.certificate()
 	return err

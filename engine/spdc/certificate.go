@@ -39,7 +39,7 @@ func (s *solver) certificate() (TracePoint, error) {
 		s.clearCorr = true
 		s.seg.reset()
 		bt := &s.batches[s.loop.Slot()]
-		s.seg.next(&bt.l2, bt.tau, bt.theta, 1/(1+bt.tau*s.lam))
+		s.seg.next(&bt.l2, bt.tau, bt.theta, 1/(1+bt.tau*s.lam), bt.scale, s.rScale)
 	case s.lazy:
 		for j := range s.lz {
 			s.lz[j].r = s.r[j]

@@ -135,10 +135,32 @@
 // One worker skips the barriers and the block claims, and in a lazy run it
 // forms the batch sums u while each row is still in L1, in the same batch
 // order as the owners would, so the model is bit-identical to a
-// multi-worker run. Each sample's label, step and row extent sit in one
-// read-only record (sampleRow) and its dual and (logistic) last logit in
-// another (sampleDual), both in block order: apart, the read-only half stays
-// in every core's cache while the duals move to the core that drew them.
-// drawBatch prefetches the records of the next batch, and the read phase
-// prefetches rows two blocks ahead.
+// multi-worker run; a batch of one row it steps at once, in the read phase.
+// Each sample's label, step and row extent sit in one read-only record
+// (sampleRow) and its dual and (logistic) last logit in another
+// (sampleDual), both in block order: apart, the read-only half stays in
+// every core's cache while the duals move to the core that drew them.
+//
+// # Prefetching
+//
+// A sampled block's records and rows are random accesses, and an iteration
+// of one short row (a9a's has 14 nonzeros) lasts less than one miss to
+// memory. So the batches are drawn ahead of time, into a queue of about 16
+// samples' worth of batches (ahead), in the one sampler's order, and each
+// queued batch is prefetched in stages as it comes closer: when drawn, its
+// block records (blockInfo, one cache line each), and with one sample per
+// block its sample records too; then, for batches of a few samples, its
+// rows, two iterations before it runs. One worker with a larger batch asks
+// for the next batch's sample records block by block as it reads (a burst
+// of prefetches fills the core's miss buffers and stalls it), and the read
+// phase asks for rows two blocks ahead.
+//
+// # The logistic prox
+//
+// The logistic dual prox has no closed form. Each sample keeps the logit at
+// which its last prox ended (set from the starting dual, so that even the
+// first is warm), and objective.LogisticProxWarmExps starts there, where the
+// sigmoid is the old dual and the first Halley-type step costs no
+// exponential; a converging run takes about one per call
+// (TestLogisticProxExps).
 package spdc

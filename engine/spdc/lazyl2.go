@@ -27,7 +27,23 @@ import (
 // iteration t−1 sets cⱼ to x̄_t minus the formula, and the next update phase
 // sets it back to zero. A row's read of x̄ is then three fused dot products
 // over one 32-byte record per coordinate, with no branch and no lookup of the
-// iteration at which j was last touched; the per-iteration work is O(1). The
+// iteration at which j was last touched; the per-iteration work is O(1).
+//
+// A touch is cheaper still in this form. With batch sum u, Eq. 11 gives
+// x_{t+1} = aₜ(x_t − τ(rⱼ + s·u)) (s the batch scale), Eq. 13
+// r′ = rⱼ + u/n, and since S_{t+1} = S_t − τ/P_t, the new scaled value
+// ξ′ = x_{t+1}/P_{t+1} − r′S_{t+1} is
+//
+//	ξ′ = ξ − κ·u,   κ = τs/P_t + S_{t+1}/n,
+//
+// and the correction, x̄_{t+1} minus the formula's A_{t+1}ξ′ + B_{t+1}r′,
+// which takes x_t to be P_t(ξ′ + r′S_t), is θ(P_t(ξ′ + r′S_t) − x_t) =
+// θP_t(S_t/n − κ)·u, that is
+//
+//	cⱼ = μ·u,   μ = θτ(1/n − s):
+//
+// three multiply-adds per touched coordinate, with κ and μ common to all
+// (l2Scalars). The
 // scale P falls geometrically, so when P_{t+1} would drop below
 // driver.UnderflowFloor every ξⱼ is rewritten at scale P_t = 1 (O(d), rare), which
 // leaves x and x̄ unchanged.
@@ -46,6 +62,8 @@ type l2Scalars struct {
 	pt1, st1 float64 // P_{t+1}, S_{t+1}
 	ipt1     float64 // 1/P_{t+1}
 	aStep    float64 // aₜ = 1/(1+τλ)
+	kappa    float64 // a touch with batch sum u: ξ −= κu …
+	mu       float64 // … and c = μu
 	renorm   bool    // rewrite every ξ at scale 1 before this iteration
 	oldP     float64 // ... from the scale P_t = oldP, S_t = oldS
 	oldS     float64
@@ -61,9 +79,9 @@ type l2Segment struct {
 // that A = 1 and B = 0: x̄ is then ξ plus the correction.
 func (g *l2Segment) reset() { *g = l2Segment{p: 1, pPrev: 1} }
 
-// next fills sc for an iteration with steps τ, θ and a = 1/(1+τλ), and
-// advances the segment.
-func (g *l2Segment) next(sc *l2Scalars, tau, theta, a float64) {
+// next fills sc for an iteration with steps τ, θ, a = 1/(1+τλ), batch
+// scale s (Eq. 11's) and rScale = 1/n (Eq. 13's), and advances the segment.
+func (g *l2Segment) next(sc *l2Scalars, tau, theta, a, scale, rScale float64) {
 	sc.renorm = false
 	if g.p*a < driver.UnderflowFloor {
 		// x_s = (P_s/P_t)(ξ' + r·P_t(S_s − S_t)) with ξ' = P_t(ξ + rS_t) = x_t.
@@ -78,6 +96,8 @@ func (g *l2Segment) next(sc *l2Scalars, tau, theta, a float64) {
 	sc.pt1 = g.p * a
 	sc.ipt1 = 1 / sc.pt1
 	sc.st1 = g.s + (-tau*a)*sc.ipt1
+	sc.kappa = tau*scale/g.p + rScale*sc.st1
+	sc.mu = theta * tau * (rScale - scale)
 	g.pPrev, g.sPrev = g.p, g.s
 	g.p, g.s, g.theta = sc.pt1, sc.st1, theta
 }
@@ -107,16 +127,12 @@ func dotL2(cs []coordL2, val []float64, idx []int32, a, b float64) float64 {
 	return a*(sx0+sx1) + b*(sr0+sr1) + (sc0 + sc1)
 }
 
-// stepL2 applies Eq. 11, 14 and 13 to a touched coordinate with batch sum u
-// and writes it back in scaled form for iteration t+1.
-func (s *solver) stepL2(c *coordL2, u float64, sc *l2Scalars, tau, theta, scale float64) {
-	xt := sc.pt * (c.xi + c.r*sc.st)
-	xn := sc.aStep * (xt - tau*(c.r+scale*u)) // Eq. 11
-	r := c.r + s.rScale*u                     // Eq. 13
-	xi := xn*sc.ipt1 - r*sc.st1
-	// x̄_{t+1} (Eq. 14) minus what the formula will give from ξ, r at t+1.
-	c.corr = theta * (sc.pt*(xi+r*sc.st) - xt)
-	c.xi, c.r = xi, r
+// stepL2 applies Eq. 11, 14 and 13 to a touched coordinate with batch sum
+// u, in scaled form for iteration t+1 (see the top of this file).
+func (s *solver) stepL2(c *coordL2, u float64, sc *l2Scalars) {
+	c.xi -= sc.kappa * u
+	c.r += s.rScale * u
+	c.corr = sc.mu * u
 }
 
 // renormL2 rewrites the coordinates [lo, hi) at scale 1 (see l2Segment.next).
@@ -134,6 +150,9 @@ func (s *solver) renormL2(lo, hi int32, sc *l2Scalars) {
 // not depend on the thread count) and steps each touched coordinate once.
 func (s *solver) updateL2(ws *workerState, bt *batch, lo, hi int32) {
 	sc := &bt.l2
+	if len(s.workers) == 1 && len(bt.blocks) == 1 && bt.offset[1] == 1 {
+		return // stepRowL2 took the step in the read phase
+	}
 	if s.clearCorr {
 		for j := lo; j < hi; j++ {
 			s.cs[j].corr = 0
@@ -143,12 +162,11 @@ func (s *solver) updateL2(ws *workerState, bt *batch, lo, hi int32) {
 			s.cs[j].corr = 0
 		}
 	}
-	tau, theta := bt.tau, bt.theta
 	if len(bt.blocks) == 1 && bt.offset[1] == 1 {
 		// One row: its columns are distinct, so each entry is its
 		// coordinate's whole batch sum.
-		dy := s.dy[0]
 		ws.prev = ws.prev[:0]
+		dy := s.dy[0]
 		if dy == 0 {
 			return
 		}
@@ -160,7 +178,7 @@ func (s *solver) updateL2(ws *workerState, bt *batch, lo, hi int32) {
 		}
 		val = val[:len(idx)]
 		for p, j := range idx {
-			s.stepL2(&s.cs[j], dy*val[p], sc, tau, theta, bt.scale)
+			s.stepL2(&s.cs[j], dy*val[p], sc)
 		}
 		ws.prev = append(ws.prev, idx...)
 		return
@@ -179,12 +197,43 @@ func (s *solver) updateL2(ws *workerState, bt *batch, lo, hi int32) {
 		c := &s.cs[j]
 		if u := c.u; u != 0 {
 			c.u = 0
-			s.stepL2(c, u, sc, tau, theta, bt.scale)
+			s.stepL2(c, u, sc)
 			kept = append(kept, j)
 		}
 	}
 	ws.touched = ws.prev
 	ws.prev = kept
+}
+
+// stepRowL2 is the update phase of a one-row batch on one worker, which
+// the read phase runs as soon as the row's dual has changed by dy, while the
+// row is in L1: it clears the previous touches' corrections and steps the
+// row's coordinates (its columns are distinct, so each entry is its
+// coordinate's whole batch sum).
+func (s *solver) stepRowL2(ws *workerState, sc *l2Scalars, dy float64, val []float64, idx []int32) {
+	if s.clearCorr {
+		for j := range s.cs {
+			s.cs[j].corr = 0
+		}
+	} else {
+		for _, j := range ws.prev {
+			s.cs[j].corr = 0
+		}
+	}
+	ws.prev = ws.prev[:0]
+	if dy == 0 {
+		return
+	}
+	val = val[:len(idx)]
+	kappa, rs, mu := sc.kappa, s.rScale, sc.mu
+	for p, j := range idx {
+		c := &s.cs[j]
+		u := dy * val[p]
+		c.xi -= kappa * u
+		c.r += rs * u
+		c.corr = mu * u
+	}
+	ws.prev = append(ws.prev, idx...)
 }
 
 // accumulateL2 adds dy times a row into the batch sums u, and appends to

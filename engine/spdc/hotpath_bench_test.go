@@ -1,0 +1,120 @@
+package spdc
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/adaspdc/adaspdc/engine/internal/enginetest"
+	"github.com/adaspdc/adaspdc/kernels"
+	"github.com/adaspdc/adaspdc/sparse"
+)
+
+// BenchmarkHotPath times AdaSPDC's epochs (the iteration alone: no set-up,
+// no certificate) against the bare sweep over the same rows in file order,
+// one kernels.SparseDot and one kernels.SparseAxpy per row, interleaved in
+// the same benchmark so that the ratio x-sweep is measured under the same
+// load. Logistic loss, λ = 1e-5, default options (ESO steps, lazy or dense
+// as LazyAuto picks) with the given thread count and no calibration; the
+// ratio of CPU times, x-sweep-cpu, is steadier on a shared machine. Data:
+// a9a, w8a and news20 binarised with unit rows; ADASPDC_HOTPATH_DATA
+// (comma-separated) narrows the list.
+func BenchmarkHotPath(b *testing.B) {
+	defer productionWorkers()()
+	names := []string{"a9a", "w8a", "news20"}
+	if v := os.Getenv("ADASPDC_HOTPATH_DATA"); v != "" {
+		names = strings.Split(v, ",")
+	}
+	for _, name := range names {
+		var x *sparse.CSR
+		var y []float64
+		for _, m := range []int{1, 64, 256, 1024} {
+			for _, threads := range []int{1, 2} {
+				b.Run(fmt.Sprintf("%s/m=%d/threads=%d", name, m, threads), func(b *testing.B) {
+					if x == nil {
+						x, y = hotPathData(b, name)
+					}
+					benchHotPath(b, x, y, m, threads)
+				})
+			}
+		}
+	}
+}
+
+func benchHotPath(b *testing.B, x *sparse.CSR, y []float64, m, threads int) {
+	prob := Problem{X: x, B: y, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-5}}
+	opt := adaspdcOptions()
+	opt.M, opt.Threads, opt.Tol = m, threads, -1
+	ctx := context.Background()
+	s, err := newSolver(ctx, prob, opt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.pool.Close()
+	s.calibrate = false
+	if threads > 1 {
+		s.setWorkers(len(s.allWorkers))
+	}
+	if _, err := s.RunEpochs(ctx, 1); err != nil { // warm up
+		b.Fatal(err)
+	}
+	w := make([]float64, x.Cols)
+	nnz := float64(x.NNZ())
+	var sweep, epoch float64
+	var sweepCPU, epochCPU int64
+	for b.Loop() {
+		t0, c0 := time.Now(), processCPUNanos()
+		for k := 0; k < x.Rows; k++ {
+			val, idx := x.Row(k)
+			z := kernels.SparseDot(val, idx, w)
+			kernels.SparseAxpy(1e-9*(z+1), val, idx, w)
+		}
+		sweep += time.Since(t0).Seconds()
+		t0, c1 := time.Now(), processCPUNanos()
+		sweepCPU += c1 - c0
+		if _, err := s.RunEpochs(ctx, 1); err != nil {
+			b.Fatal(err)
+		}
+		epoch += time.Since(t0).Seconds()
+		epochCPU += processCPUNanos() - c1
+	}
+	sw := sweep / float64(b.N) * 1e9 / nnz
+	ep := epoch / float64(b.N) * 1e9 / nnz
+	b.ReportMetric(sw, "sweep-ns/nnz")
+	b.ReportMetric(ep, "epoch-ns/nnz")
+	b.ReportMetric(ep/sw, "x-sweep")
+	b.ReportMetric(float64(len(s.workers)), "workers")
+	if sweepCPU > 0 {
+		// CPU time counts every worker: the ratio is the work's, and for
+		// one worker the same as x-sweep on an idle machine.
+		b.ReportMetric(float64(epochCPU)/float64(sweepCPU), "x-sweep-cpu")
+	}
+}
+
+// hotPathData loads a data set of ../shared/data; news20 binarised
+// (label ≤ 10 → −1) with unit rows, as bench/prepare.sh has it.
+func hotPathData(b *testing.B, name string) (*sparse.CSR, []float64) {
+	if name != "news20" {
+		return sharedData(b, name)
+	}
+	path := enginetest.SharedPath(name)
+	if _, err := os.Stat(path); err != nil {
+		b.Skipf("%s not available", path)
+	}
+	ds, err := sparse.ReadFile(path, sparse.ReadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	y := make([]float64, len(ds.Y))
+	for i, v := range ds.Y {
+		y[i] = 1
+		if v <= 10 {
+			y[i] = -1
+		}
+	}
+	ds.X.NormalizeRowsUnit()
+	return ds.X, y
+}
