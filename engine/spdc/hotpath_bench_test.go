@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adaspdc/adaspdc/engine/internal/enginetest"
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sparse"
 )
@@ -100,21 +99,7 @@ func hotPathData(b *testing.B, name string) (*sparse.CSR, []float64) {
 	if name != "news20" {
 		return sharedData(b, name)
 	}
-	path := enginetest.SharedPath(name)
-	if _, err := os.Stat(path); err != nil {
-		b.Skipf("%s not available", path)
-	}
-	ds, err := sparse.ReadFile(path, sparse.ReadOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	y := make([]float64, len(ds.Y))
-	for i, v := range ds.Y {
-		y[i] = 1
-		if v <= 10 {
-			y[i] = -1
-		}
-	}
-	ds.X.NormalizeRowsUnit()
-	return ds.X, y
+	x, y := news20Binary(b)
+	x.NormalizeRowsUnit()
+	return x, y
 }

@@ -232,7 +232,7 @@ func EpochData(b *testing.B, name string) (*sparse.CSR, []float64) {
 // News20Binary loads news20 (multiclass) binarised as label ≤ 10 → −1,
 // otherwise +1, skipping when ../shared/data is absent.
 func News20Binary(b testing.TB) (*sparse.CSR, []float64) {
-	path := filepath.Join("..", "..", "shared", "data", "news20")
+	path := SharedPath("news20")
 	if _, err := os.Stat(path); err != nil {
 		b.Skipf("%s not available", path)
 	}
