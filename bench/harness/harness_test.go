@@ -294,7 +294,7 @@ func TestPeersLIBLINEAR(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/adaspdc").CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	cfg := PeersConfig{Data: []string{"../../testdata/heart_scale"}, Objectives: []Objective{{"logistic", 1e-2}},
+	cfg := PeersConfig{Data: []string{"../../testdata/heart_scale"}, Objectives: []Objective{{Loss: "logistic", Lambda: 1e-2}},
 		Ms: []int{1}, Threads: 1, Runs: 1, RefEpochs: 20000, Timeout: 20 * time.Second, Self: bin, Python: "/nonexistent/python3"}
 	if _, err := os.Stat(cfg.Data[0]); err != nil {
 		t.Skip("no heart_scale in testdata")
@@ -328,6 +328,51 @@ func TestPeersLIBLINEAR(t *testing.T) {
 	}
 	if st, err := os.Stat(filepath.Join(dir, "peers_1.png")); err != nil || st.Size() < 1000 {
 		t.Errorf("peers_1.png: %v", err)
+	}
+}
+
+// TestPeersL1 compares the L1 problem with liblinear-train -s 6 on
+// heart_scale: the reference is certified, both tools reach every target,
+// and the summary names the L1 strength.
+func TestPeersL1(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds adaspdc and runs processes")
+	}
+	if _, err := exec.LookPath("liblinear-train"); err != nil {
+		t.Skip("liblinear-train is not installed (" + InstallHint + ")")
+	}
+	bin := filepath.Join(t.TempDir(), "adaspdc")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/adaspdc").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	cfg := PeersConfig{Data: []string{"../../testdata/heart_scale"}, Objectives: []Objective{{Loss: "logistic", L1: 1e-2}},
+		Ms: []int{1}, Threads: 1, Runs: 1, RefEpochs: 20000, Timeout: 20 * time.Second, Self: bin, Python: "/nonexistent/python3"}
+	res, err := Peers(context.Background(), cfg, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pp := res.Problems[0]
+	if !(pp.Bound < 1e-8*math.Abs(pp.PStar)) {
+		t.Errorf("P* = %g is only certified within %g", pp.PStar, pp.Bound)
+	}
+	if len(pp.Tools) != 1 || pp.Tools[0] != "liblinear -s 6" {
+		t.Errorf("peers %v, want liblinear -s 6 alone", pp.Tools)
+	}
+	for i := range PeerTargets {
+		if o := pp.Times["adaspdc"][i]; math.IsNaN(o.Seconds) {
+			t.Errorf("target %g: adaspdc did not reach it", PeerTargets[i])
+		}
+		if p := pp.Times["liblinear -s 6"][i]; math.IsNaN(p.Seconds) {
+			t.Errorf("target %g: liblinear -s 6 did not reach it", PeerTargets[i])
+		}
+	}
+	dir := t.TempDir()
+	if err := res.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "peers.md"))
+	if !strings.Contains(string(md), "| heart_scale | logistic | l1 0.01 |") {
+		t.Errorf("peers.md has no L1 row for heart_scale:\n%s", md)
 	}
 }
 

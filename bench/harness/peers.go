@@ -23,10 +23,30 @@ import (
 // comparison times.
 var PeerTargets = []float64{1e-2, 1e-4, 1e-6}
 
-// Objective is a loss and an L2 strength.
+// Objective is a loss and its regularizer: an L2 strength λ, or with L1 >
+// 0 an L1 strength (λ = 0), the sparse models LIBLINEAR fits with -s 6
+// (logistic) and -s 5 (squared hinge) and scikit-learn with its L1
+// penalties and Lasso.
 type Objective struct {
 	Loss   string
 	Lambda float64
+	L1     float64
+}
+
+// Reg returns the objective's regularizer, as "λ = …" or "l1 = …".
+func (o Objective) Reg() string {
+	if o.L1 > 0 {
+		return fmt.Sprintf("l1 = %g", o.L1)
+	}
+	return fmt.Sprintf("λ = %g", o.Lambda)
+}
+
+// strength returns the regularizer's weight: L1 when set, else λ.
+func (o Objective) strength() float64 {
+	if o.L1 > 0 {
+		return o.L1
+	}
+	return o.Lambda
 }
 
 // PeersConfig is a whole-process comparison with other tools.
@@ -123,6 +143,18 @@ if tool == "ridge-sag":
     from sklearn.linear_model import Ridge
     m = Ridge(alpha=c, solver="sag", tol=tol, max_iter=1000000, fit_intercept=False).fit(X, y)
     w = m.coef_.ravel()
+elif tool == "lasso":
+    from sklearn.linear_model import Lasso
+    m = Lasso(alpha=c, tol=tol, max_iter=1000000, fit_intercept=False).fit(X, y)
+    w = m.coef_.ravel()
+elif tool == "linearsvc-l1":
+    from sklearn.svm import LinearSVC
+    m = LinearSVC(penalty="l1", loss="squared_hinge", C=c, tol=tol, dual=False, max_iter=1000000, fit_intercept=False).fit(X, y)
+    w = m.coef_.ravel()
+elif tool.startswith("l1-"):
+    from sklearn.linear_model import LogisticRegression
+    m = LogisticRegression(penalty="l1", solver=tool[3:], C=c, tol=tol, max_iter=1000000, fit_intercept=False).fit(X, y)
+    w = m.coef_.ravel()
 elif tool.startswith("linearsvc"):
     from sklearn.svm import LinearSVC
     m = LinearSVC(loss="squared_hinge", C=c, tol=tol, dual=(tool == "linearsvc-dual"), max_iter=1000000, fit_intercept=False).fit(X, y)
@@ -211,7 +243,7 @@ func Peers(ctx context.Context, cfg PeersConfig, log io.Writer) (*PeersResult, e
 				return res.interrupt(ctx, start)
 			}
 			if err != nil {
-				return nil, fmt.Errorf("%s, %s λ=%g: %w", data.Name, obj.Loss, obj.Lambda, err)
+				return nil, fmt.Errorf("%s, %s %s: %w", data.Name, obj.Loss, obj.Reg(), err)
 			}
 			res.Problems = append(res.Problems, *pp)
 		}
@@ -284,6 +316,9 @@ func peersOne(ctx context.Context, cfg PeersConfig, data *Data, path string, obj
 	if err != nil {
 		return nil, err
 	}
+	if obj.L1 > 0 {
+		prob.Reg = engine.ElasticNet{L1: obj.L1}
+	}
 	var pos float64 // the raw label our +1 stands for
 	if prob.Loss.Classification() {
 		_, lm, _ := sparse.BinaryLabels(data.Y)
@@ -294,15 +329,21 @@ func peersOne(ctx context.Context, cfg PeersConfig, data *Data, path string, obj
 	model := filepath.Join(tmp, "model")
 	var tools []peerTool
 	if ll != "" {
-		c := 1 / (float64(n) * obj.Lambda)
+		c := 1 / (float64(n) * obj.strength())
 		var solvers []string
 		extraArgs := []string{}
-		switch obj.Loss {
-		case "logistic":
+		switch {
+		case obj.L1 > 0 && obj.Loss == "logistic":
+			solvers = []string{"6"} // newGLMNET: ‖w‖₁ + C Σ log-loss, C = 1/(n·l1)
+		case obj.L1 > 0 && obj.Loss == "sqhinge":
+			solvers = []string{"5"}
+		case obj.L1 > 0:
+			pp.Notes = append(pp.Notes, "LIBLINEAR has no L1 solver for the "+obj.Loss+" loss")
+		case obj.Loss == "logistic":
 			solvers = []string{"0", "7"}
-		case "sqhinge":
+		case obj.Loss == "sqhinge":
 			solvers = []string{"2", "1"}
-		case "squared":
+		case obj.Loss == "squared":
 			solvers = []string{"11", "12"}
 			c /= 2 // LIBLINEAR's SVR: ½‖w‖² + C Σ r², so C = 1/(2nλ)
 			extraArgs = []string{"-p", "0"}
@@ -323,14 +364,21 @@ func peersOne(ctx context.Context, cfg PeersConfig, data *Data, path string, obj
 		}
 	}
 	if py != "" {
-		c := 1 / (float64(n) * obj.Lambda)
+		c := 1 / (float64(n) * obj.strength())
 		var names []string
-		switch obj.Loss {
-		case "logistic":
+		switch {
+		case obj.L1 > 0 && obj.Loss == "logistic":
+			names = []string{"l1-saga", "l1-liblinear"}
+		case obj.L1 > 0 && obj.Loss == "sqhinge":
+			names = []string{"linearsvc-l1"}
+		case obj.L1 > 0 && obj.Loss == "squared":
+			names = []string{"lasso"}
+			c = obj.L1 // Lasso: (1/2n)‖y − Xw‖² + α‖w‖₁, α = l1
+		case obj.Loss == "logistic":
 			names = []string{"saga", "lbfgs", "liblinear"}
-		case "sqhinge":
+		case obj.Loss == "sqhinge":
 			names = []string{"linearsvc-dual", "linearsvc-primal"}
-		case "squared":
+		case obj.Loss == "squared":
 			names = []string{"ridge-sag"}
 			c = float64(n) * obj.Lambda // Ridge: ‖y − Xw‖² + α‖w‖², α = nλ
 		}
@@ -356,7 +404,7 @@ func peersOne(ctx context.Context, cfg PeersConfig, data *Data, path string, obj
 			}
 		}
 	}
-	fmt.Fprintf(log, "peers: %s %s λ=%g: certifying the reference optimum…\n", data.Name, obj.Loss, obj.Lambda)
+	fmt.Fprintf(log, "peers: %s %s %s: certifying the reference optimum…\n", data.Name, obj.Loss, obj.Reg())
 	pp.PStar, pp.Bound, pp.RefFrom, err = reference(ctx, prob, cfg, extra)
 	if err != nil {
 		return nil, err
@@ -441,7 +489,7 @@ func peersOne(ctx context.Context, cfg PeersConfig, data *Data, path string, obj
 				}
 				tp := pp.PStar + target*math.Abs(pp.PStar)
 				args := []string{"train", "-quiet", "-data", path, "-loss", obj.Loss,
-					"-lambda", strconv.FormatFloat(obj.Lambda, 'g', -1, 64),
+					"-lambda", strconv.FormatFloat(obj.Lambda, 'g', -1, 64), "-l1", strconv.FormatFloat(obj.L1, 'g', -1, 64),
 					"-threads", strconv.Itoa(cfg.Threads), "-tol", "-1", "-max-epochs", "5000", "-time-limit", cfg.Timeout.String(),
 					"-target-primal", strconv.FormatFloat(tp, 'g', 17, 64)}
 				auto := solver == "" || solver == "auto"
@@ -632,13 +680,13 @@ func (res *PeersResult) Write(dir string) error {
 	if res.Interrupted != "" {
 		fmt.Fprintf(&b, "**Interrupted** (%s): only the problems below, which finished, are compared.\n\n", res.Interrupted)
 	}
-	b.WriteString("| data | loss | λ | P* (bound) |")
+	b.WriteString("| data | loss | λ (or l1) | P* (bound) |")
 	for _, t := range PeerTargets {
 		fmt.Fprintf(&b, " ≤ %s: ours | best peer | ratio |", epsName(t))
 	}
 	b.WriteString("\n|---|---|---:|---:|" + strings.Repeat("---:|---|---:|", len(PeerTargets)) + "\n")
 	for _, pp := range res.Problems {
-		fmt.Fprintf(&b, "| %s | %s | %g | %.10g (%.0e) |", pp.Data, pp.Objective.Loss, pp.Objective.Lambda, pp.PStar, pp.Bound)
+		fmt.Fprintf(&b, "| %s | %s | %s | %.10g (%.0e) |", pp.Data, pp.Objective.Loss, regCell(pp.Objective), pp.PStar, pp.Bound)
 		for i := range PeerTargets {
 			o, p := pp.Times["adaspdc"][i], pp.best(i)
 			fmt.Fprintf(&b, " %s | %s | %s |", secCell(o), peerCell(p), ratioCell(o.Seconds, p.Seconds))
@@ -646,12 +694,12 @@ func (res *PeersResult) Write(dir string) error {
 		b.WriteString("\n")
 	}
 	for pi, pp := range res.Problems {
-		fmt.Fprintf(&b, "\n## %s, %s, λ = %g (n = %d, d = %d)\n\nReference: %s.\n\n| tool |", pp.Data, pp.Objective.Loss, pp.Objective.Lambda, pp.Rows, pp.Cols, pp.RefFrom)
+		fmt.Fprintf(&b, "\n## %s, %s, %s (n = %d, d = %d)\n\nReference: %s.\n\n| tool |", pp.Data, pp.Objective.Loss, pp.Objective.Reg(), pp.Rows, pp.Cols, pp.RefFrom)
 		for _, t := range PeerTargets {
 			fmt.Fprintf(&b, " ≤ %s |", epsName(t))
 		}
 		b.WriteString("\n|---|" + strings.Repeat("---:|", len(PeerTargets)) + "\n")
-		fig := figure{Title: fmt.Sprintf("%s, %s loss, λ = %g: whole-process seconds to a relative suboptimality\n%s", pp.Data, pp.Objective.Loss, pp.Objective.Lambda, res.Machine.Short()),
+		fig := figure{Title: fmt.Sprintf("%s, %s loss, %s: whole-process seconds to a relative suboptimality\n%s", pp.Data, pp.Objective.Loss, pp.Objective.Reg(), res.Machine.Short()),
 			XLabel: "target (P − P*)/|P*|", YLabel: "seconds (whole process)", LogX: true, LogY: true}
 		for ti, tool := range append([]string{"adaspdc"}, pp.Tools...) {
 			fmt.Fprintf(&b, "| %s |", tool)
@@ -674,6 +722,15 @@ func (res *PeersResult) Write(dir string) error {
 	}
 	fmt.Fprintf(&b, "\nLoad average (1, 5, 15 min) at the end: %s on %d cores; above the core count, other processes shared the cores.\n", LoadAverage(), res.Machine.Cores)
 	return os.WriteFile(filepath.Join(dir, "peers.md"), []byte(b.String()), 0o644)
+}
+
+// regCell is the summary's regularizer column: λ, or "l1 …" for an L1
+// objective.
+func regCell(o Objective) string {
+	if o.L1 > 0 {
+		return fmt.Sprintf("l1 %g", o.L1)
+	}
+	return fmt.Sprintf("%g", o.Lambda)
 }
 
 func secCell(t PeerTiming) string {

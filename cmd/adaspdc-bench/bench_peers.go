@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -17,7 +18,7 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) error {
 	cfg := harness.PeersConfig{}
 	var data, objectives, ms, solvers, out string
 	fs.StringVar(&data, "data", "", "comma-separated LIBSVM `files` or synth:rcv1:ROWS / synth:url:ROWS specs")
-	fs.StringVar(&objectives, "objectives", "logistic:1e-5,sqhinge:1e-5", "comma-separated loss:λ pairs (logistic, sqhinge, squared)")
+	fs.StringVar(&objectives, "objectives", "logistic:1e-5,sqhinge:1e-5", "comma-separated loss:λ pairs (logistic, sqhinge, squared), or loss:l1=X for the L1 problem at strength X (λ = 0: LIBLINEAR -s 6 and -s 5, scikit-learn's L1 penalties and Lasso)")
 	fs.StringVar(&ms, "m", "1,4,16,64", "our -m values; the fastest is kept")
 	fs.StringVar(&solvers, "solvers", "auto", "comma-separated solvers of ours to time (auto: train's own choice, given no -m when m = 1); the fastest is kept")
 	fs.IntVar(&cfg.Threads, "threads", 0, "our -threads; 0: all cores")
@@ -44,16 +45,22 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, o := range parseList(objectives) {
 		loss, lam, ok := strings.Cut(o, ":")
-		l, err := strconv.ParseFloat(lam, 64)
-		if !ok || err != nil || !(l > 0) {
-			return cli.UsageErrorf(fs, "-objectives: %q is not loss:λ with λ > 0", o)
+		// loss:l1=X asks for the L1 problem (λ = 0) at strength X.
+		l1 := strings.HasPrefix(lam, "l1=")
+		l, err := strconv.ParseFloat(strings.TrimPrefix(lam, "l1="), 64)
+		if !ok || err != nil || !(l > 0) || math.IsInf(l, 0) {
+			return cli.UsageErrorf(fs, "-objectives: %q is not loss:λ or loss:l1=X with λ, X > 0", o)
 		}
 		switch loss {
 		case "logistic", "sqhinge", "squared":
 		default:
 			return cli.UsageErrorf(fs, "-objectives: %q: the loss must be logistic, sqhinge or squared", o)
 		}
-		cfg.Objectives = append(cfg.Objectives, harness.Objective{Loss: loss, Lambda: l})
+		if l1 {
+			cfg.Objectives = append(cfg.Objectives, harness.Objective{Loss: loss, L1: l})
+		} else {
+			cfg.Objectives = append(cfg.Objectives, harness.Objective{Loss: loss, Lambda: l})
+		}
 	}
 	var err error
 	if cfg.Ms, err = parseInts("m", ms); err != nil {

@@ -73,6 +73,8 @@ func TestBenchMistakes(t *testing.T) {
 		{[]string{"peers", "-data", "x", "-out", "/dev/null/x"}, 2, "-out /dev/null/x"},
 		{[]string{"peers"}, 2, "-data"},
 		{[]string{"peers", "-data", "x", "-objectives", "hinge:1e-5"}, 2, "must be logistic"},
+		{[]string{"peers", "-data", "x", "-objectives", "logistic:l1=0"}, 2, "loss:l1=X"},
+		{[]string{"peers", "-data", "x", "-objectives", "logistic:l1=x"}, 2, "loss:l1=X"},
 	} {
 		var out, errOut bytes.Buffer
 		status := run(c.args, &out, &errOut)
