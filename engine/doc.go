@@ -14,8 +14,10 @@
 // Predict gives raw labels on raw rows. A cancelled context or
 // Options.TimeLimit ends a run with the model of its best certificate;
 // Options.Callback sees every certificate. TrainOneVsRest trains several
-// classes, CrossValidate and the paths choose λ. The Example functions show
-// each in a few lines.
+// classes one against the rest, TrainMultinomial as one softmax model,
+// CrossValidate and the paths choose λ, and TrainDistributed runs CoCoA+
+// rounds over the ranks of a comm.Comm (MPI, or goroutines in tests). The
+// Example functions show each in a few lines.
 //
 // # Layers
 //
@@ -134,6 +136,9 @@
 //	choice.go       AutoSolver and its cost model
 //	model.go        Model: prediction on raw rows, several classes
 //	multiclass.go   one-vs-rest, the classes sharing the cores
+//	multinomial.go  the softmax model (newton's L-BFGS, or sdca's exact
+//	                dual steps), certified by objective.MultinomialEvaluator
+//	distributed.go  CoCoA+ over ranks (sdca.TrainDistributed)
 //	crossval.go     folds, cross-validation, the λ and L1 paths
 //	certify.go      Certify
 //	objective.go, facade.go, families.go   the lower layers' names
