@@ -61,7 +61,7 @@ import (
 // than a percent on the data measured (nearly every feature that carries
 // nonzeros lies in every piece). Shuffling a file whose rows are sorted
 // (by label, say) evens the ranks' label mixes but does not move rows
-// between rounds, and did not cut the rounds to a small gap.
+// between rounds, and changed the rounds to a small gap little either way.
 //
 // The certificate is sdcaCore's (running v, recomputed exactly at least
 // every exactEvery certificates and whenever a stop may depend on it),
