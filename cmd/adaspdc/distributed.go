@@ -238,6 +238,9 @@ func trainDistributed(c comm.Comm, f trainFlags, opt engine.Options, loss engine
 	if lead {
 		fmt.Fprintf(stdout, "epochs=%d passes=%.1f primal=%.12g dual=%.12g gap=%.3e rel_gap=%.3e seconds=%.3f threads=%d ranks=%d solver=%s\n",
 			fp.Epoch, fp.Passes, mp.Primal, mp.Dual, mp.Gap, mp.RelGap, fp.Seconds, res.Threads, size, res.Solver)
+		if res.Note != "" && !f.quiet {
+			fmt.Fprintf(stderr, "adaspdc train: %s over %d ranks: %s\n", res.Solver, size, res.Note)
+		}
 		if mp.Gap < fp.Gap {
 			fmt.Fprintf(stderr, "adaspdc train: the model is that of the best certificate (epoch %d, relative gap %.3g), not the last (epoch %d, relative gap %.3g)\n",
 				mp.Epoch, mp.RelGap, fp.Epoch, fp.RelGap)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -327,6 +328,68 @@ func TestDistributedTimeLimitOneRank(t *testing.T) {
 		}
 		if !slices.Equal(g.w, got[0].w) || !sameCert(g.res.Final, got[0].res.Final) {
 			t.Errorf("rank %d stopped elsewhere than rank 0 (epoch %d, rank 0 %d)", r, g.res.Final.Epoch, got[0].res.Final.Epoch)
+		}
+	}
+}
+
+// TestDistributedSearchKeepsDual checks the step search of the rounds
+// (chooseStep) on two and three ranks, with the search on and off: the
+// dual never falls from one certificate to the next beyond rounding, the
+// run reaches its tolerance at a primal within the gaps of the optimum,
+// the ranks hold the same model, and with the search on the note counts
+// the rounds whose step left the summed change.
+func TestDistributedSearchKeepsDual(t *testing.T) {
+	defer func(on bool) { distSearch = on }(distSearch)
+	x, b := sparseData(3000, 300, 30, 9)
+	for _, c := range []struct {
+		name string
+		prob Problem
+	}{
+		{"logistic", Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}},
+		{"sqhinge-l1", Problem{X: x, B: b, Loss: SquaredHinge{}, Reg: ElasticNet{Lambda: 1e-3, L1: 1e-4}}},
+	} {
+		_, ref, err := Train(context.Background(), c.prob, Options{Solver: SolverSDCA, Threads: 1, Tol: 1e-11, MaxEpochs: 5000, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if raceEnabled && c.name != "logistic" {
+			continue // ten times slower under the race detector
+		}
+		for _, p := range []int{2, 3} {
+			if raceEnabled && p > 2 {
+				continue
+			}
+			for _, on := range []bool{false, true} {
+				distSearch = on
+				duals := make([][]float64, p)
+				got, err := runDistributed(t, shares(c.prob, p), Options{Threads: 2, Tol: 1e-8, MaxEpochs: 3000, Seed: 4}, func(r int, o *Options) {
+					o.Callback = func(tp TracePoint) error {
+						duals[r] = append(duals[r], tp.Dual)
+						return nil
+					}
+				}, 120*time.Second)
+				if err != nil {
+					t.Fatalf("%s, P = %d, search %v: %v", c.name, p, on, err)
+				}
+				for i := 1; i < len(duals[0]); i++ {
+					if d0, d1 := duals[0][i-1], duals[0][i]; d1 < d0-1e-13*math.Abs(d0) {
+						t.Errorf("%s, P = %d, search %v: the dual fell from %.17g to %.17g at certificate %d", c.name, p, on, d0, d1, i)
+					}
+				}
+				m := got[0].res.Model
+				if on && !got[0].res.Converged || math.Abs(m.Primal-ref.Final.Primal) > m.Gap+ref.Final.Gap+1e-13 {
+					t.Errorf("%s, P = %d, search %v: stopped on %q at P %.15g (gap %.3g), the optimum %.15g", c.name, p, on, got[0].res.Stop, m.Primal, m.Gap, ref.Final.Primal)
+				}
+				for r := range got {
+					if !slices.Equal(got[r].w, got[0].w) {
+						t.Errorf("%s, P = %d, search %v: rank %d's model differs from rank 0's", c.name, p, on, r)
+					}
+				}
+				if moved := strings.Contains(got[0].res.Note, "step search moved"); moved != on {
+					t.Errorf("%s, P = %d, search %v: note %q", c.name, p, on, got[0].res.Note)
+				}
+				t.Logf("%s, P = %d, search %v: %d rounds; %s", c.name, p, on, got[0].res.Final.Epoch, got[0].res.Note)
+			}
 		}
 	}
 }
