@@ -670,7 +670,7 @@ func (res *PeersResult) Write(dir string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# bench peers: whole-process time to a relative suboptimality\n\nMeasured on this machine:\n\n%s\n```sh\n%s\n```\n\n", res.Machine.Markdown(), res.Config.Command)
 	b.WriteString("Every tool runs as a whole process (reading the file included; Python's start-up and imports included for scikit-learn) " +
-		"on the same objective without a bias term, C = 1/(nλ). A tool reaches a target (P − P*)/|P*| by tightening its own stopping " +
+		"on the same objective without a bias term, C = 1/(nλ), or 1/(n·l1) for an L1 objective (scikit-learn's Lasso: α = l1). A tool reaches a target (P − P*)/|P*| by tightening its own stopping " +
 		"tolerance step by step; its weights are evaluated with our objective (engine.Certify). P* is the lowest primal among our " +
 		"engine run to a relative duality gap of 1e-10 and LIBLINEAR at -e 1e-12; the bound says how far above the true optimum it can be. " +
 		fmt.Sprintf("Times are medians of %d runs, taken in rounds that run every timed command of the problem once; ours is the fastest of the solvers {%s} and m among {%s} (newton: no m), stopped by -target-primal. Ratio = ours / best peer; the target is ≤ 0.5.\n\n", res.Config.Runs, strings.Join(ourSolvers(res.Config.Solvers), ", "), joinInts(res.Config.Ms)))
