@@ -140,6 +140,11 @@
 // (sampleRow) and its dual and (logistic) last logit in another
 // (sampleDual), both in block order: apart, the read-only half stays in
 // every core's cache while the duals move to the core that drew them.
+// When every batch is one sample (m = 1 with blocks of one sample, which
+// never runs more than one worker) in a scaled lazy run, an iteration is
+// one function, oneIteration, with the same arithmetic as the general
+// loop, and the sample's label, steps, dual and row extent are one record
+// of one cache line (sampleOne) instead of three.
 //
 // # Prefetching
 //
