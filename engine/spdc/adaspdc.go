@@ -105,8 +105,12 @@ type solver struct {
 	certOwners sched.Owners
 	eval       *objective.Evaluator // the certificate
 	calibrate  bool                 // the first runEpochs times one worker against all
-	dy         []float64            // Δyₖ per batch slot, written in the read phase
-	u          []float64            // Σ Δyₖ aₖⱼ, written by the owner of j
+	// oneIter is the time of an iteration on one worker as calibration
+	// measured it, when it kept all workers: RunEpochs falls back to one
+	// worker if all of them later run slower than that (0: no watch).
+	oneIter time.Duration
+	dy      []float64 // Δyₖ per batch slot, written in the read phase
+	u       []float64 // Σ Δyₖ aₖⱼ, written by the owner of j
 	// loop runs the iterations: batch slots, barriers, block claims (on
 	// a cache line of their own inside it) and the context.
 	loop *sched.BatchLoop
@@ -661,6 +665,9 @@ func (s *solver) calibrateThreads(ctx context.Context, c int) (int, error) {
 	}
 	if many < one {
 		s.setWorkers(all)
+		if n := (rounds / 2) * c; n > 0 {
+			s.oneIter = one / time.Duration(n)
+		}
 	} else {
 		s.setWorkers(1)
 	}
@@ -691,7 +698,19 @@ func (s *solver) RunEpochs(ctx context.Context, k int) (int, error) {
 			return 1 + n, err
 		}
 	}
-	return s.iterate(ctx, k, iters)
+	if s.oneIter == 0 {
+		return s.iterate(ctx, k, iters)
+	}
+	t0 := time.Now()
+	n, err := s.iterate(ctx, k, iters)
+	if per := time.Since(t0) / time.Duration(max(1, n*iters)); float64(per) > calibrationClear*float64(s.oneIter) {
+		// The host changed since calibration (another job took a core):
+		// a barrier per phase then waits for a descheduled worker, and
+		// one worker is faster. The iterates do not depend on the count.
+		s.setWorkers(1)
+		s.oneIter = 0
+	}
+	return n, err
 }
 
 // iterate runs k rounds of iters iterations on the batch loop (package
@@ -1033,7 +1052,18 @@ func (s *solver) readBlocks(ws *workerState, bt *batch, first, end int64, t int3
 	if len(s.workers) == 1 && !s.ahead.rows {
 		next = s.batches[s.loop.Slot()^1].blocks
 	}
+	// Several workers: drawBatch brought the batch's records to worker 0's
+	// cache, so each worker asks for the records of the blocks it claimed
+	// a stage before it asks for their rows (prefetchRows reads them).
+	many := len(s.workers) > 1
 	for i := first; i < end; i++ {
+		if a := int(i) + 2*prefetchAhead; many && a < int(end) {
+			b := bt.blocks[a]
+			kernels.Prefetch(unsafe.Pointer(&s.binfo[b]))
+			if s.maxQ == 1 {
+				kernels.Prefetch2(unsafe.Pointer(&s.rows[b]), unsafe.Pointer(&s.duals[b]))
+			}
+		}
 		if a := int(i) + prefetchAhead; a < int(end) {
 			s.prefetchRows(bt.blocks, a, a+1)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
 	"gonum.org/v1/gonum/mat"
@@ -233,5 +234,39 @@ func TestOneSampleLoopMatchesGeneral(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestFallBackToOneWorker checks that a run which calibration left on all
+// workers goes back to one when its epochs run slower than one worker's
+// measured iterations, and that it keeps all while they do not.
+func TestFallBackToOneWorker(t *testing.T) {
+	x, b := sparseData(2000, 300, 10, 23)
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-4}}
+	opt := adaspdcOptions()
+	opt.M, opt.Threads, opt.Tol = 32, 2, -1
+	s, err := newSolver(context.Background(), prob, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.pool.Close()
+	if len(s.allWorkers) != 2 {
+		t.Skipf("%d workers", len(s.allWorkers))
+	}
+	s.calibrate = false
+	s.setWorkers(2)
+	s.oneIter = time.Hour
+	if _, err := s.RunEpochs(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.workers) != 2 {
+		t.Fatalf("faster than one worker, yet %d workers", len(s.workers))
+	}
+	s.oneIter = time.Nanosecond
+	if _, err := s.RunEpochs(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.workers) != 1 || s.oneIter != 0 {
+		t.Fatalf("slower than one worker, yet %d workers", len(s.workers))
 	}
 }

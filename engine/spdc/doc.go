@@ -128,7 +128,11 @@
 // on two cores, news20 ran at half speed on two workers where url-shaped
 // data ran 1.2–1.8× faster. The rounds are ordinary iterations, so the
 // iterates do not depend on the choice. The count kept is in Result.Threads
-// and each trace point.
+// and each trace point. A run that kept all workers watches its epochs: if
+// they run slower per iteration than calibration's one worker did by more
+// than the calibration's margin (another job took a core, and every
+// barrier now waits for a descheduled worker), it goes back to one worker
+// for good.
 //
 // # One worker
 //
