@@ -5,6 +5,9 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"unsafe"
+
+	"github.com/adaspdc/adaspdc/kernels"
 )
 
 // Sampler draws the blocks of one iteration.
@@ -21,34 +24,38 @@ type Sampler interface {
 // are int32.
 const maxBlocks = math.MaxInt32 + 1
 
-// uniform draws m distinct blocks, each iteration's draw independent of
-// the others and uniform over the ordered m-subsets: τ-nice sampling, the
-// distribution that Algorithm 1 of the paper (line 4) assumes and that the
-// ESO steps (engine/spdc, esoCouplings) and the convergence proof take
-// expectations over, conditionally on the past. An epoch's permutation
-// consumed m blocks at a time would be cheaper still, but it is a different
-// distribution: given the iteration's predecessors in the epoch its batch
-// is uniform over the blocks not yet drawn, not over all of them, so
-// neither argument covers it.
+// uniform draws m distinct blocks by a partial Fisher–Yates shuffle of a
+// permutation it keeps between draws. Whatever order the permutation is in,
+// swapping position i with a uniform position in [i, n) for i < m puts a
+// uniformly random ordered m-subset in the first m positions, so the
+// permutation never needs resetting, a draw costs O(m), and each draw is
+// independent of the others: τ-nice sampling, the distribution that
+// Algorithm 1 of the paper (line 4) assumes and that the ESO steps
+// (engine/spdc, esoCouplings) and the convergence proof take expectations
+// over, conditionally on the past. An epoch's permutation consumed m blocks
+// at a time would be cheaper, but it is a different distribution: given
+// the iteration's predecessors in the epoch, its batch is uniform over the
+// blocks not yet drawn, so neither argument covers it.
 //
-// For m ≤ n/2 a draw is m uniform positions by rejection: a block already
-// in this draw (marked in a bitset of n bits, small enough to stay in L1
-// for the data sets at hand) is drawn again. Each accepted block is uniform
-// over the blocks not yet in the draw, which is what the partial
-// Fisher–Yates shuffle gives, and at most 2m numbers are drawn on average.
-// No permutation is touched, so a draw of one block is one random number.
-// For m > n/2, where rejection would draw up to n·ln(n/(n−m)) numbers, a
-// partial Fisher–Yates shuffle of a permutation kept between draws: whatever
-// order the permutation is in, swapping position i with a uniform position
-// in [i, n) for i < m puts a uniformly random ordered m-subset in the first
-// m positions.
+// The swap's far position is a random access into 4n bytes, a cache miss
+// on large n. Its bound, n − i at step i, does not depend on the
+// permutation, so the positions are drawn ahead, lookahead swaps early, in
+// the generator's order, and each is prefetched as it is drawn: the draws
+// are those of a shuffle that draws each position when it swaps.
 type uniform struct {
-	n    uint64
+	perm []int32
 	m    int
-	mark []uint64 // rejection: the blocks of the draw in progress
-	perm []int32  // Fisher–Yates, for m > n/2
 	rng  *rand.PCG
+	// ahead holds the far positions of the next lookahead swaps, from
+	// ahead[head] on, cyclically; step is the position i of the swap that
+	// the next drawn position is for.
+	ahead [lookahead]int32
+	head  int
+	step  int
 }
+
+// lookahead is how many swaps ahead uniform draws its positions.
+const lookahead = 16
 
 // NewUniform returns a Sampler that draws m distinct blocks out of nBlocks
 // uniformly without replacement, independently from draw to draw, so each
@@ -62,57 +69,57 @@ func NewUniform(nBlocks, m int, seed uint64) (Sampler, error) {
 	if m < 1 || m > nBlocks {
 		return nil, fmt.Errorf("blocks: cannot draw %d distinct blocks out of %d", m, nBlocks)
 	}
-	s := &uniform{n: uint64(nBlocks), m: m, rng: rand.NewPCG(seed, pcgStream)}
-	switch {
-	case 2*m > nBlocks:
-		s.perm = make([]int32, nBlocks)
-		for i := range s.perm {
-			s.perm[i] = int32(i)
-		}
-	case m > 1:
-		s.mark = make([]uint64, (nBlocks+63)/64)
+	perm := make([]int32, nBlocks)
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	s := &uniform{perm: perm, m: m, rng: rand.NewPCG(seed, pcgStream)}
+	for k := range s.ahead {
+		s.ahead[k] = s.drawPosition()
 	}
 	return s, nil
 }
 
-// below returns a uniform integer in [0, n) by Lemire's multiply-and-reject
-// (the method of math/rand/v2, here without its interface call).
-func (s *uniform) below(n uint64) uint64 {
-	hi, lo := bits.Mul64(s.rng.Uint64(), n)
-	if lo < n {
-		thresh := -n % n
-		for lo < thresh {
-			hi, lo = bits.Mul64(s.rng.Uint64(), n)
-		}
+// drawPosition draws the far position of the next swap not yet drawn, a
+// uniform integer in [i, n) for its step i, and asks for its entry of the
+// permutation. The integer is math/rand/v2's Rand.IntN(n − i) on the same
+// generator (Lemire's multiply-and-reject, a mask for powers of two),
+// without its interface call.
+func (s *uniform) drawPosition() int32 {
+	i := s.step
+	if s.step++; s.step == s.m {
+		s.step = 0
 	}
-	return hi
+	n := uint64(len(s.perm) - i)
+	var j uint64
+	if n&(n-1) == 0 {
+		j = s.rng.Uint64() & (n - 1)
+	} else {
+		hi, lo := bits.Mul64(s.rng.Uint64(), n)
+		if lo < n {
+			thresh := -n % n
+			for lo < thresh {
+				hi, lo = bits.Mul64(s.rng.Uint64(), n)
+			}
+		}
+		j = hi
+	}
+	p := int32(i) + int32(j)
+	kernels.Prefetch(unsafe.Pointer(&s.perm[p]))
+	return p
 }
 
 // Sample implements Sampler.
 func (s *uniform) Sample(dst []int32) []int32 {
 	dst = grow(dst, s.m)
-	switch {
-	case s.perm != nil:
-		n := len(s.perm)
-		for i := range s.m {
-			j := i + int(s.below(uint64(n-i)))
-			s.perm[i], s.perm[j] = s.perm[j], s.perm[i]
-			dst[i] = s.perm[i]
+	for i := range s.m {
+		j := s.ahead[s.head]
+		s.ahead[s.head] = s.drawPosition()
+		if s.head++; s.head == lookahead {
+			s.head = 0
 		}
-	case s.m == 1:
-		dst[0] = int32(s.below(s.n))
-	default:
-		for i := range dst {
-			b := s.below(s.n)
-			for s.mark[b>>6]&(1<<(b&63)) != 0 {
-				b = s.below(s.n)
-			}
-			s.mark[b>>6] |= 1 << (b & 63)
-			dst[i] = int32(b)
-		}
-		for _, b := range dst {
-			s.mark[b>>6] = 0
-		}
+		s.perm[i], s.perm[j] = s.perm[j], s.perm[i]
+		dst[i] = s.perm[i]
 	}
 	return dst
 }

@@ -324,3 +324,34 @@ func BenchmarkSample(b *testing.B) {
 		}
 	}
 }
+
+// TestUniformMatchesShuffle checks that drawing the swaps' positions ahead
+// leaves the draws those of the plain partial Fisher–Yates shuffle that
+// draws each position with Rand.IntN as it swaps (the seed's sequence of
+// batches is unchanged).
+func TestUniformMatchesShuffle(t *testing.T) {
+	for _, c := range []struct{ n, m int }{{1, 1}, {2, 1}, {64, 1}, {1000, 1}, {1000, 3}, {1000, 64}, {100, 100}, {4096, 512}} {
+		s, err := NewUniform(c.n, c.m, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		perm := make([]int32, c.n)
+		for i := range perm {
+			perm[i] = int32(i)
+		}
+		rng := newRand(7)
+		want := make([]int32, c.m)
+		var got []int32
+		for draw := range 300 {
+			for i := range c.m {
+				j := i + rng.IntN(c.n-i)
+				perm[i], perm[j] = perm[j], perm[i]
+				want[i] = perm[i]
+			}
+			got = s.Sample(got)
+			if !slices.Equal(got, want) {
+				t.Fatalf("n=%d m=%d draw %d: %v, the shuffle draws %v", c.n, c.m, draw, got, want)
+			}
+		}
+	}
+}
