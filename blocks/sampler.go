@@ -38,10 +38,11 @@ const maxBlocks = math.MaxInt32 + 1
 // blocks not yet drawn, so neither argument covers it.
 //
 // The swap's far position is a random access into 4n bytes, a cache miss
-// on large n. Its bound, n − i at step i, does not depend on the
-// permutation, so the positions are drawn ahead, lookahead swaps early, in
-// the generator's order, and each is prefetched as it is drawn: the draws
-// are those of a shuffle that draws each position when it swaps.
+// once n exceeds farBlocks. Its bound, n − i at step i, does not depend on
+// the permutation, so the positions are drawn ahead, lookahead swaps
+// early, in the generator's order, and on large n each is prefetched as it
+// is drawn: the draws are those of a shuffle that draws each position when
+// it swaps.
 type uniform struct {
 	perm []int32
 	m    int
@@ -52,10 +53,16 @@ type uniform struct {
 	ahead [lookahead]int32
 	head  int
 	step  int
+	far   bool // the permutation outgrows a core's L2: prefetch the swaps
 }
 
 // lookahead is how many swaps ahead uniform draws its positions.
 const lookahead = 16
+
+// farBlocks is the number of blocks above which the permutation (4 bytes a
+// block) no longer fits a core's L2 cache of 512 KB beside the data, and
+// prefetching the swaps pays for its call.
+const farBlocks = 1 << 16
 
 // NewUniform returns a Sampler that draws m distinct blocks out of nBlocks
 // uniformly without replacement, independently from draw to draw, so each
@@ -73,7 +80,7 @@ func NewUniform(nBlocks, m int, seed uint64) (Sampler, error) {
 	for i := range perm {
 		perm[i] = int32(i)
 	}
-	s := &uniform{perm: perm, m: m, rng: rand.NewPCG(seed, pcgStream)}
+	s := &uniform{perm: perm, m: m, rng: rand.NewPCG(seed, pcgStream), far: nBlocks > farBlocks}
 	for k := range s.ahead {
 		s.ahead[k] = s.drawPosition()
 	}
@@ -105,7 +112,9 @@ func (s *uniform) drawPosition() int32 {
 		j = hi
 	}
 	p := int32(i) + int32(j)
-	kernels.Prefetch(unsafe.Pointer(&s.perm[p]))
+	if s.far {
+		kernels.Prefetch(unsafe.Pointer(&s.perm[p]))
+	}
 	return p
 }
 
