@@ -79,9 +79,13 @@
 //
 // Uniform sampling (Algorithm 1, line 4: each block with probability m/n)
 // is a partial Fisher–Yates shuffle over a permutation kept between draws:
-// O(m) per draw and no allocation. Importance draws m blocks independently
-// with probability ∝ a weight (SPDC's non-uniform baseline uses R_i) through
-// Walker's alias table: O(1) per block after O(n) setup.
+// O(m) per draw and no allocation, every iteration's draw independent of
+// the others, as the paper's analysis assumes (an epoch's permutation
+// taken m at a time would not be). The swaps' far positions are drawn
+// ahead, in the generator's order, and prefetched. Importance draws m
+// blocks independently with probability ∝ a weight (SPDC's non-uniform
+// baseline uses R_i) through Walker's alias table: O(1) per block after
+// O(n) setup.
 //
 // # Concurrency
 //

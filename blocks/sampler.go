@@ -5,6 +5,9 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"unsafe"
+
+	"github.com/adaspdc/adaspdc/kernels"
 )
 
 // Sampler draws the blocks of one iteration.
@@ -25,18 +28,47 @@ const maxBlocks = math.MaxInt32 + 1
 // permutation it keeps between draws. Whatever order the permutation is in,
 // swapping position i with a uniform position in [i, n) for i < m puts a
 // uniformly random ordered m-subset in the first m positions, so the
-// permutation never needs resetting and a draw costs O(m).
+// permutation never needs resetting, a draw costs O(m), and each draw is
+// independent of the others: τ-nice sampling, the distribution that
+// Algorithm 1 of the paper (line 4) assumes and that the ESO steps
+// (engine/spdc, esoCouplings) and the convergence proof take expectations
+// over, conditionally on the past. An epoch's permutation consumed m blocks
+// at a time would be cheaper, but it is a different distribution: given
+// the iteration's predecessors in the epoch, its batch is uniform over the
+// blocks not yet drawn, so neither argument covers it.
+//
+// The swap's far position is a random access into 4n bytes, a cache miss
+// once n exceeds farBlocks. Its bound, n − i at step i, does not depend on
+// the permutation, so the positions are drawn ahead, lookahead swaps
+// early, in the generator's order, and on large n each is prefetched as it
+// is drawn: the draws are those of a shuffle that draws each position when
+// it swaps.
 type uniform struct {
 	perm []int32
 	m    int
-	rng  *rand.Rand
+	rng  *rand.PCG
+	// ahead holds the far positions of the next lookahead swaps, from
+	// ahead[head] on, cyclically; step is the position i of the swap that
+	// the next drawn position is for.
+	ahead [lookahead]int32
+	head  int
+	step  int
+	far   bool // the permutation outgrows a core's L2: prefetch the swaps
 }
 
+// lookahead is how many swaps ahead uniform draws its positions.
+const lookahead = 16
+
+// farBlocks is the number of blocks above which the permutation (4 bytes a
+// block) no longer fits a core's L2 cache of 512 KB beside the data, and
+// prefetching the swaps pays for its call.
+const farBlocks = 1 << 16
+
 // NewUniform returns a Sampler that draws m distinct blocks out of nBlocks
-// uniformly without replacement, so each block is in a draw with probability
-// m/nBlocks, as Algorithm 1 of the paper requires. Draws cost O(m) and come
-// from a PCG generator seeded with seed. It returns an error unless
-// 1 ≤ m ≤ nBlocks.
+// uniformly without replacement, independently from draw to draw, so each
+// block is in a draw with probability m/nBlocks, as Algorithm 1 of the
+// paper requires. Draws cost O(m) and come from a PCG generator seeded with
+// seed. It returns an error unless 1 ≤ m ≤ nBlocks.
 func NewUniform(nBlocks, m int, seed uint64) (Sampler, error) {
 	if nBlocks < 1 || nBlocks > maxBlocks {
 		return nil, fmt.Errorf("blocks: %d blocks, want between 1 and %d", nBlocks, maxBlocks)
@@ -48,15 +80,53 @@ func NewUniform(nBlocks, m int, seed uint64) (Sampler, error) {
 	for i := range perm {
 		perm[i] = int32(i)
 	}
-	return &uniform{perm: perm, m: m, rng: newRand(seed)}, nil
+	s := &uniform{perm: perm, m: m, rng: rand.NewPCG(seed, pcgStream), far: nBlocks > farBlocks}
+	for k := range s.ahead {
+		s.ahead[k] = s.drawPosition()
+	}
+	return s, nil
+}
+
+// drawPosition draws the far position of the next swap not yet drawn, a
+// uniform integer in [i, n) for its step i, and asks for its entry of the
+// permutation. The integer is math/rand/v2's Rand.IntN(n − i) on the same
+// generator (Lemire's multiply-and-reject, a mask for powers of two),
+// without its interface call.
+func (s *uniform) drawPosition() int32 {
+	i := s.step
+	if s.step++; s.step == s.m {
+		s.step = 0
+	}
+	n := uint64(len(s.perm) - i)
+	var j uint64
+	if n&(n-1) == 0 {
+		j = s.rng.Uint64() & (n - 1)
+	} else {
+		hi, lo := bits.Mul64(s.rng.Uint64(), n)
+		if lo < n {
+			thresh := -n % n
+			for lo < thresh {
+				hi, lo = bits.Mul64(s.rng.Uint64(), n)
+			}
+		}
+		j = hi
+	}
+	p := int32(i) + int32(j)
+	if s.far {
+		kernels.Prefetch(unsafe.Pointer(&s.perm[p]))
+	}
+	return p
 }
 
 // Sample implements Sampler.
 func (s *uniform) Sample(dst []int32) []int32 {
 	dst = grow(dst, s.m)
-	n := len(s.perm)
 	for i := range s.m {
-		j := i + s.rng.IntN(n-i)
+		j := s.ahead[s.head]
+		s.ahead[s.head] = s.drawPosition()
+		if s.head++; s.head == lookahead {
+			s.head = 0
+		}
 		s.perm[i], s.perm[j] = s.perm[j], s.perm[i]
 		dst[i] = s.perm[i]
 	}

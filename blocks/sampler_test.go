@@ -47,18 +47,27 @@ func TestUniformDistinctAndInRange(t *testing.T) {
 
 // TestUniformFrequencies checks that each block, and each pair of blocks,
 // is drawn with the probability of a uniform m-subset: m/n for a block and
-// m(m−1)/(n(n−1)) for a pair. The counts of a correct sampler give a
-// statistic near the number of cells; the limits are about 3× that, and the
-// seed is fixed, so the test is deterministic.
+// m(m−1)/(n(n−1)) for a pair, and that consecutive draws are independent:
+// block a in one draw and b in the next with probability (m/n)². The counts
+// of a correct sampler give a statistic near the number of cells; the
+// limits are about 3× that, and the seed is fixed, so the test is
+// deterministic. m = 1, 4 and 9 of 12 take the sampler's three paths.
 func TestUniformFrequencies(t *testing.T) {
-	const n, m, draws = 12, 4, 60000
+	for _, m := range []int{1, 4, 9} {
+		t.Run(fmt.Sprintf("m=%d", m), func(t *testing.T) { testUniformFrequencies(t, 12, m, 60000) })
+	}
+}
+
+func testUniformFrequencies(t *testing.T, n, m, draws int) {
 	s, err := NewUniform(n, m, 2024)
 	if err != nil {
 		t.Fatal(err)
 	}
 	single := make([]int, n)
 	pairs := make([]int, n*n)
+	next := make([]int, n*n)
 	dst := make([]int32, m)
+	prev := make([]int32, 0, m)
 	for range draws {
 		dst = s.Sample(dst)
 		for i, a := range dst {
@@ -67,25 +76,38 @@ func TestUniformFrequencies(t *testing.T) {
 				lo, hi := min(a, b), max(a, b)
 				pairs[int(lo)*n+int(hi)]++
 			}
+			for _, p := range prev {
+				next[int(p)*n+int(a)]++
+			}
 		}
+		prev = append(prev[:0], dst...)
 	}
 	expected := make([]float64, n)
 	for i := range expected {
-		expected[i] = draws * float64(m) / n
+		expected[i] = float64(draws) * float64(m) / float64(n)
 	}
-	if stat := chiSquare(single, expected); stat > 3*n {
+	if stat := chiSquare(single, expected); stat > 3*float64(n) {
 		t.Errorf("block frequencies: χ² = %.1f over %d cells; counts %v", stat, n, single)
 	}
-	var pairCounts []int
-	var pairExpected []float64
-	for a := range n {
-		for b := a + 1; b < n; b++ {
-			pairCounts = append(pairCounts, pairs[a*n+b])
-			pairExpected = append(pairExpected, draws*float64(m*(m-1))/float64(n*(n-1)))
+	if m > 1 {
+		var pairCounts []int
+		var pairExpected []float64
+		for a := range n {
+			for b := a + 1; b < n; b++ {
+				pairCounts = append(pairCounts, pairs[a*n+b])
+				pairExpected = append(pairExpected, float64(draws)*float64(m*(m-1))/float64(n*(n-1)))
+			}
+		}
+		if stat := chiSquare(pairCounts, pairExpected); stat > 3*float64(len(pairCounts)) {
+			t.Errorf("pair frequencies: χ² = %.1f over %d cells", stat, len(pairCounts))
 		}
 	}
-	if stat := chiSquare(pairCounts, pairExpected); stat > 3*float64(len(pairCounts)) {
-		t.Errorf("pair frequencies: χ² = %.1f over %d cells", stat, len(pairCounts))
+	nextExpected := make([]float64, n*n)
+	for i := range nextExpected {
+		nextExpected[i] = float64(draws-1) * float64(m*m) / float64(n*n)
+	}
+	if stat := chiSquare(next, nextExpected); stat > 3*float64(n*n) {
+		t.Errorf("consecutive draws: χ² = %.1f over %d cells: not independent", stat, n*n)
 	}
 }
 
@@ -299,6 +321,37 @@ func BenchmarkSample(b *testing.B) {
 					dst = s.s.Sample(dst)
 				}
 			})
+		}
+	}
+}
+
+// TestUniformMatchesShuffle checks that drawing the swaps' positions ahead
+// leaves the draws those of the plain partial Fisher–Yates shuffle that
+// draws each position with Rand.IntN as it swaps (the seed's sequence of
+// batches is unchanged).
+func TestUniformMatchesShuffle(t *testing.T) {
+	for _, c := range []struct{ n, m int }{{1, 1}, {2, 1}, {64, 1}, {1000, 1}, {1000, 3}, {1000, 64}, {100, 100}, {4096, 512}} {
+		s, err := NewUniform(c.n, c.m, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		perm := make([]int32, c.n)
+		for i := range perm {
+			perm[i] = int32(i)
+		}
+		rng := newRand(7)
+		want := make([]int32, c.m)
+		var got []int32
+		for draw := range 300 {
+			for i := range c.m {
+				j := i + rng.IntN(c.n-i)
+				perm[i], perm[j] = perm[j], perm[i]
+				want[i] = perm[i]
+			}
+			got = s.Sample(got)
+			if !slices.Equal(got, want) {
+				t.Fatalf("n=%d m=%d draw %d: %v, the shuffle draws %v", c.n, c.m, draw, got, want)
+			}
 		}
 	}
 }

@@ -40,7 +40,10 @@
 // counter on a cache line of its own), and the context polled every 256
 // iterations. The method supplies three phases (Iteration: Read, Update,
 // Settle) and never touches a barrier or a claim counter. With one worker
-// the barriers are skipped. Nothing in the loop grows with the thread
+// the barriers are skipped, and the loop runs on the caller alone
+// (Pool.RunCaller): the other threads are not woken to return at once and
+// then spin out PoolSpin beside it, which takes time from the one worker
+// on a host whose other cores are busy. Nothing in the loop grows with the thread
 // count: one shared counter that claims write (once per claim, not per
 // block) and two barrier rounds per iteration.
 //

@@ -70,7 +70,8 @@ type Iteration interface {
 // and none with one, and a check of the context every 256 iterations.
 //
 // The loop runs on the first Workers() of the pool's threads; the others
-// return at once. Changing the count between runs is how a method adapts
+// return at once, and with one worker they are not woken at all
+// (Pool.RunCaller). Changing the count between runs is how a method adapts
 // it (SetWorkers). A BatchLoop is driven by one goroutine.
 type BatchLoop struct {
 	pool    *Pool
@@ -120,7 +121,11 @@ func (l *BatchLoop) Run(ctx context.Context, it Iteration, k, iters int, finish 
 	if nw > 1 {
 		sync = l.bar.Wait
 	}
-	err := l.pool.Run(func(w int) {
+	run := l.pool.Run
+	if nw == 1 {
+		run = l.pool.RunCaller
+	}
+	err := run(func(w int) {
 		if w >= nw {
 			return
 		}

@@ -197,14 +197,7 @@ func (p *Pool) Run(fn func(worker int)) error {
 	if p.closed {
 		panic("sched: Run on a closed Pool")
 	}
-	if p.failed.Load() {
-		for _, b := range p.barriers {
-			b.Reset()
-		}
-		p.failed.Store(false)
-		p.cause.Store(nil)
-		p.broken.Store(nil)
-	}
+	p.rearm()
 	if p.threads > 1 {
 		p.fn = fn
 		p.pending.Store(int32(p.threads - 1))
@@ -219,6 +212,39 @@ func (p *Pool) Run(fn func(worker int)) error {
 		p.callerParked.Store(false)
 	}
 	p.fn = nil
+	return p.result()
+}
+
+// RunCaller calls fn(0) on the calling goroutine alone, with Run's handling
+// of panics, and does not wake the other workers: a phase that only worker 0
+// has work for (a batch loop on one worker) then leaves the others spinning
+// out their PoolSpin or parked, rather than woken to return at once and
+// spin for another PoolSpin beside it, which on a host whose other cores
+// are busy takes time from worker 0.
+func (p *Pool) RunCaller(fn func(worker int)) error {
+	if p.closed {
+		panic("sched: RunCaller on a closed Pool")
+	}
+	p.rearm()
+	p.call(fn, 0)
+	return p.result()
+}
+
+// rearm resets the registered barriers and the panic record after a phase
+// that panicked.
+func (p *Pool) rearm() {
+	if p.failed.Load() {
+		for _, b := range p.barriers {
+			b.Reset()
+		}
+		p.failed.Store(false)
+		p.cause.Store(nil)
+		p.broken.Store(nil)
+	}
+}
+
+// result returns the error of the phase that has just ended (see Run).
+func (p *Pool) result() error {
 	if !p.failed.Load() {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"sync/atomic"
@@ -143,5 +144,30 @@ func TestClipMatchesScan(t *testing.T) {
 		if a != wa || b != wb {
 			t.Fatalf("Clip(%v, %d, %d) = [%d,%d), want [%d,%d)", idx, lo, hi, a, b, wa, wb)
 		}
+	}
+}
+
+// TestRunCaller checks that RunCaller runs worker 0 alone, on the caller,
+// reports its panic as Run does, and leaves the pool usable for Run.
+func TestRunCaller(t *testing.T) {
+	p := NewPool(3)
+	defer p.Close()
+	var calls [3]atomic.Int32
+	if err := p.RunCaller(func(w int) { calls[w].Add(1) }); err != nil {
+		t.Fatal(err)
+	}
+	if calls[0].Load() != 1 || calls[1].Load() != 0 || calls[2].Load() != 0 {
+		t.Fatalf("calls %d %d %d, want 1 0 0", calls[0].Load(), calls[1].Load(), calls[2].Load())
+	}
+	err := p.RunCaller(func(int) { panic("boom") })
+	var pe *PanicError
+	if !errors.As(err, &pe) || pe.Worker != 0 || pe.Value != "boom" {
+		t.Fatalf("got %v, want worker 0's panic", err)
+	}
+	if err := p.Run(func(w int) { calls[w].Add(1) }); err != nil {
+		t.Fatal(err)
+	}
+	if calls[0].Load() != 2 || calls[1].Load() != 1 || calls[2].Load() != 1 {
+		t.Fatalf("after Run: calls %d %d %d, want 2 1 1", calls[0].Load(), calls[1].Load(), calls[2].Load())
 	}
 }

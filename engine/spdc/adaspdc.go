@@ -73,6 +73,12 @@ type solver struct {
 	duals    []sampleDual
 	logistic bool // the loss is Logistic: its prox keeps the logit in sampleDual.aux
 
+	// one replaces rows, duals and binfo when every batch is one block of
+	// one sample on one worker (m = 1, BlockSize 1, uniform sampling,
+	// scaled lazy L2; see oneIteration): everything an iteration reads
+	// and writes of its sample then sits in one cache line.
+	one []sampleOne
+
 	// binfo is each block's extent in rows and duals and the steps of an
 	// iteration whose largest norm is that block's, in one record: drawing
 	// a batch then costs one cache miss per block and no division.
@@ -99,8 +105,12 @@ type solver struct {
 	certOwners sched.Owners
 	eval       *objective.Evaluator // the certificate
 	calibrate  bool                 // the first runEpochs times one worker against all
-	dy         []float64            // Δyₖ per batch slot, written in the read phase
-	u          []float64            // Σ Δyₖ aₖⱼ, written by the owner of j
+	// oneIter is the time of an iteration on one worker as calibration
+	// measured it, when it kept all workers: RunEpochs falls back to one
+	// worker if all of them later run slower than that (0: no watch).
+	oneIter time.Duration
+	dy      []float64 // Δyₖ per batch slot, written in the read phase
+	u       []float64 // Σ Δyₖ aₖⱼ, written by the owner of j
 	// loop runs the iterations: batch slots, barriers, block claims (on
 	// a cache line of their own inside it) and the context.
 	loop *sched.BatchLoop
@@ -149,6 +159,20 @@ type blockInfo struct {
 type sampleRow struct {
 	b, sigma float64
 	lo, hi   int64
+}
+
+// oneSampleLoop lets batches of one sample run as oneIteration; tests turn
+// it off to compare with the general loop.
+var oneSampleLoop = true
+
+// sampleOne is a sample's whole record when a batch is that one sample
+// (solver.one): its row's extent, τ and θ of an iteration that draws it
+// (Eq. 12, 15), its label bₖ, dual step σ, dual yₖ and the prox's aux. It
+// fills a cache line.
+type sampleOne struct {
+	lo, hi                  int64
+	tau, theta, b, sigma, y float64
+	aux                     float64
 }
 
 // sampleDual is what the loop writes of one sample: its dual yₖ and aux,
@@ -391,6 +415,19 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 		s.rebaseL2(0, int32(s.d))
 		s.seg.reset()
 	}
+	_, s.logistic = prob.Loss.(Logistic)
+	if oneSampleLoop && s.fastL2 && opt.M == 1 && s.maxQ == 1 && !s.importance {
+		// One sample per block: block b is sample Order[b].
+		s.one = make([]sampleOne, s.n)
+		for b, k := range s.part.Order {
+			tau := s.tauC / s.norms[b]
+			s.one[b] = sampleOne{lo: x.Indptr[k], hi: x.Indptr[k+1], tau: tau, theta: 1 - 1/(s.thA+s.thB*s.norms[b]),
+				b: s.prob.B[k], sigma: s.sigma[b], y: s.y[k], aux: dualLogit(s.y[k], s.prob.B[k])}
+		}
+		s.newAhead()
+		s.drawOne(&s.batches[0])
+		return s, nil
+	}
 	s.rows = make([]sampleRow, s.n)
 	s.duals = make([]sampleDual, s.n)
 	for b := 0; b < s.nb; b++ {
@@ -400,7 +437,6 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 			s.duals[r] = sampleDual{y: s.y[k], aux: dualLogit(s.y[k], s.prob.B[k])}
 		}
 	}
-	_, s.logistic = prob.Loss.(Logistic)
 	s.binfo = make([]blockInfo, s.nb)
 	for b, rb := range s.norms {
 		tau := s.tauC / rb
@@ -629,6 +665,9 @@ func (s *solver) calibrateThreads(ctx context.Context, c int) (int, error) {
 	}
 	if many < one {
 		s.setWorkers(all)
+		if n := (rounds / 2) * c; n > 0 {
+			s.oneIter = one / time.Duration(n)
+		}
 	} else {
 		s.setWorkers(1)
 	}
@@ -659,7 +698,19 @@ func (s *solver) RunEpochs(ctx context.Context, k int) (int, error) {
 			return 1 + n, err
 		}
 	}
-	return s.iterate(ctx, k, iters)
+	if s.oneIter == 0 {
+		return s.iterate(ctx, k, iters)
+	}
+	t0 := time.Now()
+	n, err := s.iterate(ctx, k, iters)
+	if per := time.Since(t0) / time.Duration(max(1, n*iters)); float64(per) > calibrationClear*float64(s.oneIter) {
+		// The host changed since calibration (another job took a core):
+		// a barrier per phase then waits for a descheduled worker, and
+		// one worker is faster. The iterates do not depend on the count.
+		s.setWorkers(1)
+		s.oneIter = 0
+	}
+	return n, err
 }
 
 // iterate runs k rounds of iters iterations on the batch loop (package
@@ -679,8 +730,14 @@ func (s *solver) iterate(ctx context.Context, k, iters int) (int, error) {
 	if s.lazy && !s.fastL2 {
 		s.resetSegment()
 	}
-	for r, k := range s.part.Order {
-		s.y[k] = s.duals[r].y
+	if s.one != nil {
+		for b, k := range s.part.Order {
+			s.y[k] = s.one[b].y
+		}
+	} else {
+		for r, k := range s.part.Order {
+			s.y[k] = s.duals[r].y
+		}
 	}
 	if err != nil {
 		return started, fmt.Errorf("engine: %w", err)
@@ -705,6 +762,10 @@ func (p *spdcIteration) Read(w, slot int, claims *sched.Claims, sync func()) {
 		lo, hi := s.owners.Range(w)
 		s.renormL2(lo, hi, &bt.l2)
 		sync()
+	}
+	if s.one != nil {
+		s.oneIteration(ws, bt, &s.batches[slot^1])
+		return
 	}
 	if w == 0 {
 		s.drawBatch(&s.batches[slot^1])
@@ -750,6 +811,67 @@ func (p *spdcIteration) Settle(w int, last bool, sync func()) {
 		}
 		sync()
 	}
+}
+
+// oneIteration is the whole of an iteration whose batch is one sample k
+// (m = 1, blocks of one sample) on one worker, in a scaled lazy run: it
+// draws the batch after next (drawOne), and then
+//
+//	z = aₖᵀx̄ = A·Σ vₚξⱼ + B·Σ vₚrⱼ + Σ vₚcⱼ           (margin at x̄, dotL2)
+//	yₖ′ = prox_{σφₖ*}(yₖ + σz),  Δy = yₖ′ − yₖ         (Eq. 9)
+//	ξⱼ −= κ·Δy·vₚ,  rⱼ += Δy·vₚ/n,  cⱼ = μ·Δy·vₚ        (Eq. 11, 13, 14; stepRowL2)
+//
+// while the row is in L1: the steps the general loop takes in a read and
+// an update phase, in the same order and with the same arithmetic, so the
+// iterates are those of the general loop. Its sample's label, step, dual
+// and row extent are one record (sampleOne), one cache line where the
+// general loop reads three (blockInfo, sampleRow, sampleDual).
+func (s *solver) oneIteration(ws *workerState, bt, next *batch) {
+	s.drawOne(next)
+	rec := &s.one[bt.blocks[0]]
+	val, idx := s.x.Values[rec.lo:rec.hi], s.x.Indices[rec.lo:rec.hi]
+	z := dotL2(s.cs, val, idx, bt.l2.a, bt.l2.b)
+	var yn float64
+	if s.logistic {
+		var e int
+		yn, rec.aux, e = objective.LogisticProxWarmExps(rec.y, rec.aux, z, rec.sigma, rec.b)
+		ws.exps += int64(e)
+	} else {
+		yn = s.prob.Loss.DualProx(rec.y, z, rec.sigma, rec.b)
+	}
+	dy := yn - rec.y
+	s.dy[0] = dy
+	rec.y = yn
+	s.stepRowL2(ws, &bt.l2, dy, val, idx)
+}
+
+// drawOne is drawBatch for batches of one sample (solver.one): it takes the
+// next block from the queue, draws the one depth iterations later and asks
+// for its record, asks for the row of the block rowsAhead+2 iterations on,
+// and sets the batch's steps (Eq. 12, 15) and scaled-lazy scalars.
+func (s *solver) drawOne(bt *batch) {
+	q := &s.ahead
+	b := q.blocks[q.head]
+	s.sampler.Sample(q.blocks[q.head : q.head+1])
+	kernels.Prefetch(unsafe.Pointer(&s.one[q.blocks[q.head]]))
+	q.head++
+	if q.head == q.depth {
+		q.head = 0
+	}
+	h := q.head + q.rowsAhead
+	if h >= q.depth {
+		h -= q.depth
+	}
+	if r := &s.one[q.blocks[h]]; r.hi > r.lo {
+		n := int(min(r.hi-r.lo, driver.MaxPrefetchNNZ))
+		kernels.PrefetchRange(unsafe.Pointer(&s.x.Values[r.lo]), 8*n)
+		kernels.PrefetchRange(unsafe.Pointer(&s.x.Indices[r.lo]), 4*n)
+	}
+	rec := &s.one[b]
+	bt.blocks[0] = b
+	bt.offset[0], bt.offset[1] = 0, 1
+	bt.tau, bt.theta, bt.scale = rec.tau, rec.theta, s.scale
+	s.seg.next(&bt.l2, rec.tau, rec.theta, 1/(1+rec.tau*s.lam), s.scale, s.rScale)
 }
 
 // drawBatch takes the next iteration's blocks from the queue of drawn
@@ -930,7 +1052,18 @@ func (s *solver) readBlocks(ws *workerState, bt *batch, first, end int64, t int3
 	if len(s.workers) == 1 && !s.ahead.rows {
 		next = s.batches[s.loop.Slot()^1].blocks
 	}
+	// Several workers: drawBatch brought the batch's records to worker 0's
+	// cache, so each worker asks for the records of the blocks it claimed
+	// a stage before it asks for their rows (prefetchRows reads them).
+	many := len(s.workers) > 1
 	for i := first; i < end; i++ {
+		if a := int(i) + 2*prefetchAhead; many && a < int(end) {
+			b := bt.blocks[a]
+			kernels.Prefetch(unsafe.Pointer(&s.binfo[b]))
+			if s.maxQ == 1 {
+				kernels.Prefetch2(unsafe.Pointer(&s.rows[b]), unsafe.Pointer(&s.duals[b]))
+			}
+		}
 		if a := int(i) + prefetchAhead; a < int(end) {
 			s.prefetchRows(bt.blocks, a, a+1)
 		}
@@ -1230,7 +1363,11 @@ func (s *solver) WarmDuals(y []float64) error {
 		s.y[k] = loss.DualFeasible(yk, s.prob.B[k])
 	}
 	for r, k := range s.part.Order {
-		s.duals[r] = sampleDual{y: s.y[k], aux: dualLogit(s.y[k], s.prob.B[k])}
+		if s.one != nil {
+			s.one[r].y, s.one[r].aux = s.y[k], dualLogit(s.y[k], s.prob.B[k])
+		} else {
+			s.duals[r] = sampleDual{y: s.y[k], aux: dualLogit(s.y[k], s.prob.B[k])}
+		}
 	}
 	_, err := s.certificate()
 	return err

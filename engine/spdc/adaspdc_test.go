@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
 	"gonum.org/v1/gonum/mat"
@@ -198,5 +199,74 @@ func TestCalibrationKeepsIterates(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOneSampleLoopMatchesGeneral checks that batches of one sample run by
+// oneIteration, with its packed records, give the general loop's weights
+// and duals bit for bit, with logistic and squared loss and a warm start.
+func TestOneSampleLoopMatchesGeneral(t *testing.T) {
+	defer func() { oneSampleLoop = true }()
+	x, b := sparseData(1500, 2000, 10, 19)
+	for _, loss := range []Loss{Logistic{}, Squared{}} {
+		var ref, refY []float64
+		for _, fast := range []bool{false, true} {
+			oneSampleLoop = fast
+			prob := Problem{X: x, B: b, Loss: loss, Reg: ElasticNet{Lambda: 1e-3}}
+			opt := Options{M: 1, Seed: 5, Tol: -1, MaxEpochs: 3, Lazy: LazyOn, WarmStart: make([]float64, x.Cols)}
+			opt.WarmStart[3] = 0.5
+			model, res, err := Train(context.Background(), prob, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ref == nil {
+				ref, refY = model.Weights, res.Duals
+				continue
+			}
+			for j := range ref {
+				if math.Float64bits(ref[j]) != math.Float64bits(model.Weights[j]) {
+					t.Fatalf("%s: weight %d = %v, general loop %v", loss.Name(), j, model.Weights[j], ref[j])
+				}
+			}
+			for k := range refY {
+				if math.Float64bits(refY[k]) != math.Float64bits(res.Duals[k]) {
+					t.Fatalf("%s: dual %d = %v, general loop %v", loss.Name(), k, res.Duals[k], refY[k])
+				}
+			}
+		}
+	}
+}
+
+// TestFallBackToOneWorker checks that a run which calibration left on all
+// workers goes back to one when its epochs run slower than one worker's
+// measured iterations, and that it keeps all while they do not.
+func TestFallBackToOneWorker(t *testing.T) {
+	x, b := sparseData(2000, 300, 10, 23)
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-4}}
+	opt := adaspdcOptions()
+	opt.M, opt.Threads, opt.Tol = 32, 2, -1
+	s, err := newSolver(context.Background(), prob, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.pool.Close()
+	if len(s.allWorkers) != 2 {
+		t.Skipf("%d workers", len(s.allWorkers))
+	}
+	s.calibrate = false
+	s.setWorkers(2)
+	s.oneIter = time.Hour
+	if _, err := s.RunEpochs(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.workers) != 2 {
+		t.Fatalf("faster than one worker, yet %d workers", len(s.workers))
+	}
+	s.oneIter = time.Nanosecond
+	if _, err := s.RunEpochs(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.workers) != 1 || s.oneIter != 0 {
+		t.Fatalf("slower than one worker, yet %d workers", len(s.workers))
 	}
 }

@@ -107,6 +107,25 @@
 // in an order that depends on which worker claimed which block, so
 // Options.Deterministic switches it off.
 //
+// # Several iterations per barrier
+//
+// At small m an iteration's rows are less work than its two barriers, and
+// one might run several iterations between barriers. Iteration t+1's read
+// phase may overlap iteration t's update phase only if it reads nothing
+// that update writes: no row of S_{t+1} may use a coordinate that a row of
+// S_t uses (its x̄ changes with Δy), nor, in the scaled lazy form, one that
+// a row of S_{t−1} uses (its correction cⱼ is cleared in update t).
+// Coordinates outside both sets are safe, since their x̄ follows from
+// scalars common to all coordinates, which the drawer knows ahead. The
+// ESO steps do not relax this: they bound the expected coupling of one
+// batch, not of consecutive ones. For τ-nice batches the condition holds
+// with probability about Πⱼ(1 − pⱼ)^m over features j, pⱼ the chance that
+// a batch of m uses j; sampled on the data sets at hand, two consecutive
+// batches share a feature with probability 1.0 on a9a already at m = 1,
+// 0.44 on w8a and 0.68 on news20 at m = 1, and above 0.99 on all three at
+// m = 4. So the loop does not batch iterations; at small m it keeps one
+// worker (the worker rule and calibrateThreads), which pays no barrier.
+//
 // # A caveat on row norms
 //
 // AdaSPDC's primal step τᵗ ∝ 1/Rᵗ_max follows the sampled blocks. On data
@@ -128,7 +147,11 @@
 // on two cores, news20 ran at half speed on two workers where url-shaped
 // data ran 1.2–1.8× faster. The rounds are ordinary iterations, so the
 // iterates do not depend on the choice. The count kept is in Result.Threads
-// and each trace point.
+// and each trace point. A run that kept all workers watches its epochs: if
+// they run slower per iteration than calibration's one worker did by more
+// than the calibration's margin (another job took a core, and every
+// barrier now waits for a descheduled worker), it goes back to one worker
+// for good.
 //
 // # One worker
 //
@@ -140,6 +163,11 @@
 // (sampleRow) and its dual and (logistic) last logit in another
 // (sampleDual), both in block order: apart, the read-only half stays in
 // every core's cache while the duals move to the core that drew them.
+// When every batch is one sample (m = 1 with blocks of one sample, which
+// never runs more than one worker) in a scaled lazy run, an iteration is
+// one function, oneIteration, with the same arithmetic as the general
+// loop, and the sample's label, steps, dual and row extent are one record
+// of one cache line (sampleOne) instead of three.
 //
 // # Prefetching
 //
