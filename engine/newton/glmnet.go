@@ -15,11 +15,11 @@ import (
 // SolverGLMNET is newGLMNET (Yuan, Ho & Lin, "An improved GLMNET for
 // L1-regularized logistic regression", JMLR 2012; LIBLINEAR's -s 6 and
 // -s 5), for an L1 term with a smooth loss.
-const SolverGLMNET Solver = "glmnet"
+const SolverGLMNET driver.Solver = "glmnet"
 
 func init() {
 	driver.Register(&driver.Entry{
-		SolverInfo: SolverInfo{
+		SolverInfo: driver.SolverInfo{
 			Name:         SolverGLMNET,
 			Summary:      "newGLMNET: a Newton-type step whose quadratic model is minimised by coordinate descent over the features not shrunk, with a line search (Yuan, Ho & Lin 2012; LIBLINEAR -s 5, -s 6); parallel sweeps over rows",
 			Losses:       "with a (generalised) second derivative: squared, logistic, sqhinge, smoothhinge",
@@ -29,17 +29,17 @@ func init() {
 		},
 		Rank:    36, // after the reductions, which a request for a coordinate method falls back to; AutoSolver picks it for an L1 term
 		Accepts: acceptsGLMNET,
-		Start: func(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
+		Start: func(ctx context.Context, prob objective.Problem, opt driver.Options) (driver.Method, error) {
 			return newGLMNET(prob, opt)
 		},
 	})
 }
 
-func acceptsGLMNET(prob Problem, opt Options) error {
+func acceptsGLMNET(prob objective.Problem, opt driver.Options) error {
 	if _, ok := prob.Loss.(objective.CurvedLoss); !ok {
 		return fmt.Errorf("engine: the %s loss has no second derivative: %s takes squared, logistic, sqhinge and smoothhinge", prob.Loss.Name(), opt.Solver)
 	}
-	en, ok := prob.Reg.(ElasticNet)
+	en, ok := prob.Reg.(objective.ElasticNet)
 	if !ok || !en.Plain() {
 		return fmt.Errorf("engine: %s takes the elastic net without centre or weights", opt.Solver)
 	}
@@ -92,9 +92,9 @@ const (
 // dual point is yₖ = φ′(aₖᵀw), scaled into the box |vⱼ| ≤ l1 when λ = 0
 // (objective.DualScale), so that it holds for the lasso too.
 type glmnet struct {
-	prob Problem
+	prob objective.Problem
 	loss objective.CurvedLoss
-	reg  ElasticNet
+	reg  objective.ElasticNet
 	x    *sparse.CSR
 	csc  *sparse.CSR // the transpose: row j of csc is column j of x
 	n, d int
@@ -129,11 +129,11 @@ type glmnet struct {
 	cdPasses  int
 }
 
-func newGLMNET(prob Problem, opt Options) (*glmnet, error) {
+func newGLMNET(prob objective.Problem, opt driver.Options) (*glmnet, error) {
 	x := prob.X
 	n, d := x.Rows, x.Cols
 	s := &glmnet{
-		prob: prob, loss: prob.Loss.(objective.CurvedLoss), reg: prob.Reg.(ElasticNet),
+		prob: prob, loss: prob.Loss.(objective.CurvedLoss), reg: prob.Reg.(objective.ElasticNet),
 		x: x, csc: transpose(x), n: n, d: d, invN: 1 / float64(n),
 		rng: rand.New(rand.NewPCG(opt.Seed, 0x91e7)),
 		w:   make([]float64, d), grad: make([]float64, d), hdiag: make([]float64, d),
@@ -245,10 +245,10 @@ func (s *glmnet) sweepAt() error {
 
 // Certify returns the certificate at w from the sweep's margins there:
 // the duals φ′(aₖᵀw), scaled into the box that is dom g* of the lasso.
-func (s *glmnet) Certify() (TracePoint, error) {
+func (s *glmnet) Certify() (driver.TracePoint, error) {
 	if !s.fresh {
 		if err := s.sweepAt(); err != nil {
-			return TracePoint{}, err
+			return driver.TracePoint{}, err
 		}
 	}
 	c, err := s.eval.AtGradient(s.w, s.z, s.lossGrad, &s.rowSums)
@@ -262,7 +262,7 @@ func (s *glmnet) DivergenceHint() string {
 	return "newGLMNET's line search decreases the objective at every step, so this is non-finite data or a bug; report it with the data"
 }
 
-func (s *glmnet) Finish(res *Result) error {
+func (s *glmnet) Finish(res *driver.Result) error {
 	res.Note = fmt.Sprintf("%d outer steps, %d coordinate-descent passes", s.steps, s.cdPasses)
 	return s.sweep.Close()
 }

@@ -7,14 +7,15 @@ import (
 
 	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/engine/internal/enginetest"
+	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/sparse"
 )
 
 // glmnetRun drives a newGLMNET method built by hand (so that a test can
 // switch shrinking or the formed Hessian off) to tol.
-func glmnetRun(t *testing.T, prob Problem, tol float64, tweak func(*glmnet)) ([]float64, *Result) {
+func glmnetRun(t *testing.T, prob objective.Problem, tol float64, tweak func(*glmnet)) ([]float64, *driver.Result) {
 	t.Helper()
-	opt := Options{Solver: SolverGLMNET, Tol: tol, MaxEpochs: 2000, StallEpochs: -1, Threads: 2}.WithDefaults()
+	opt := driver.Options{Solver: SolverGLMNET, Tol: tol, MaxEpochs: 2000, StallEpochs: -1, Threads: 2}.WithDefaults()
 	m, err := newGLMNET(prob, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -51,13 +52,13 @@ func TestGLMNETKKT(t *testing.T) {
 	rx, rb := bundled(t, "housing_scale")
 	for _, c := range []struct {
 		name string
-		prob Problem
+		prob objective.Problem
 	}{
-		{"logistic", Problem{X: hx, B: hb, Loss: Logistic{}, Reg: ElasticNet{L1: 1e-2}}},
-		{"logistic+L2", Problem{X: hx, B: hb, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2, L1: 1e-2}}},
-		{"sqhinge", Problem{X: hx, B: hb, Loss: SquaredHinge{}, Reg: ElasticNet{L1: 1e-2}}},
-		{"lasso", Problem{X: rx, B: rb, Loss: Squared{}, Reg: ElasticNet{L1: 0.5}}},
-		{"elastic net", Problem{X: rx, B: rb, Loss: Squared{}, Reg: ElasticNet{Lambda: 1e-2, L1: 0.5}}},
+		{"logistic", objective.Problem{X: hx, B: hb, Loss: objective.Logistic{}, Reg: objective.ElasticNet{L1: 1e-2}}},
+		{"logistic+L2", objective.Problem{X: hx, B: hb, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-2, L1: 1e-2}}},
+		{"sqhinge", objective.Problem{X: hx, B: hb, Loss: objective.SquaredHinge{}, Reg: objective.ElasticNet{L1: 1e-2}}},
+		{"lasso", objective.Problem{X: rx, B: rb, Loss: objective.Squared{}, Reg: objective.ElasticNet{L1: 0.5}}},
+		{"elastic net", objective.Problem{X: rx, B: rb, Loss: objective.Squared{}, Reg: objective.ElasticNet{Lambda: 1e-2, L1: 0.5}}},
 	} {
 		w, res := glmnetRun(t, c.prob, 1e-12, nil)
 		nnz := 0
@@ -67,7 +68,7 @@ func TestGLMNETKKT(t *testing.T) {
 			}
 		}
 		if v := kktViolation(c.prob, w); v > 1e-6 {
-			t.Errorf("%s: KKT violated by %.3g (l1 %g), %d nonzeros, gap %.3g", c.name, v, c.prob.Reg.(ElasticNet).L1, nnz, res.Final.RelGap)
+			t.Errorf("%s: KKT violated by %.3g (l1 %g), %d nonzeros, gap %.3g", c.name, v, c.prob.Reg.(objective.ElasticNet).L1, nnz, res.Final.RelGap)
 		}
 		if nnz == 0 || nnz == len(w) {
 			t.Errorf("%s: %d of %d weights nonzero: the test wants a sparse, nonzero optimum", c.name, nnz, len(w))
@@ -80,7 +81,7 @@ func TestGLMNETKKT(t *testing.T) {
 // same optimum and the same support.
 func TestGLMNETShrinkingAndHessianAgree(t *testing.T) {
 	x, b := sparseData(4000, 40, 6, 9)
-	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{L1: 3e-3}}
+	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{L1: 3e-3}}
 	if !denseHessianPays(x) {
 		t.Fatal("the test wants data where the Hessian is formed")
 	}

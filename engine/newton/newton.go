@@ -19,11 +19,11 @@ import (
 // wider than tall, precondMix), and a line search on the derivative. Its
 // iterates do not depend on how the features are scaled, which is what raw
 // data need (issue 9, §1).
-const SolverNewton Solver = "newton"
+const SolverNewton driver.Solver = "newton"
 
 func init() {
 	driver.Register(&driver.Entry{
-		SolverInfo: SolverInfo{
+		SolverInfo: driver.SolverInfo{
 			Name:         SolverNewton,
 			Summary:      "truncated Newton on the primal (diagonally preconditioned CG, line search on the derivative): steps invariant to feature scale, parallel sweeps over rows",
 			Losses:       "with a (generalised) second derivative: squared, logistic, sqhinge, smoothhinge",
@@ -40,11 +40,11 @@ func init() {
 // acceptsNewton reports why the Newton method cannot solve prob: it needs a
 // twice differentiable objective (or a generalised Hessian), so no L1 and
 // no hinge, and a positive definite Hessian, so λ > 0.
-func acceptsNewton(prob Problem, opt Options) error {
+func acceptsNewton(prob objective.Problem, opt driver.Options) error {
 	if _, ok := prob.Loss.(objective.CurvedLoss); !ok {
 		return fmt.Errorf("engine: the %s loss has no second derivative: %s takes squared, logistic, sqhinge and smoothhinge; use sdca or adaptsmooth", prob.Loss.Name(), opt.Solver)
 	}
-	en, ok := prob.Reg.(ElasticNet)
+	en, ok := prob.Reg.(objective.ElasticNet)
 	if !ok {
 		return fmt.Errorf("engine: %s takes the L2 regularizer, not the %s regularizer", opt.Solver, prob.Reg.Name())
 	}
@@ -60,7 +60,7 @@ func acceptsNewton(prob Problem, opt Options) error {
 	return nil
 }
 
-func startNewton(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
+func startNewton(ctx context.Context, prob objective.Problem, opt driver.Options) (driver.Method, error) {
 	return newNewton(prob, opt)
 }
 
@@ -68,9 +68,9 @@ func startNewton(ctx context.Context, prob Problem, opt Options) (driver.Method,
 // step; passes counts the nonzeros it read, two per nonzero being one
 // pass (a dot and an axpy), as for the coordinate methods.
 type newton struct {
-	prob Problem
+	prob objective.Problem
 	loss objective.CurvedLoss
-	reg  ElasticNet
+	reg  objective.ElasticNet
 	x    *sparse.CSR
 	n, d int
 	invN float64
@@ -122,7 +122,7 @@ type newton struct {
 	// The sweep at w also yields the certificate, so certify and the next
 	// step share one pass over the data (fresh says it is current).
 	fresh    bool
-	cert     TracePoint // the sweep's estimate; certify reports eval's
+	cert     driver.TracePoint // the sweep's estimate; certify reports eval's
 	eval     *objective.Evaluator
 	lossGrad []float64 // the loss's gradient at the sweep's point
 	rowSums  objective.RowSums
@@ -135,9 +135,9 @@ type newton struct {
 	lossMean float64
 }
 
-func newNewton(prob Problem, opt Options) (*newton, error) {
+func newNewton(prob objective.Problem, opt driver.Options) (*newton, error) {
 	x := prob.X
-	s := &newton{prob: prob, loss: prob.Loss.(objective.CurvedLoss), reg: prob.Reg.(ElasticNet), x: x,
+	s := &newton{prob: prob, loss: prob.Loss.(objective.CurvedLoss), reg: prob.Reg.(objective.ElasticNet), x: x,
 		n: x.Rows, d: x.Cols, invN: 1 / float64(x.Rows)}
 	n, d := s.n, s.d
 	s.w = hugepage.Make[float64](d)
@@ -238,7 +238,7 @@ func denseHessianPays(x *sparse.CSR) bool {
 	return float64(build) <= denseHessianFactor*float64(2*nnz)
 }
 
-func (s *newton) Finish(res *Result) error {
+func (s *newton) Finish(res *driver.Result) error {
 	res.Note = fmt.Sprintf("%d conjugate-gradient steps in all", s.cgSteps)
 	return s.sweep.Close()
 }
@@ -493,7 +493,7 @@ func (s *newton) sweepAt() error {
 	s.lossMean = lsum.Sum() * s.invN
 	p := s.lossMean + s.reg.Value(w)
 	dv := -csum.Sum()*s.invN - s.reg.ConjNeg(s.grad)
-	s.cert = TracePoint{Primal: p, Dual: dv, Gap: p - dv, RelGap: (p - dv) / math.Max(1, math.Abs(p))}
+	s.cert = driver.TracePoint{Primal: p, Dual: dv, Gap: p - dv, RelGap: (p - dv) / math.Max(1, math.Abs(p))}
 	if clipped {
 		s.cert.Gap = math.NaN() // no estimate: the forcing term falls back
 	}
@@ -599,10 +599,10 @@ func (s *newton) formHessian() error {
 // Certify returns the certificate at the current point, from the margins
 // of the sweep there, which the next step reuses. (The sweep's own sums of
 // P and D are the estimate that steers the step's forcing term.)
-func (s *newton) Certify() (TracePoint, error) {
+func (s *newton) Certify() (driver.TracePoint, error) {
 	if !s.fresh {
 		if err := s.sweepAt(); err != nil {
-			return TracePoint{}, err
+			return driver.TracePoint{}, err
 		}
 	}
 	c, err := s.eval.AtGradient(s.w, s.z, s.lossGrad, &s.rowSums)

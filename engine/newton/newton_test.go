@@ -40,10 +40,10 @@ func rawData(t *testing.T) map[string]func() (*sparse.CSR, []float64) {
 // Hessian, solved by gonum's Cholesky factorisation (an independent
 // implementation: direct solves, not CG; backtracking on P, not on its
 // derivative), and returns the lowest P it reached.
-func gonumNewtonReference(t *testing.T, prob Problem) float64 {
+func gonumNewtonReference(t *testing.T, prob objective.Problem) float64 {
 	t.Helper()
 	x, loss := prob.X, prob.Loss.(objective.CurvedLoss)
-	lam := prob.Reg.(ElasticNet).Lambda
+	lam := prob.Reg.(objective.ElasticNet).Lambda
 	n, d := x.Rows, x.Cols
 	invN := 1 / float64(n)
 	objective := func(w []float64) float64 {
@@ -143,10 +143,10 @@ func gonumNewtonReference(t *testing.T, prob Problem) float64 {
 func TestNewtonRawData(t *testing.T) {
 	for name, load := range rawData(t) {
 		x, b := load()
-		for _, loss := range []Loss{Logistic{}, SquaredHinge{}} {
+		for _, loss := range []objective.Loss{objective.Logistic{}, objective.SquaredHinge{}} {
 			t.Run(name+"/"+loss.Name(), func(t *testing.T) {
-				prob := Problem{X: x, B: b, Loss: loss, Reg: ElasticNet{Lambda: 1e-4}}
-				_, res, err := Train(context.Background(), prob, Options{Solver: SolverNewton, Threads: 2, Tol: 1e-9, MaxEpochs: 100})
+				prob := objective.Problem{X: x, B: b, Loss: loss, Reg: objective.ElasticNet{Lambda: 1e-4}}
+				_, res, err := Train(context.Background(), prob, driver.Options{Solver: SolverNewton, Threads: 2, Tol: 1e-9, MaxEpochs: 100})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -196,10 +196,10 @@ func checkNewtonScaleInvariant(t *testing.T, x *sparse.CSR, b, scale []float64, 
 	for j := range weights {
 		weights[j] = scale[j] * scale[j]
 	}
-	for _, loss := range []Loss{Logistic{}, SquaredHinge{}} {
-		a := Problem{X: x, B: b, Loss: loss, Reg: ElasticNet{Lambda: 1e-3}}
-		c := Problem{X: xs, B: b, Loss: loss, Reg: ElasticNet{Lambda: 1e-3, Weights: weights}}
-		opt := Options{Solver: SolverNewton, Threads: 1, Tol: -1, StallEpochs: -1}
+	for _, loss := range []objective.Loss{objective.Logistic{}, objective.SquaredHinge{}} {
+		a := objective.Problem{X: x, B: b, Loss: loss, Reg: objective.ElasticNet{Lambda: 1e-3}}
+		c := objective.Problem{X: xs, B: b, Loss: loss, Reg: objective.ElasticNet{Lambda: 1e-3, Weights: weights}}
+		opt := driver.Options{Solver: SolverNewton, Threads: 1, Tol: -1, StallEpochs: -1}
 		if s, err := newNewton(a, opt); err != nil {
 			t.Fatal(err)
 		} else if s.mix != mix {
@@ -245,10 +245,10 @@ func TestNewtonThreads(t *testing.T) {
 		c[j] = 0.01 * float64(j%7-3)
 		wt[j] = 0.5 + float64(j%5)
 	}
-	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3, Center: c, Weights: wt}}
+	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3, Center: c, Weights: wt}}
 	var ref []float64
 	for _, threads := range []int{1, 2, 3} {
-		m, res, err := Train(context.Background(), prob, Options{Solver: SolverNewton, Threads: threads, Tol: 1e-11, MaxEpochs: 100})
+		m, res, err := Train(context.Background(), prob, driver.Options{Solver: SolverNewton, Threads: threads, Tol: 1e-11, MaxEpochs: 100})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -280,12 +280,12 @@ func TestNewtonCertificate(t *testing.T) {
 		wt[j] = 0.5 + float64(j%3)
 	}
 	for _, tc := range []struct {
-		loss Loss
+		loss objective.Loss
 		b    []float64
-	}{{Logistic{}, b}, {SquaredHinge{}, b}, {SmoothHinge{S: 1}, b}, {Squared{}, y}} {
+	}{{objective.Logistic{}, b}, {objective.SquaredHinge{}, b}, {objective.SmoothHinge{S: 1}, b}, {objective.Squared{}, y}} {
 		for _, threads := range []int{1, 2} {
-			prob := Problem{X: x, B: tc.b, Loss: tc.loss, Reg: ElasticNet{Lambda: 1e-3, Center: c, Weights: wt}}
-			s, err := newNewton(prob, Options{Solver: SolverNewton, Threads: threads})
+			prob := objective.Problem{X: x, B: tc.b, Loss: tc.loss, Reg: objective.ElasticNet{Lambda: 1e-3, Center: c, Weights: wt}}
+			s, err := newNewton(prob, driver.Options{Solver: SolverNewton, Threads: threads})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -308,7 +308,7 @@ func TestNewtonCertificate(t *testing.T) {
 					break
 				}
 			}
-			s.Finish(&Result{})
+			s.Finish(&driver.Result{})
 		}
 	}
 }
@@ -328,10 +328,10 @@ func TestNewtonDenseHessian(t *testing.T) {
 	for j := range v {
 		v[j] = math.Sin(float64(j) + 1)
 	}
-	for _, loss := range []Loss{Logistic{}, SquaredHinge{}} {
+	for _, loss := range []objective.Loss{objective.Logistic{}, objective.SquaredHinge{}} {
 		for _, threads := range []int{1, 2} {
-			prob := Problem{X: x, B: b, Loss: loss, Reg: ElasticNet{Lambda: 1e-4}}
-			s, err := newNewton(prob, Options{Solver: SolverNewton, Threads: threads})
+			prob := objective.Problem{X: x, B: b, Loss: loss, Reg: objective.ElasticNet{Lambda: 1e-4}}
+			s, err := newNewton(prob, driver.Options{Solver: SolverNewton, Threads: threads})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -374,13 +374,13 @@ func TestNewtonDenseHessian(t *testing.T) {
 					}
 				}
 			}
-			if _, hinge := loss.(SquaredHinge); hinge && deltas == 0 {
+			if _, hinge := loss.(objective.SquaredHinge); hinge && deltas == 0 {
 				t.Errorf("%s, %d threads: the Hessian was formed afresh at every step, never changed", loss.Name(), threads)
 			}
-			if _, hinge := loss.(SquaredHinge); !hinge && deltas != 0 {
+			if _, hinge := loss.(objective.SquaredHinge); !hinge && deltas != 0 {
 				t.Errorf("%s, %d threads: the Hessian was changed %d times, where every curvature moves", loss.Name(), threads, deltas)
 			}
-			s.Finish(&Result{})
+			s.Finish(&driver.Result{})
 		}
 	}
 }
@@ -389,12 +389,12 @@ func TestNewtonDenseHessian(t *testing.T) {
 // refused with a message naming a solver that can.
 func TestNewtonRefuses(t *testing.T) {
 	x, b := sparseData(50, 10, 3, 1)
-	for _, prob := range []Problem{
-		{X: x, B: b, Loss: Hinge{}, Reg: ElasticNet{Lambda: 1e-3}},
-		{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3, L1: 1e-3}},
-		{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{}},
+	for _, prob := range []objective.Problem{
+		{X: x, B: b, Loss: objective.Hinge{}, Reg: objective.ElasticNet{Lambda: 1e-3}},
+		{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3, L1: 1e-3}},
+		{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{}},
 	} {
-		_, _, err := Train(context.Background(), prob, Options{Solver: SolverNewton})
+		_, _, err := Train(context.Background(), prob, driver.Options{Solver: SolverNewton})
 		if err == nil {
 			t.Fatalf("%s loss, %s: accepted", prob.Loss.Name(), prob.Reg.Name())
 		}
@@ -409,7 +409,7 @@ func TestNewtonRefuses(t *testing.T) {
 // Conj's logarithms of u and 1 − u lose relative precision at large margins,
 // so they are no reference there.)
 func TestCurvedTerms(t *testing.T) {
-	l := Logistic{}
+	l := objective.Logistic{}
 	for _, b := range []float64{1, -1} {
 		for _, z := range []float64{-800, -40, -36.7, -20, -3, -0.5, -1e-9, 0, 1e-9, 0.5, 3, 20, 36.7, 40, 800} {
 			val, d1, d2, conj := objective.CurvedTerms(l, z, b)
@@ -438,8 +438,8 @@ func TestCurvedTerms(t *testing.T) {
 // it in fewer CG steps.
 func TestNewtonLastStep(t *testing.T) {
 	x, b := sparseData(500, 2000, 10, 1)
-	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-7}}
-	opt := Options{Solver: SolverNewton, Threads: 1, Tol: 1e-6, MaxEpochs: 100}.WithDefaults()
+	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-7}}
+	opt := driver.Options{Solver: SolverNewton, Threads: 1, Tol: 1e-6, MaxEpochs: 100}.WithDefaults()
 	var steps, newton [2]int
 	for i, rule := range []bool{true, false} {
 		s, err := newNewton(prob, opt)
@@ -476,15 +476,15 @@ func TestNewtonLastStep(t *testing.T) {
 func TestNewtonChunkedSweep(t *testing.T) {
 	x, b := sparseData(4000, 1<<15+100, 20, 13)
 	const lambda = 1e-4
-	for _, loss := range []Loss{Logistic{}, SquaredHinge{}} {
-		prob := Problem{X: x, B: b, Loss: loss, Reg: ElasticNet{Lambda: lambda}}
+	for _, loss := range []objective.Loss{objective.Logistic{}, objective.SquaredHinge{}} {
+		prob := objective.Problem{X: x, B: b, Loss: loss, Reg: objective.ElasticNet{Lambda: lambda}}
 		type run struct {
 			w      []float64
 			radius float64 // √(2G/λ): the distance to the optimum is at most this
 		}
 		train := func(threads int, det bool) run {
 			t.Helper()
-			m, res, err := Train(context.Background(), prob, Options{Solver: SolverNewton, Threads: threads, Deterministic: det, Tol: 1e-10, MaxEpochs: 100})
+			m, res, err := Train(context.Background(), prob, driver.Options{Solver: SolverNewton, Threads: threads, Deterministic: det, Tol: 1e-10, MaxEpochs: 100})
 			if err != nil {
 				t.Fatal(err)
 			}

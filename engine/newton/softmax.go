@@ -12,7 +12,7 @@ import (
 
 // SolverLBFGS is limited-memory BFGS on the primal, which runs the
 // multinomial logistic regression (objective.Multinomial).
-const SolverLBFGS Solver = "lbfgs"
+const SolverLBFGS driver.Solver = "lbfgs"
 
 // lbfgsMemory is the number of curvature pairs kept: 10, as in most
 // implementations (Nocedal & Wright, §7.2, find 3 to 20 enough).
@@ -58,7 +58,7 @@ type softmaxLBFGS struct {
 
 // StartSoftmax builds L-BFGS for the multinomial problem prob, at W = 0 or
 // at opt.WarmStart (feature-major, d·K weights).
-func StartSoftmax(prob objective.Multinomial, opt Options) (driver.Method, error) {
+func StartSoftmax(prob objective.Multinomial, opt driver.Options) (driver.Method, error) {
 	if err := prob.Validate(); err != nil {
 		return nil, err
 	}
@@ -214,7 +214,7 @@ func (s *softmaxLBFGS) accept(fTry float64) {
 
 // Certify returns the multinomial certificate at w, with the duals paired
 // with it (objective.MultinomialEvaluator).
-func (s *softmaxLBFGS) Certify() (TracePoint, error) {
+func (s *softmaxLBFGS) Certify() (driver.TracePoint, error) {
 	c, err := s.eval.At(s.w)
 	return driver.TracePointOf(c), err
 }
@@ -227,6 +227,6 @@ func (s *softmaxLBFGS) DivergenceHint() string {
 }
 
 // Finish stops the sweep's workers.
-func (s *softmaxLBFGS) Finish(res *Result) error {
+func (s *softmaxLBFGS) Finish(res *driver.Result) error {
 	return s.sweep.Close()
 }

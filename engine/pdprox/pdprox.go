@@ -29,9 +29,9 @@ import (
 //     θ = 1 (Appendix C, Eq. 22).
 //   - "pdprox-primal": Algorithm 2, with an extra primal variable u.
 const (
-	SolverPdproxDual   Solver = "pdprox-dual"
-	SolverPdproxPrimal Solver = "pdprox-primal"
-	SolverPdproxNoProj Solver = "pdprox-noproj"
+	SolverPdproxDual   driver.Solver = "pdprox-dual"
+	SolverPdproxPrimal driver.Solver = "pdprox-primal"
+	SolverPdproxNoProj driver.Solver = "pdprox-noproj"
 )
 
 // pdproxNormTol is the relative accuracy of ‖A‖ from blocks.SpectralNorms;
@@ -44,7 +44,7 @@ const (
 
 func init() {
 	for _, s := range []struct {
-		name    Solver
+		name    driver.Solver
 		summary string
 		rank    int
 	}{
@@ -53,7 +53,7 @@ func init() {
 		{SolverPdproxPrimal, "primal dual prox method, extra primal variable (Yang et al. 2015, Alg. 2)", 32},
 	} {
 		driver.Register(&driver.Entry{
-			SolverInfo: SolverInfo{
+			SolverInfo: driver.SolverInfo{
 				Name:         s.name,
 				Summary:      s.summary,
 				Losses:       "non-smooth with a bilinear dual (hinge, absolute, epsinsensitive, quantile)",
@@ -71,9 +71,9 @@ func init() {
 // (Pdprox only needs its prox), one block of one sample per iteration
 // (the options of the coordinate methods mean nothing to a full-batch
 // method).
-func acceptsPdprox(prob Problem, opt Options) error {
+func acceptsPdprox(prob objective.Problem, opt driver.Options) error {
 	switch prob.Loss.(type) {
-	case Hinge, Absolute, EpsInsensitive, Quantile:
+	case objective.Hinge, objective.Absolute, objective.EpsInsensitive, objective.Quantile:
 	default:
 		return fmt.Errorf("engine: %s takes the losses with a bilinear dual (hinge, absolute, epsinsensitive, quantile), not %s; for a smooth loss use adaspdc", opt.Solver, prob.Loss.Name())
 	}
@@ -93,8 +93,8 @@ func acceptsPdprox(prob Problem, opt Options) error {
 // Loss.DualProx(α₀, z, γ/n, b) coordinate by coordinate, and the primal one
 // is x⁺ = prox_{γg}(x₀ − γ·(1/n)Aᵀα).
 type pdprox struct {
-	prob    Problem
-	variant Solver
+	prob    objective.Problem
+	variant driver.Solver
 	n, d    int
 	gamma   float64 // the step γ of both variables
 	sigma   float64 // γ/n, the step of Loss.DualProx
@@ -118,7 +118,7 @@ type pdprox struct {
 	dualScale                  float64 // the last certificate's s (see certify)
 }
 
-func startPdprox(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
+func startPdprox(ctx context.Context, prob objective.Problem, opt driver.Options) (driver.Method, error) {
 	x := prob.X
 	n, d := x.Rows, x.Cols
 	part, err := blocks.Contiguous(n, n)
@@ -313,7 +313,7 @@ func (m *pdprox) averages() (x, alpha, z, v []float64) {
 // ᾱ → α*, s → 1. With unpenalised coordinates (a zero weight, or group
 // −1) and λ = 0, the domain pins those coordinates of v̄ to 0 and s = 0 is
 // the only choice unless they are: D is then 0 and the gap P.
-func (m *pdprox) Certify() (TracePoint, error) {
+func (m *pdprox) Certify() (driver.TracePoint, error) {
 	x, alpha, _, _ := m.averages()
 	c, err := m.eval.At(x, alpha, objective.OwnDuals)
 	m.dualScale = m.eval.Scale()
@@ -345,7 +345,7 @@ func (m *pdprox) DivergenceHint() string {
 
 // Finish returns the averaged dual point of the final certificate, scaled
 // as it was certified.
-func (m *pdprox) Finish(res *Result) error {
+func (m *pdprox) Finish(res *driver.Result) error {
 	_, alpha, _, _ := m.averages()
 	duals := make([]float64, len(alpha))
 	for k, a := range alpha {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sparse"
 )
@@ -22,7 +24,7 @@ func hingeSVMReference(t testing.TB, x *sparse.CSR, b []float64, lam, tol float6
 	alpha := make([]float64, n)
 	w := make([]float64, d)
 	sq := x.RowSquaredNorms()
-	prob := Problem{X: x, B: b, Loss: Hinge{}, Reg: ElasticNet{Lambda: lam}}
+	prob := objective.Problem{X: x, B: b, Loss: objective.Hinge{}, Reg: objective.ElasticNet{Lambda: lam}}
 	for sweep := range 100000 {
 		for k := range n {
 			if sq[k] == 0 {
@@ -63,7 +65,7 @@ func hingeSVMReference(t testing.TB, x *sparse.CSR, b []float64, lam, tol float6
 
 // pdproxRun runs a Pdprox solver for T iterations and returns the method
 // and its certificate on the averaged iterates.
-func pdproxRun(t *testing.T, prob Problem, solver Solver, iters int) (*pdprox, TracePoint) {
+func pdproxRun(t *testing.T, prob objective.Problem, solver driver.Solver, iters int) (*pdprox, driver.TracePoint) {
 	t.Helper()
 	opt := adaspdcOptions()
 	opt.Solver = solver
@@ -107,12 +109,12 @@ func TestPdproxHingeSVM(t *testing.T) {
 	x, b := sparseData(400, 40, 6, 3)
 	const lam = 1e-2
 	xstar, pstar := hingeSVMReference(t, x, b, lam, 1e-13)
-	prob := Problem{X: x, B: b, Loss: Hinge{}, Reg: ElasticNet{Lambda: lam}}
+	prob := objective.Problem{X: x, B: b, Loss: objective.Hinge{}, Reg: objective.ElasticNet{Lambda: lam}}
 	short, long := 200, 2000
 	if testing.Short() {
 		long = 600
 	}
-	for _, s := range []Solver{SolverPdproxDual, SolverPdproxNoProj, SolverPdproxPrimal} {
+	for _, s := range []driver.Solver{SolverPdproxDual, SolverPdproxNoProj, SolverPdproxPrimal} {
 		var gaps []float64
 		for _, iters := range []int{short, long} {
 			m, tp := pdproxRun(t, prob, s, iters)
@@ -152,12 +154,12 @@ func TestPdproxAbsoluteLasso(t *testing.T) {
 	const l1, pstar = 0.1, 7.20693816908321
 	// The LP's solution, for the bound of Theorem 6.
 	xstar := []float64{-16.532857, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1.688713, -7.895756}
-	prob := Problem{X: x, B: b, Loss: Absolute{}, Reg: ElasticNet{L1: l1}}
+	prob := objective.Problem{X: x, B: b, Loss: objective.Absolute{}, Reg: objective.ElasticNet{L1: l1}}
 	iters := 3000
 	if testing.Short() {
 		iters = 500
 	}
-	for _, s := range []Solver{SolverPdproxDual, SolverPdproxPrimal} {
+	for _, s := range []driver.Solver{SolverPdproxDual, SolverPdproxPrimal} {
 		var prev float64 = math.Inf(1)
 		for _, T := range []int{iters / 10, iters} {
 			m, tp := pdproxRun(t, prob, s, T)
@@ -185,9 +187,9 @@ func TestPdproxGroupLassoSingletons(t *testing.T) {
 		groups[j] = int32(x.Cols - j) // any distinct ids
 	}
 	for _, lam := range []float64{1e-2, 0} {
-		en := Problem{X: x, B: b, Loss: Hinge{}, Reg: ElasticNet{Lambda: lam, L1: 0.02}}
-		gl := Problem{X: x, B: b, Loss: Hinge{}, Reg: &GroupLasso{Lambda: lam, Weight: 0.02, Groups: groups}}
-		for _, s := range []Solver{SolverPdproxDual, SolverPdproxPrimal} {
+		en := objective.Problem{X: x, B: b, Loss: objective.Hinge{}, Reg: objective.ElasticNet{Lambda: lam, L1: 0.02}}
+		gl := objective.Problem{X: x, B: b, Loss: objective.Hinge{}, Reg: &objective.GroupLasso{Lambda: lam, Weight: 0.02, Groups: groups}}
+		for _, s := range []driver.Solver{SolverPdproxDual, SolverPdproxPrimal} {
 			me, te := pdproxRun(t, en, s, 300)
 			mg, tg := pdproxRun(t, gl, s, 300)
 			if d := relDiff(mg.Point(), me.Point()); d > 1e-12 {
@@ -210,8 +212,8 @@ func TestPdproxGroupLasso(t *testing.T) {
 	for j := range groups {
 		groups[j] = int32(j / 3)
 	}
-	reg := &GroupLasso{Lambda: 1e-3, Weight: 0.03, Groups: groups}
-	prob := Problem{X: x, B: b, Loss: Hinge{}, Reg: reg}
+	reg := &objective.GroupLasso{Lambda: 1e-3, Weight: 0.03, Groups: groups}
+	prob := objective.Problem{X: x, B: b, Loss: objective.Hinge{}, Reg: reg}
 	opt := adaspdcOptions()
 	opt.Solver = SolverPdproxNoProj
 	opt.Tol = 1e-2
@@ -243,8 +245,8 @@ func TestPdproxGroupLasso(t *testing.T) {
 // must fall tenfold from T = 100 to T = 1000.
 func TestPdproxRegressionLosses(t *testing.T) {
 	x, b := sharedRegression(t, "housing_scale")
-	for _, loss := range []Loss{EpsInsensitive{Epsilon: 1}, Quantile{Q: 0.2}, Quantile{Q: 0.9}} {
-		prob := Problem{X: x, B: b, Loss: loss, Reg: ElasticNet{Lambda: 1e-2}}
+	for _, loss := range []objective.Loss{objective.EpsInsensitive{Epsilon: 1}, objective.Quantile{Q: 0.2}, objective.Quantile{Q: 0.9}} {
+		prob := objective.Problem{X: x, B: b, Loss: loss, Reg: objective.ElasticNet{Lambda: 1e-2}}
 		_, t1 := pdproxRun(t, prob, SolverPdproxDual, 100)
 		_, t2 := pdproxRun(t, prob, SolverPdproxDual, 1000)
 		t.Logf("%s: gap %.3e at T=100, %.3e at T=1000 (P = %.6g)", lossTestName(loss), t1.Gap, t2.Gap, t2.Primal)
@@ -261,9 +263,9 @@ func TestPdproxAccepts(t *testing.T) {
 	x, b := sparseData(50, 10, 3, 2)
 	opt := adaspdcOptions()
 	opt.Solver = SolverPdproxDual
-	for _, prob := range []Problem{
-		{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1}},
-		{X: x, B: b, Loss: SmoothHinge{S: 1}, Reg: ElasticNet{Lambda: 1}},
+	for _, prob := range []objective.Problem{
+		{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1}},
+		{X: x, B: b, Loss: objective.SmoothHinge{S: 1}, Reg: objective.ElasticNet{Lambda: 1}},
 	} {
 		if _, _, err := Train(context.Background(), prob, opt); err == nil || !strings.Contains(err.Error(), "bilinear") {
 			t.Errorf("%s loss: %v, want a refusal naming the bilinear losses", prob.Loss.Name(), err)
@@ -271,12 +273,12 @@ func TestPdproxAccepts(t *testing.T) {
 	}
 	o := opt
 	o.M = 4
-	if _, _, err := Train(context.Background(), Problem{X: x, B: b, Loss: Hinge{}, Reg: ElasticNet{Lambda: 1}}, o); err == nil || !strings.Contains(err.Error(), "full-batch") {
+	if _, _, err := Train(context.Background(), objective.Problem{X: x, B: b, Loss: objective.Hinge{}, Reg: objective.ElasticNet{Lambda: 1}}, o); err == nil || !strings.Contains(err.Error(), "full-batch") {
 		t.Errorf("M = 4: %v, want a refusal", err)
 	}
 	groups := make([]int32, x.Cols)
 	groups[0] = -1
-	prob := Problem{X: x, B: b, Loss: Hinge{}, Reg: &GroupLasso{Weight: 0.1, Groups: groups}}
+	prob := objective.Problem{X: x, B: b, Loss: objective.Hinge{}, Reg: &objective.GroupLasso{Weight: 0.1, Groups: groups}}
 	opt.Tol, opt.MaxEpochs = -1, 30
 	_, res, err := Train(context.Background(), prob, opt)
 	if err != nil {

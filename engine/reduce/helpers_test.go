@@ -41,7 +41,7 @@ const raceEnabled = enginetest.RaceEnabled
 
 // adaspdcOptions returns the default options with their defaults filled
 // in and AdaSPDC named, where the tests start from.
-func adaspdcOptions() Options {
+func adaspdcOptions() driver.Options {
 	o := driver.DefaultOptions()
 	o.Solver = "adaspdc"
 	return o.WithDefaults()

@@ -130,9 +130,9 @@ import (
 
 // The reductions' registered names.
 const (
-	SolverAdaptReg    Solver = "adaptreg"
-	SolverAdaptSmooth Solver = "adaptsmooth"
-	SolverJointAdapt  Solver = "jointadapt"
+	SolverAdaptReg    driver.Solver = "adaptreg"
+	SolverAdaptSmooth driver.Solver = "adaptsmooth"
+	SolverJointAdapt  driver.Solver = "jointadapt"
 )
 
 // reductionRank places the reductions after every direct method: they run
@@ -169,7 +169,7 @@ type reductionKind struct {
 
 func init() {
 	for _, r := range []struct {
-		name    Solver
+		name    driver.Solver
 		kind    reductionKind
 		summary string
 		losses  string
@@ -187,7 +187,7 @@ func init() {
 	} {
 		kind := r.kind
 		driver.Register(&driver.Entry{
-			SolverInfo: SolverInfo{
+			SolverInfo: driver.SolverInfo{
 				Name:         r.name,
 				Summary:      r.summary,
 				Losses:       r.losses,
@@ -196,8 +196,8 @@ func init() {
 				Certified:    true,
 			},
 			Rank:    reductionRank,
-			Accepts: func(prob Problem, opt Options) error { return acceptsReduction(kind, prob, opt) },
-			Start: func(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
+			Accepts: func(prob objective.Problem, opt driver.Options) error { return acceptsReduction(kind, prob, opt) },
+			Start: func(ctx context.Context, prob objective.Problem, opt driver.Options) (driver.Method, error) {
 				return startReduction(ctx, kind, prob, opt)
 			},
 		})
@@ -207,15 +207,15 @@ func init() {
 // IsReduction reports whether name is one of the reductions (adaptreg,
 // adaptsmooth, jointadapt): the solvers that run another on each stage
 // (Options.Inner).
-func IsReduction(name Solver) bool { return isReduction(name) }
+func IsReduction(name driver.Solver) bool { return isReduction(name) }
 
 // isReduction reports whether name is one of the reductions.
-func isReduction(name Solver) bool {
+func isReduction(name driver.Solver) bool {
 	return name == SolverAdaptReg || name == SolverAdaptSmooth || name == SolverJointAdapt
 }
 
 // innerEntry returns the inner solver that opt names.
-func innerEntry(opt Options) (*driver.Entry, error) {
+func innerEntry(opt driver.Options) (*driver.Entry, error) {
 	name := opt.Inner
 	if name == "" {
 		name = defaultInner
@@ -240,12 +240,12 @@ func innerEntry(opt Options) (*driver.Entry, error) {
 }
 
 // defaultInner is the inner solver of a reduction with none named.
-const defaultInner Solver = "adaspdc"
+const defaultInner driver.Solver = "adaspdc"
 
 // innerOptions returns the options the inner solver runs a stage with: the
 // outer ones, less what the outer driver owns (stopping, callbacks, the time
 // limit), with the warm start of the stage.
-func innerOptions(opt Options, e *driver.Entry, warm []float64) Options {
+func innerOptions(opt driver.Options, e *driver.Entry, warm []float64) driver.Options {
 	o := opt
 	o.Solver = e.Name
 	o.Inner = ""
@@ -259,16 +259,16 @@ func innerOptions(opt Options, e *driver.Entry, warm []float64) Options {
 // prob: the loss it smooths must be the hinge, the regularizer an elastic
 // net (AdaptReg adds to it), and the inner solver must take the stage
 // problems.
-func acceptsReduction(kind reductionKind, prob Problem, opt Options) error {
+func acceptsReduction(kind reductionKind, prob objective.Problem, opt driver.Options) error {
 	e, err := innerEntry(opt)
 	if err != nil {
 		return err
 	}
-	en, ok := prob.Reg.(ElasticNet)
+	en, ok := prob.Reg.(objective.ElasticNet)
 	if !ok {
 		return fmt.Errorf("engine: %s takes the elastic net, not the %s regularizer", opt.Solver, prob.Reg.Name())
 	}
-	_, hinge := prob.Loss.(Hinge)
+	_, hinge := prob.Loss.(objective.Hinge)
 	switch {
 	case kind.smooth && !hinge:
 		return fmt.Errorf("engine: %s smooths the hinge loss, not the %s loss (for a smooth loss use adaptreg or a direct solver)", opt.Solver, prob.Loss.Name())
@@ -300,10 +300,10 @@ func acceptsReduction(kind reductionKind, prob Problem, opt Options) error {
 
 // reductionStage returns the stage problem with added regularization sigma
 // centred at x0 (nil: 0) and smoothing s, as far as kind uses them.
-func reductionStage(kind reductionKind, prob Problem, en ElasticNet, x0 []float64, sigma, s float64) Problem {
+func reductionStage(kind reductionKind, prob objective.Problem, en objective.ElasticNet, x0 []float64, sigma, s float64) objective.Problem {
 	p := prob
 	if kind.smooth {
-		p.Loss = SmoothHinge{S: s}
+		p.Loss = objective.SmoothHinge{S: s}
 	}
 	if kind.reg {
 		lam := en.Lambda + sigma
@@ -321,7 +321,7 @@ func reductionStage(kind reductionKind, prob Problem, en ElasticNet, x0 []float6
 				c[j] = (en.Lambda*cj + sigma*xj) / lam
 			}
 		}
-		p.Reg = ElasticNet{Lambda: lam, L1: en.L1, Center: c}
+		p.Reg = objective.ElasticNet{Lambda: lam, L1: en.L1, Center: c}
 	}
 	return p
 }
@@ -331,9 +331,9 @@ func reductionStage(kind reductionKind, prob Problem, en ElasticNet, x0 []float6
 // method, and the buffers of the original problem's certificate.
 type reduction struct {
 	kind  reductionKind
-	prob  Problem    // the original problem
-	en    ElasticNet // its regularizer
-	opt   Options    // the outer options
+	prob  objective.Problem    // the original problem
+	en    objective.ElasticNet // its regularizer
+	opt   driver.Options       // the outer options
 	inner *driver.Entry
 	n, d  int
 
@@ -358,19 +358,19 @@ type reduction struct {
 	yBest     []float64 // the dual point of the last certificate
 	eval      *objective.Evaluator
 	dualNote  string // how the last dual bound was obtained
-	cert      TracePoint
+	cert      driver.TracePoint
 	certValid bool // cert is at the current point
 }
 
 // startReduction builds the reduction at its starting point and starts the
 // inner method on the first stage.
-func startReduction(ctx context.Context, kind reductionKind, prob Problem, opt Options) (driver.Method, error) {
+func startReduction(ctx context.Context, kind reductionKind, prob objective.Problem, opt driver.Options) (driver.Method, error) {
 	e, err := innerEntry(opt)
 	if err != nil {
 		return nil, err
 	}
 	r := &reduction{
-		kind: kind, prob: prob, en: prob.Reg.(ElasticNet), opt: opt, inner: e, // acceptsReduction checked
+		kind: kind, prob: prob, en: prob.Reg.(objective.ElasticNet), opt: opt, inner: e, // acceptsReduction checked
 		n: prob.X.Rows, d: prob.X.Cols,
 	}
 	r.yBest = make([]float64, r.n)
@@ -493,7 +493,7 @@ func (r *reduction) release(m driver.Method) error {
 	if !ok {
 		return nil
 	}
-	var res Result
+	var res driver.Result
 	err := f.Finish(&res)
 	r.lazy, r.blocks = res.Lazy, res.Blocks
 	return err
@@ -610,7 +610,7 @@ func (r *reduction) checkStage(ctx context.Context) error {
 		r.lastGap = math.NaN() // no rate yet: check after one epoch
 		return nil
 	}
-	interval := driver.CheckInterval(Options{Tol: target / math.Max(1, math.Abs(tp.Primal))}, tp, r.stageEpoch-r.lastCheck, r.lastGap)
+	interval := driver.CheckInterval(driver.Options{Tol: target / math.Max(1, math.Abs(tp.Primal))}, tp, r.stageEpoch-r.lastCheck, r.lastGap)
 	r.lastCheck, r.lastGap = r.stageEpoch, tp.Gap
 	r.nextCheck = r.stageEpoch + interval
 	return nil
@@ -619,13 +619,13 @@ func (r *reduction) checkStage(ctx context.Context) error {
 // Certify returns the original problem's certificate at the inner method's
 // point: P(x) of the original objective and the better of the dual bounds
 // at the inner duals and at φ'(aₖᵀx), each scaled into dom g* if need be.
-func (r *reduction) Certify() (TracePoint, error) {
+func (r *reduction) Certify() (driver.TracePoint, error) {
 	return r.certifyCached(), nil
 }
 
 // certifyCached returns the original problem's certificate at the current
 // point, computed at most once between two runs of the inner method.
-func (r *reduction) certifyCached() TracePoint {
+func (r *reduction) certifyCached() driver.TracePoint {
 	if r.certValid {
 		return r.cert
 	}
@@ -641,7 +641,7 @@ func (r *reduction) certifyCached() TracePoint {
 // the better of its dual bounds at φ'(aₖᵀx) and, when non-nil, at the
 // duals inner (each projected into dom φ* and scaled into dom g*); it
 // keeps the winning dual point in yBest.
-func (r *reduction) originalCertificate(x, inner []float64) TracePoint {
+func (r *reduction) originalCertificate(x, inner []float64) driver.TracePoint {
 	which := objective.PairedDuals
 	if inner != nil {
 		which = objective.BetterDuals
@@ -671,7 +671,7 @@ func (r *reduction) DivergenceHint() string {
 
 // Finish releases the inner method and reports the stages, the last
 // parameters and the dual point of the last certificate.
-func (r *reduction) Finish(res *Result) error {
+func (r *reduction) Finish(res *driver.Result) error {
 	err := r.release(r.cur)
 	res.Lazy, res.Blocks = r.lazy, r.blocks
 	res.Duals = r.yBest

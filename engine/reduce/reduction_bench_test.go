@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/engine/internal/enginetest"
+	"github.com/adaspdc/adaspdc/engine/objective"
 )
 
 // BenchmarkAdaptSmoothA9a solves the hinge SVM on a9a at λ = 1/n
@@ -24,12 +26,12 @@ import (
 func BenchmarkAdaptSmoothA9a(b *testing.B) {
 	x, y := sharedData(b, "a9a")
 	lambda := 1 / float64(x.Rows)
-	prob := Problem{X: x, B: y, Loss: Hinge{}, Reg: ElasticNet{Lambda: lambda}}
-	var res *Result
+	prob := objective.Problem{X: x, B: y, Loss: objective.Hinge{}, Reg: objective.ElasticNet{Lambda: lambda}}
+	var res *driver.Result
 	var model *enginetest.Model
 	for b.Loop() {
 		var err error
-		model, res, err = Train(context.Background(), prob, Options{Solver: SolverAdaptSmooth, Tol: 3e-7, MaxEpochs: 5000, Seed: 1})
+		model, res, err = Train(context.Background(), prob, driver.Options{Solver: SolverAdaptSmooth, Tol: 3e-7, MaxEpochs: 5000, Seed: 1})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -81,21 +83,21 @@ func BenchmarkAdaptSmoothA9a(b *testing.B) {
 func BenchmarkReductionVariants(b *testing.B) {
 	type problem struct {
 		name   string
-		prob   Problem
-		solver Solver
+		prob   objective.Problem
+		solver driver.Solver
 		tol    float64
 	}
 	var probs []problem
 	for _, name := range []string{"housing_scale", "abalone_scale"} {
 		x, y := sharedRegression(b, name)
-		probs = append(probs, problem{name + " lasso", Problem{X: x, B: y, Loss: Squared{}, Reg: ElasticNet{L1: 0.1 * lassoMaxL1(x, y)}}, SolverAdaptReg, 1e-7})
+		probs = append(probs, problem{name + " lasso", objective.Problem{X: x, B: y, Loss: objective.Squared{}, Reg: objective.ElasticNet{L1: 0.1 * lassoMaxL1(x, y)}}, SolverAdaptReg, 1e-7})
 	}
 	for _, name := range []string{"heart_scale", "a1a"} {
 		x, y := sharedData(b, name)
 		lam := 1 / float64(x.Rows)
 		probs = append(probs,
-			problem{name + " svm", Problem{X: x, B: y, Loss: Hinge{}, Reg: ElasticNet{Lambda: lam}}, SolverAdaptSmooth, 1e-6},
-			problem{name + " l1svm", Problem{X: x, B: y, Loss: Hinge{}, Reg: ElasticNet{L1: 10 * lam}}, SolverJointAdapt, 1e-4})
+			problem{name + " svm", objective.Problem{X: x, B: y, Loss: objective.Hinge{}, Reg: objective.ElasticNet{Lambda: lam}}, SolverAdaptSmooth, 1e-6},
+			problem{name + " l1svm", objective.Problem{X: x, B: y, Loss: objective.Hinge{}, Reg: objective.ElasticNet{L1: 10 * lam}}, SolverJointAdapt, 1e-4})
 	}
 	variants := []struct {
 		name           string
@@ -114,7 +116,7 @@ func BenchmarkReductionVariants(b *testing.B) {
 				reductionRecentre, reductionWarmDuals, stageBiasShare = v.recentre, v.warm, v.biasShare
 				line := fmt.Sprintf("%-18s %-14s", p.name, v.name)
 				for _, scale := range []float64{1, 0.1, 0.01} {
-					_, res, err := Train(context.Background(), p.prob, Options{Solver: p.solver, Tol: p.tol, MaxEpochs: 1500, Seed: 1, ReductionScale: scale})
+					_, res, err := Train(context.Background(), p.prob, driver.Options{Solver: p.solver, Tol: p.tol, MaxEpochs: 1500, Seed: 1, ReductionScale: scale})
 					if err != nil {
 						line += fmt.Sprintf(" | %g: error %v", scale, err)
 						continue

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/sparse"
 )
 
@@ -28,7 +30,7 @@ func referenceSVM(t *testing.T, x *sparse.CSR, b []float64, lambda, tol float64)
 			q[k] += v * v
 		}
 	}
-	prob := Problem{X: x, B: b, Loss: Hinge{}, Reg: ElasticNet{Lambda: lambda}}
+	prob := objective.Problem{X: x, B: b, Loss: objective.Hinge{}, Reg: objective.ElasticNet{Lambda: lambda}}
 	for epoch := 0; epoch < 100000; epoch++ {
 		for k := 0; k < n; k++ {
 			if q[k] == 0 {
@@ -85,7 +87,7 @@ func supportOf(w []float64) []int {
 
 // dualFromDuals recomputes D(y) = −(1/n)Σ φ*(yₖ) − g*(−v), v = (1/n)Σ yₖaₖ,
 // from scratch, to check a reported dual value against its dual point.
-func dualFromDuals(prob Problem, y []float64) float64 {
+func dualFromDuals(prob objective.Problem, y []float64) float64 {
 	n := float64(prob.X.Rows)
 	v := make([]float64, prob.X.Cols)
 	var conj float64
@@ -114,7 +116,7 @@ func TestAdaptRegLasso(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			x, b := sharedRegression(t, name)
 			l1 := 0.1 * lassoMaxL1(x, b)
-			prob := Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{L1: l1}}
+			prob := objective.Problem{X: x, B: b, Loss: objective.Squared{}, Reg: objective.ElasticNet{L1: l1}}
 			ref := referenceLasso(t, x, b, l1)
 			pstar, err := Certify(prob, ref)
 			if err != nil {
@@ -123,7 +125,7 @@ func TestAdaptRegLasso(t *testing.T) {
 			if s := len(supportOf(ref)); s == 0 || s == len(ref) {
 				t.Fatalf("reference support %d of %d: want a sparse, non-trivial model", s, len(ref))
 			}
-			model, res, err := Train(context.Background(), prob, Options{Solver: SolverAdaptReg, Tol: 1e-7, MaxEpochs: 2000, Seed: 1})
+			model, res, err := Train(context.Background(), prob, driver.Options{Solver: SolverAdaptReg, Tol: 1e-7, MaxEpochs: 2000, Seed: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -168,9 +170,9 @@ func TestAdaptRegPaperCentre(t *testing.T) {
 	reductionRecentre = false
 	x, b := sharedRegression(t, "housing_scale")
 	l1 := 0.1 * lassoMaxL1(x, b)
-	prob := Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{L1: l1}}
+	prob := objective.Problem{X: x, B: b, Loss: objective.Squared{}, Reg: objective.ElasticNet{L1: l1}}
 	pstar, _ := Certify(prob, referenceLasso(t, x, b, l1))
-	model, res, err := Train(context.Background(), prob, Options{Solver: SolverAdaptReg, Tol: 1e-6, MaxEpochs: 3000, Seed: 1})
+	model, res, err := Train(context.Background(), prob, driver.Options{Solver: SolverAdaptReg, Tol: 1e-6, MaxEpochs: 3000, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,14 +190,14 @@ func TestAdaptRegPaperCentre(t *testing.T) {
 func TestAdaptSmoothSVM(t *testing.T) {
 	x, b := sharedData(t, "heart_scale")
 	lambda := 1 / float64(x.Rows)
-	prob := Problem{X: x, B: b, Loss: Hinge{}, Reg: ElasticNet{Lambda: lambda}}
+	prob := objective.Problem{X: x, B: b, Loss: objective.Hinge{}, Reg: objective.ElasticNet{Lambda: lambda}}
 	ref := referenceSVM(t, x, b, lambda, 1e-11)
 	pstar, err := Certify(prob, ref)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// RelGap is relative to max(1, |P|) and P* ≈ 0.36: 3e-7 is 1e-6 of P*.
-	opt := Options{Solver: SolverAdaptSmooth, Tol: 3e-7, MaxEpochs: 3000, Seed: 1}
+	opt := driver.Options{Solver: SolverAdaptSmooth, Tol: 3e-7, MaxEpochs: 3000, Seed: 1}
 	if !testing.Short() {
 		opt.M, opt.Threads = 4, 2 // the concurrent inner path as well
 	}
@@ -225,9 +227,9 @@ func TestAdaptSmoothSVM(t *testing.T) {
 // [D, P], as it must if both brackets hold P*.
 func TestJointAdaptL1SVM(t *testing.T) {
 	x, b := sharedData(t, "heart_scale")
-	prob := Problem{X: x, B: b, Loss: Hinge{}, Reg: ElasticNet{L1: 10 / float64(x.Rows)}}
-	run := func(seed uint64, scale float64) (*Model, *Result) {
-		model, res, err := Train(context.Background(), prob, Options{Solver: SolverJointAdapt, Tol: 1e-4, MaxEpochs: 3000, Seed: seed, ReductionScale: scale})
+	prob := objective.Problem{X: x, B: b, Loss: objective.Hinge{}, Reg: objective.ElasticNet{L1: 10 / float64(x.Rows)}}
+	run := func(seed uint64, scale float64) (*Model, *driver.Result) {
+		model, res, err := Train(context.Background(), prob, driver.Options{Solver: SolverJointAdapt, Tol: 1e-4, MaxEpochs: 3000, Seed: seed, ReductionScale: scale})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -263,8 +265,8 @@ func TestAdaptRegWarmStartAtOptimum(t *testing.T) {
 	x, b := sharedRegression(t, "housing_scale")
 	l1 := 0.1 * lassoMaxL1(x, b)
 	ref := referenceLasso(t, x, b, l1)
-	prob := Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{L1: l1}}
-	_, res, err := Train(context.Background(), prob, Options{Solver: SolverAdaptReg, Tol: 1e-9, MaxEpochs: 5, WarmStart: ref})
+	prob := objective.Problem{X: x, B: b, Loss: objective.Squared{}, Reg: objective.ElasticNet{L1: l1}}
+	_, res, err := Train(context.Background(), prob, driver.Options{Solver: SolverAdaptReg, Tol: 1e-9, MaxEpochs: 5, WarmStart: ref})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,14 +283,14 @@ func TestAdaptRegWarmStartAtOptimum(t *testing.T) {
 // asynchronous form as well outside -short.
 func TestAdaptRegLassoSDCA(t *testing.T) {
 	files := []string{"housing_scale", "abalone_scale"}
-	inners := []Solver{SolverSDCA, SolverSDCAAsync}
+	inners := []driver.Solver{SolverSDCA, SolverSDCAAsync}
 	if testing.Short() {
 		inners = inners[:1]
 	}
 	for _, name := range files {
 		x, b := sharedRegression(t, name)
 		l1 := 0.1 * lassoMaxL1(x, b)
-		prob := Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{L1: l1}}
+		prob := objective.Problem{X: x, B: b, Loss: objective.Squared{}, Reg: objective.ElasticNet{L1: l1}}
 		ref := referenceLasso(t, x, b, l1)
 		pstar, err := Certify(prob, ref)
 		if err != nil {
@@ -296,7 +298,7 @@ func TestAdaptRegLassoSDCA(t *testing.T) {
 		}
 		for _, inner := range inners {
 			t.Run(name+"/"+string(inner), func(t *testing.T) {
-				model, res, err := Train(context.Background(), prob, Options{Solver: SolverAdaptReg, Inner: inner, Tol: 1e-7, MaxEpochs: 3000, Seed: 1, Threads: 2})
+				model, res, err := Train(context.Background(), prob, driver.Options{Solver: SolverAdaptReg, Inner: inner, Tol: 1e-7, MaxEpochs: 3000, Seed: 1, Threads: 2})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -328,12 +330,12 @@ func TestAdaptRegLassoSDCA(t *testing.T) {
 func TestAdaptSmoothSDCAWarmDuals(t *testing.T) {
 	x, b := sharedData(t, "heart_scale")
 	lambda := 1 / float64(x.Rows)
-	prob := Problem{X: x, B: b, Loss: Hinge{}, Reg: ElasticNet{Lambda: lambda}}
+	prob := objective.Problem{X: x, B: b, Loss: objective.Hinge{}, Reg: objective.ElasticNet{Lambda: lambda}}
 	pstar, err := Certify(prob, referenceSVM(t, x, b, lambda, 1e-11))
 	if err != nil {
 		t.Fatal(err)
 	}
-	model, res, err := Train(context.Background(), prob, Options{Solver: SolverAdaptSmooth, Inner: SolverSDCA, Tol: 3e-7, MaxEpochs: 3000, Seed: 1})
+	model, res, err := Train(context.Background(), prob, driver.Options{Solver: SolverAdaptSmooth, Inner: SolverSDCA, Tol: 3e-7, MaxEpochs: 3000, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,14 +355,14 @@ func TestAdaptSmoothSDCAWarmDuals(t *testing.T) {
 // primal point is that run's model.
 func TestWarmDualsOption(t *testing.T) {
 	x, b := sparseData(300, 40, 6, 5)
-	prob := Problem{X: x, B: b, Loss: Hinge{}, Reg: ElasticNet{Lambda: 1e-2}}
-	model, res, err := Train(context.Background(), prob, Options{Solver: SolverSDCA, Tol: 1e-10, MaxEpochs: 2000, Seed: 3})
+	prob := objective.Problem{X: x, B: b, Loss: objective.Hinge{}, Reg: objective.ElasticNet{Lambda: 1e-2}}
+	model, res, err := Train(context.Background(), prob, driver.Options{Solver: SolverSDCA, Tol: 1e-10, MaxEpochs: 2000, Seed: 3})
 	if err != nil || !res.Converged {
 		t.Fatalf("reference run: %v, %+v", err, res)
 	}
 	duals := slices.Clone(res.Duals)
-	for _, solver := range []Solver{SolverSDCA, SolverSDCAAsync, SolverSDCAWild} {
-		m2, r2, err := Train(context.Background(), prob, Options{Solver: solver, Tol: 1e-10, MaxEpochs: 5, WarmDuals: duals})
+	for _, solver := range []driver.Solver{SolverSDCA, SolverSDCAAsync, SolverSDCAWild} {
+		m2, r2, err := Train(context.Background(), prob, driver.Options{Solver: solver, Tol: 1e-10, MaxEpochs: 5, WarmDuals: duals})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -374,14 +376,14 @@ func TestWarmDualsOption(t *testing.T) {
 	}
 	bad := func(k int, v float64) []float64 { y := slices.Clone(duals); y[k] = v; return y }
 	cases := []struct {
-		opt  Options
+		opt  driver.Options
 		want string
 	}{
-		{Options{Solver: SolverSDCA, WarmDuals: duals[:10]}, "10 warm duals for 300 samples"},
-		{Options{Solver: SolverSDCA, WarmDuals: bad(4, math.NaN())}, "warm dual 4 is NaN"},
-		{Options{Solver: SolverSDCA, WarmDuals: bad(7, 2*b[7])}, "outside the domain"},
-		{Options{Solver: SolverAdaSPDC, WarmDuals: duals}, "sdca"},
-		{Options{WarmDuals: duals}, "name one of them"},
+		{driver.Options{Solver: SolverSDCA, WarmDuals: duals[:10]}, "10 warm duals for 300 samples"},
+		{driver.Options{Solver: SolverSDCA, WarmDuals: bad(4, math.NaN())}, "warm dual 4 is NaN"},
+		{driver.Options{Solver: SolverSDCA, WarmDuals: bad(7, 2*b[7])}, "outside the domain"},
+		{driver.Options{Solver: SolverAdaSPDC, WarmDuals: duals}, "sdca"},
+		{driver.Options{WarmDuals: duals}, "name one of them"},
 	}
 	for _, c := range cases {
 		c.opt.MaxEpochs = 1

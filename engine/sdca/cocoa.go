@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/internal/hugepage"
 	"github.com/adaspdc/adaspdc/sched"
 	"github.com/adaspdc/adaspdc/sparse"
@@ -15,11 +16,11 @@ import (
 // SolverCoCoA is SDCA run by K workers on their own pieces of the samples
 // against private replicas of the shared vector, merged once per epoch
 // (CoCoA+ with per-coordinate aggregation).
-const SolverCoCoA Solver = "cocoa"
+const SolverCoCoA driver.Solver = "cocoa"
 
 func init() {
 	driver.Register(&driver.Entry{
-		SolverInfo: SolverInfo{
+		SolverInfo: driver.SolverInfo{
 			Name:         SolverCoCoA,
 			Summary:      "SDCA local solves on thread-private replicas, merged per epoch with per-feature safe weights (CoCoA+, Ma et al. 2015; SySCD, Ioannou et al. 2019)",
 			Losses:       "any (squared, logistic, sqhinge, smoothhinge, hinge)",
@@ -89,7 +90,7 @@ func CoCoAWorkers(x *sparse.CSR, threads int) int {
 	return driver.WorkersFor(threads, float64(x.NNZ()), driver.SweepMinNNZ, min(x.Rows, 255))
 }
 
-func startCoCoA(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
+func startCoCoA(ctx context.Context, prob objective.Problem, opt driver.Options) (driver.Method, error) {
 	n := prob.X.Rows
 	k := CoCoAWorkers(prob.X, opt.Threads)
 	var beta []float64
@@ -133,7 +134,7 @@ func startCoCoA(ctx context.Context, prob Problem, opt Options) (driver.Method, 
 	return s, nil
 }
 
-func (s *cocoa) Certify() (TracePoint, error) {
+func (s *cocoa) Certify() (driver.TracePoint, error) {
 	tp, err := s.certificate()
 	// A recomputed v (sinceExact = 0) differs from the replicas by rounding.
 	s.resync = s.resync || s.sinceExact == 0
@@ -142,7 +143,7 @@ func (s *cocoa) Certify() (TracePoint, error) {
 
 func (s *cocoa) Threads() int { return s.certThreads() }
 
-func (s *cocoa) Finish(res *Result) error {
+func (s *cocoa) Finish(res *driver.Result) error {
 	res.Duals = s.y
 	return s.closeCert()
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"math"
 	"testing"
+
+	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/objective"
 )
 
 // TestCoCoAConverges checks that three workers reach a 1e-9 relative gap (1e-6 for
@@ -15,21 +18,21 @@ import (
 func TestCoCoAConverges(t *testing.T) {
 	x, b := sparseData(2500, 300, 40, 5) // 100k nonzeros: three workers
 	for _, c := range []struct {
-		loss Loss
-		reg  ElasticNet
+		loss objective.Loss
+		reg  objective.ElasticNet
 		tol  float64
 	}{
-		{Logistic{}, ElasticNet{Lambda: 1e-3}, 1e-9},
-		{SquaredHinge{}, ElasticNet{Lambda: 1e-4}, 1e-9},
-		{Logistic{}, ElasticNet{Lambda: 1e-4, L1: 1e-3}, 1e-9},
-		{Hinge{}, ElasticNet{Lambda: 1e-3}, 1e-6}, // a sublinear rate
+		{objective.Logistic{}, objective.ElasticNet{Lambda: 1e-3}, 1e-9},
+		{objective.SquaredHinge{}, objective.ElasticNet{Lambda: 1e-4}, 1e-9},
+		{objective.Logistic{}, objective.ElasticNet{Lambda: 1e-4, L1: 1e-3}, 1e-9},
+		{objective.Hinge{}, objective.ElasticNet{Lambda: 1e-3}, 1e-6}, // a sublinear rate
 	} {
-		prob := Problem{X: x, B: b, Loss: c.loss, Reg: c.reg}
-		_, ref, err := Train(context.Background(), prob, Options{Solver: SolverSDCA, Threads: 1, Tol: 1e-12, MaxEpochs: 5000, Seed: 9})
+		prob := objective.Problem{X: x, B: b, Loss: c.loss, Reg: c.reg}
+		_, ref, err := Train(context.Background(), prob, driver.Options{Solver: SolverSDCA, Threads: 1, Tol: 1e-12, MaxEpochs: 5000, Seed: 9})
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, res, err := Train(context.Background(), prob, Options{Solver: SolverCoCoA, Threads: 3, Tol: c.tol, MaxEpochs: 5000, Seed: 3})
+		_, res, err := Train(context.Background(), prob, driver.Options{Solver: SolverCoCoA, Threads: 3, Tol: c.tol, MaxEpochs: 5000, Seed: 3})
 		if err != nil {
 			t.Fatalf("%s %+v: %v", c.loss.Name(), c.reg, err)
 		}
@@ -57,8 +60,8 @@ func TestCoCoAConverges(t *testing.T) {
 // sequential SDCA, certificate for certificate.
 func TestCoCoAOneWorkerIsSDCA(t *testing.T) {
 	x, b := sparseData(400, 50, 8, 2)
-	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}
-	opt := Options{Threads: 1, Tol: 1e-10, MaxEpochs: 200, Seed: 4}
+	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}
+	opt := driver.Options{Threads: 1, Tol: 1e-10, MaxEpochs: 200, Seed: 4}
 	opt.Solver = SolverSDCA
 	_, want, err := Train(context.Background(), prob, opt)
 	if err != nil {

@@ -16,11 +16,11 @@ import (
 
 // SolverDFSDCA is dual-free SDCA (Shalev-Shwartz 2016), a variance-reduced
 // SGD whose pseudo-duals need no conjugate.
-const SolverDFSDCA Solver = "dfsdca"
+const SolverDFSDCA driver.Solver = "dfsdca"
 
 func init() {
 	driver.Register(&driver.Entry{
-		SolverInfo: SolverInfo{
+		SolverInfo: driver.SolverInfo{
 			Name:               SolverDFSDCA,
 			Summary:            "dual-free SDCA, SGD with one pseudo-dual per sample, optional importance sampling (Shalev-Shwartz 2016)",
 			Losses:             "smooth (squared, logistic, sqhinge, smoothhinge)",
@@ -37,8 +37,8 @@ func init() {
 // acceptsDFSDCA reports why dual-free SDCA cannot solve prob: its step
 // η = 1/(L + λn) needs a smooth loss (L = maxᵢ ‖aᵢ‖²/γ) and its invariant
 // λw = (1/n) Σ αᵢaᵢ a plain L2 regularizer.
-func acceptsDFSDCA(prob Problem, opt Options) error {
-	en, ok := prob.Reg.(ElasticNet)
+func acceptsDFSDCA(prob objective.Problem, opt driver.Options) error {
+	en, ok := prob.Reg.(objective.ElasticNet)
 	if !ok {
 		return fmt.Errorf("engine: %s takes the L2 regularizer, not the %s regularizer", opt.Solver, prob.Reg.Name())
 	}
@@ -65,7 +65,7 @@ func acceptsDFSDCA(prob Problem, opt Options) error {
 
 // dfsdca is the state of one dual-free SDCA run.
 type dfsdca struct {
-	prob Problem
+	prob objective.Problem
 	x    *sparse.CSR
 	n, d int
 	lam  float64
@@ -94,9 +94,9 @@ type dfsdca struct {
 
 // startDFSDCA sets αᵢ = 0 and w = 0, or for a warm start x₀ the pseudo-duals
 // αᵢ = −φ'(aᵢᵀx₀) and w = (1/(λn)) Σ αᵢaᵢ, which keeps the invariant.
-func startDFSDCA(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
+func startDFSDCA(ctx context.Context, prob objective.Problem, opt driver.Options) (driver.Method, error) {
 	x := prob.X
-	en := prob.Reg.(ElasticNet)
+	en := prob.Reg.(objective.ElasticNet)
 	s := &dfsdca{prob: prob, x: x, n: x.Rows, d: x.Cols, lam: en.Lambda, invN: 1 / float64(x.Rows)}
 	s.w = make([]float64, s.d)
 	s.alpha = make([]float64, s.n)
@@ -123,7 +123,7 @@ func startDFSDCA(ctx context.Context, prob Problem, opt Options) (driver.Method,
 		return nil, errors.New("engine: every row of the data is zero")
 	}
 	n := float64(s.n)
-	if opt.Sampling == SamplingImportance {
+	if opt.Sampling == driver.SamplingImportance {
 		// qᵢ = (Lᵢ + L̄)/(2nL̄) and η = 1/(2(L̄ + λn)); see step.
 		lbar := lsum / n
 		weights := make([]float64, s.n)
@@ -284,7 +284,7 @@ func (s *dfsdca) syncPrimal() {
 // primal point is w itself, and D at yᵢ = φ'(aᵢᵀw), Certify's. Both are
 // lower bounds on P*, so the gap bounds P(w) − P* either way; the first is
 // the one that goes to zero with the pseudo-duals.
-func (s *dfsdca) Certify() (TracePoint, error) {
+func (s *dfsdca) Certify() (driver.TracePoint, error) {
 	s.syncPrimal()
 	for i, a := range s.alpha {
 		s.negAlpha[i] = -a
@@ -303,7 +303,7 @@ func (s *dfsdca) DivergenceHint() string {
 
 // Finish reports the duals of the final certificate's dual value: the
 // method's own, y = −α, or yᵢ = φ'(aᵢᵀw) when those gave the higher value.
-func (s *dfsdca) Finish(res *Result) error {
+func (s *dfsdca) Finish(res *driver.Result) error {
 	y := make([]float64, s.n)
 	loss, b := s.prob.Loss, s.prob.B
 	for i, a := range s.alpha {

@@ -157,7 +157,7 @@ const (
 // in a collective; errors that every rank finds in the same round (a
 // mismatch of the problems, divergence) are returned by every rank
 // without an abort.
-func TrainDistributed(ctx context.Context, c comm.Comm, local Problem, opt Options) (w []float64, res *Result, err error) {
+func TrainDistributed(ctx context.Context, c comm.Comm, local objective.Problem, opt driver.Options) (w []float64, res *driver.Result, err error) {
 	agreed := false // err is one every rank returns in the same round
 	defer func() {
 		if r := recover(); r != nil {
@@ -231,7 +231,7 @@ func errAgreed(format string, args ...any) error {
 // and the rows of all ranks. A rank whose own check fails returns its
 // error; the others learn of it in the same collective and return an
 // agreedError that says so.
-func agreeProblem(c comm.Comm, local Problem, opt Options) (Problem, int64, error) {
+func agreeProblem(c comm.Comm, local objective.Problem, opt driver.Options) (objective.Problem, int64, error) {
 	var localErr error
 	fail := func(err error) {
 		if localErr == nil {
@@ -253,7 +253,7 @@ func agreeProblem(c comm.Comm, local Problem, opt Options) (Problem, int64, erro
 	if opt.WarmDuals != nil {
 		fail(errors.New("engine: cocoa: distributed training takes no warm duals (a warm start, WarmStart, is taken)"))
 	}
-	var en ElasticNet
+	var en objective.ElasticNet
 	if local.Loss == nil || local.Reg == nil {
 		fail(errors.New("engine: cocoa: the rank's problem has no loss or no regularizer"))
 	} else {
@@ -262,7 +262,7 @@ func agreeProblem(c comm.Comm, local Problem, opt Options) (Problem, int64, erro
 		if err := acceptsSDCAAsync(local, o.WithDefaults()); err != nil {
 			fail(err)
 		} else {
-			en = local.Reg.(ElasticNet)
+			en = local.Reg.(objective.ElasticNet)
 		}
 	}
 	// One maximum agrees on the columns and finds a failed rank, and the
@@ -274,17 +274,17 @@ func agreeProblem(c comm.Comm, local Problem, opt Options) (Problem, int64, erro
 	}
 	mx := []float64{float64(cols), b2f(localErr != nil), has, -has, c0, -c0, c1, -c1, en.Lambda, -en.Lambda, en.L1, -en.L1}
 	if err := c.AllreduceMax(mx); err != nil {
-		return Problem{}, 0, err
+		return objective.Problem{}, 0, err
 	}
 	if localErr != nil {
-		return Problem{}, 0, agreedError{localErr.Error()}
+		return objective.Problem{}, 0, agreedError{localErr.Error()}
 	}
 	if mx[1] != 0 {
-		return Problem{}, 0, errAgreed("engine: cocoa: another rank's problem or options were refused (its error says why)")
+		return objective.Problem{}, 0, errAgreed("engine: cocoa: another rank's problem or options were refused (its error says why)")
 	}
 	for i, what := range []string{"the classes (Classes set on some ranks only)", "the class for −1", "the class for +1", "λ", "the L1 strength"} {
 		if mx[2+2*i] != -mx[3+2*i] {
-			return Problem{}, 0, errAgreed("engine: cocoa: the ranks disagree on %s: from %v to %v", what, -mx[3+2*i], mx[2+2*i])
+			return objective.Problem{}, 0, errAgreed("engine: cocoa: the ranks disagree on %s: from %v to %v", what, -mx[3+2*i], mx[2+2*i])
 		}
 	}
 	d := int(mx[0])
@@ -305,13 +305,13 @@ func agreeProblem(c comm.Comm, local Problem, opt Options) (Problem, int64, erro
 	}
 	sum := []float64{float64(rows), b2f(localErr != nil)}
 	if err := c.AllreduceSum(sum); err != nil {
-		return Problem{}, 0, err
+		return objective.Problem{}, 0, err
 	}
 	if localErr != nil {
-		return Problem{}, 0, agreedError{fmt.Sprintf("rank %d: %v", c.Rank(), localErr)}
+		return objective.Problem{}, 0, agreedError{fmt.Sprintf("rank %d: %v", c.Rank(), localErr)}
 	}
 	if sum[1] != 0 {
-		return Problem{}, 0, errAgreed("engine: cocoa: %g other rank(s) refused their problem (their errors say why)", sum[1])
+		return objective.Problem{}, 0, errAgreed("engine: cocoa: %g other rank(s) refused their problem (their errors say why)", sum[1])
 	}
 	return prob, int64(sum[0]), nil
 }
@@ -325,7 +325,7 @@ func b2f(b bool) float64 {
 
 // startDistCoCoA builds the rank's method: cocoa's start with N for n in
 // the steps and in v, and the piece counts ωⱼ of all ranks.
-func startDistCoCoA(c comm.Comm, prob Problem, nGlobal int64, opt Options, local context.Context, cancel context.CancelCauseFunc) (*distCoCoA, error) {
+func startDistCoCoA(c comm.Comm, prob objective.Problem, nGlobal int64, opt driver.Options, local context.Context, cancel context.CancelCauseFunc) (*distCoCoA, error) {
 	x := prob.X
 	k := CoCoAWorkers(x, opt.Threads)
 	if x.Rows == 0 {
@@ -397,9 +397,9 @@ func startDistCoCoA(c comm.Comm, prob Problem, nGlobal int64, opt Options, local
 // is summed over all ranks. The checks that can fail on one rank alone
 // (a non-finite row, a warm start) end in one collective that tells every
 // rank; the rows of all ranks being zero is an error of all.
-func newDistCore(c comm.Comm, prob Problem, nGlobal int64, opt Options, beta []float64, colNNZ []int64) (*sdcaCore, error) {
+func newDistCore(c comm.Comm, prob objective.Problem, nGlobal int64, opt driver.Options, beta []float64, colNNZ []int64) (*sdcaCore, error) {
 	x := prob.X
-	en := prob.Reg.(ElasticNet) // agreeProblem checked
+	en := prob.Reg.(objective.ElasticNet) // agreeProblem checked
 	core := &sdcaCore{prob: prob, x: x, n: x.Rows, d: x.Cols, en: en, invN: 1 / float64(nGlobal),
 		runningExact: true, tol: opt.Tol}
 	core.plainL2 = en.Plain() && en.L1 == 0
@@ -410,7 +410,7 @@ func newDistCore(c comm.Comm, prob Problem, nGlobal int64, opt Options, beta []f
 	core.v = hugepage.Make[float64](core.d)
 	core.w = hugepage.Make[float64](core.d)
 	core.comp = hugepage.Make[float64](core.d)
-	if _, ok := prob.Loss.(Logistic); ok {
+	if _, ok := prob.Loss.(objective.Logistic); ok {
 		core.logit = hugepage.Make[float64](core.n)
 		for k := range core.logit {
 			core.logit[k] = math.NaN()
@@ -523,12 +523,12 @@ func (s *distCoCoA) predictGapAt(sampled float64) float64 {
 }
 
 // Certify is sdcaCore.certificate over the ranks.
-func (s *distCoCoA) Certify() (TracePoint, error) {
+func (s *distCoCoA) Certify() (driver.TracePoint, error) {
 	exact := s.exactPending
 	s.exactPending = false
 	if !exact && s.wantExact(float64(s.sampled)) {
 		if err := s.recompute(); err != nil {
-			return TracePoint{}, err
+			return driver.TracePoint{}, err
 		}
 		exact = true
 	}
@@ -538,7 +538,7 @@ func (s *distCoCoA) Certify() (TracePoint, error) {
 	}
 	if !exact && tp.RelGap <= 2*s.tol {
 		if err := s.recompute(); err != nil {
-			return TracePoint{}, err
+			return driver.TracePoint{}, err
 		}
 		if tp, err = s.evaluateAll(); err != nil {
 			return tp, err
@@ -558,13 +558,13 @@ func (s *distCoCoA) Certify() (TracePoint, error) {
 // evaluateAll is sdcaCore.evaluate over the ranks: w = ∇g*(−v), the same
 // on every rank, the rank's partial sums at its rows, one allreduce of
 // them with the stop flags, and the certificate assembled from the sums.
-func (s *distCoCoA) evaluateAll() (TracePoint, error) {
+func (s *distCoCoA) evaluateAll() (driver.TracePoint, error) {
 	if s.cert != nil && s.en.Plain() {
 		if err := s.cert.Pool().Run(func(w int) {
 			lo, hi := s.colOwners.Range(w)
 			s.en.PrimalFromDual(s.w[lo:hi], s.v[lo:hi])
 		}); err != nil {
-			return TracePoint{}, fmt.Errorf("engine: cocoa: %w", err)
+			return driver.TracePoint{}, fmt.Errorf("engine: cocoa: %w", err)
 		}
 	} else {
 		s.en.PrimalFromDual(s.w, s.v)
@@ -572,25 +572,25 @@ func (s *distCoCoA) evaluateAll() (TracePoint, error) {
 	s.wFresh = true
 	part, err := s.eval.PartialAt(s.w, s.y)
 	if err != nil {
-		return TracePoint{}, err
+		return driver.TracePoint{}, err
 	}
 	var sums [2 + flagCount]float64
 	sums[0], sums[1] = part.Loss, part.Conj
 	s.flags(sums[2:])
 	if err := s.c.AllreduceSum(sums[:]); err != nil {
-		return TracePoint{}, err
+		return driver.TracePoint{}, err
 	}
 	s.observe(sums[2:])
 	cert, err := objective.Assemble(s.prob.Reg, s.w, s.v, objective.Partial{Loss: sums[0], Conj: sums[1]}, int(s.nGlobal))
 	if err != nil {
-		return TracePoint{}, err
+		return driver.TracePoint{}, err
 	}
 	return driver.TracePointOf(cert), nil
 }
 
 func (s *distCoCoA) Threads() int { return s.certThreads() }
 
-func (s *distCoCoA) Finish(res *Result) error {
+func (s *distCoCoA) Finish(res *driver.Result) error {
 	res.Duals = s.y
 	return s.closeCert()
 }

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/adaspdc/adaspdc/comm"
+	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/engine/internal/enginetest"
+	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/sparse"
 )
 
@@ -32,9 +34,9 @@ func heartScale(t *testing.T) (*sparse.CSR, []float64) {
 // rows·r/p to rows·(r+1)/p), each a problem of its own whose X has only the
 // columns up to its largest index, as a rank that read its part of a file
 // would have it.
-func shares(prob Problem, p int) []Problem {
+func shares(prob objective.Problem, p int) []objective.Problem {
 	x := prob.X
-	out := make([]Problem, p)
+	out := make([]objective.Problem, p)
 	for r := range p {
 		lo, hi := x.Rows*r/p, x.Rows*(r+1)/p
 		a, b := x.Indptr[lo], x.Indptr[hi]
@@ -57,7 +59,7 @@ func shares(prob Problem, p int) []Problem {
 // distResult is what one rank returned.
 type distResult struct {
 	w   []float64
-	res *Result
+	res *driver.Result
 	err error
 }
 
@@ -65,7 +67,7 @@ type distResult struct {
 // opt for every rank when opts is nil) and returns each rank's result and
 // RunLocal's error. It fails the test if the world has not ended within
 // the timeout.
-func runDistributed(t *testing.T, parts []Problem, opt Options, perRank func(r int, o *Options), timeout time.Duration) ([]distResult, error) {
+func runDistributed(t *testing.T, parts []objective.Problem, opt driver.Options, perRank func(r int, o *driver.Options), timeout time.Duration) ([]distResult, error) {
 	t.Helper()
 	p := len(parts)
 	out := make([]distResult, p)
@@ -99,22 +101,22 @@ func TestDistributedOneRankIsCoCoA(t *testing.T) {
 	gx, gb := sparseData(2500, 300, 40, 5) // 100k nonzeros: three workers
 	for _, c := range []struct {
 		name    string
-		prob    Problem
+		prob    objective.Problem
 		threads int
 	}{
-		{"heart_scale", Problem{X: hx, B: hb, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}, 1},
-		{"generated", Problem{X: gx, B: gb, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}, 3},
-		{"generated-hinge-l1", Problem{X: gx, B: gb, Loss: SquaredHinge{}, Reg: ElasticNet{Lambda: 1e-4, L1: 1e-3}}, 3},
+		{"heart_scale", objective.Problem{X: hx, B: hb, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}, 1},
+		{"generated", objective.Problem{X: gx, B: gb, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}, 3},
+		{"generated-hinge-l1", objective.Problem{X: gx, B: gb, Loss: objective.SquaredHinge{}, Reg: objective.ElasticNet{Lambda: 1e-4, L1: 1e-3}}, 3},
 	} {
 		if raceEnabled && c.name == "generated-hinge-l1" {
 			continue
 		}
-		opt := Options{Solver: SolverCoCoA, Threads: c.threads, Tol: 1e-9, MaxEpochs: 2000, Seed: 7}
+		opt := driver.Options{Solver: SolverCoCoA, Threads: c.threads, Tol: 1e-9, MaxEpochs: 2000, Seed: 7}
 		want, wres, err := Train(context.Background(), c.prob, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := runDistributed(t, []Problem{c.prob}, opt, nil, 30*time.Second)
+		got, err := runDistributed(t, []objective.Problem{c.prob}, opt, nil, 30*time.Second)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -150,13 +152,13 @@ func TestDistributedConverges(t *testing.T) {
 	gx, gb := sparseData(3300, 300, 40, 6) // 132k nonzeros: 66k a rank at P = 2
 	for _, c := range []struct {
 		name string
-		prob Problem
+		prob objective.Problem
 		tol  float64
 	}{
-		{"heart_scale", Problem{X: hx, B: hb, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2}}, 1e-8},
-		{"generated", Problem{X: gx, B: gb, Loss: SquaredHinge{}, Reg: ElasticNet{Lambda: 0.1, L1: 1e-4}}, 1e-7},
+		{"heart_scale", objective.Problem{X: hx, B: hb, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-2}}, 1e-8},
+		{"generated", objective.Problem{X: gx, B: gb, Loss: objective.SquaredHinge{}, Reg: objective.ElasticNet{Lambda: 0.1, L1: 1e-4}}, 1e-7},
 	} {
-		_, ref, err := Train(context.Background(), c.prob, Options{Solver: SolverSDCA, Threads: 1, Tol: 1e-10, MaxEpochs: 5000, Seed: 1})
+		_, ref, err := Train(context.Background(), c.prob, driver.Options{Solver: SolverSDCA, Threads: 1, Tol: 1e-10, MaxEpochs: 5000, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,7 +169,7 @@ func TestDistributedConverges(t *testing.T) {
 		}
 		for _, p := range ranks {
 			parts := shares(c.prob, p)
-			opt := Options{Solver: SolverCoCoA, Threads: 2, Tol: c.tol, MaxEpochs: 3000, Seed: 3}
+			opt := driver.Options{Solver: SolverCoCoA, Threads: 2, Tol: c.tol, MaxEpochs: 3000, Seed: 3}
 			first, err := runDistributed(t, parts, opt, nil, 30*time.Second)
 			if err != nil {
 				t.Fatalf("%s, P = %d: %v", c.name, p, err)
@@ -204,7 +206,7 @@ func TestDistributedConverges(t *testing.T) {
 
 // sameCert compares the certificate values of two trace points, whose
 // times differ from rank to rank.
-func sameCert(a, b TracePoint) bool {
+func sameCert(a, b driver.TracePoint) bool {
 	return a.Primal == b.Primal && a.Dual == b.Dual && a.Epoch == b.Epoch && a.Passes == b.Passes
 }
 
@@ -216,18 +218,18 @@ func TestDistributedEmptyRank(t *testing.T) {
 		rows, ranks int
 	}{{3, 5}, {200, 4}} {
 		x, b := firstRows(hx, hb, c.rows)
-		prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2}}
+		prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-2}}
 		parts := shares(prob, c.ranks)
 		if c.rows == 200 {
 			// Move rank 2's rows to rank 3, leaving rank 2 none.
 			parts = shares(prob, 3)
-			parts = append(parts[:2], shares(Problem{X: &sparse.CSR{Indptr: []int64{0}}, Loss: prob.Loss, Reg: prob.Reg}, 1)[0], parts[2])
+			parts = append(parts[:2], shares(objective.Problem{X: &sparse.CSR{Indptr: []int64{0}}, Loss: prob.Loss, Reg: prob.Reg}, 1)[0], parts[2])
 		}
-		_, ref, err := Train(context.Background(), prob, Options{Solver: SolverSDCA, Threads: 1, Tol: 1e-11, MaxEpochs: 5000, Seed: 1})
+		_, ref, err := Train(context.Background(), prob, driver.Options{Solver: SolverSDCA, Threads: 1, Tol: 1e-11, MaxEpochs: 5000, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := runDistributed(t, parts, Options{Tol: 1e-9, MaxEpochs: 5000, Seed: 2}, nil, 30*time.Second)
+		got, err := runDistributed(t, parts, driver.Options{Tol: 1e-9, MaxEpochs: 5000, Seed: 2}, nil, 30*time.Second)
 		if err != nil {
 			t.Fatalf("%d rows on %d ranks: %v", c.rows, c.ranks, err)
 		}
@@ -248,17 +250,17 @@ func TestDistributedEmptyRank(t *testing.T) {
 // within a second, and that a refusal found by one rank is named.
 func TestDistributedFailingRank(t *testing.T) {
 	hx, hb := heartScale(t)
-	prob := Problem{X: hx, B: hb, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-4}}
+	prob := objective.Problem{X: hx, B: hb, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-4}}
 	parts := shares(prob, 3)
 	boom := errors.New("rank 1 fails")
 	for _, c := range []struct {
 		name    string
-		perRank func(r int, o *Options)
-		parts   func() []Problem
+		perRank func(r int, o *driver.Options)
+		parts   func() []objective.Problem
 	}{
-		{"callback error", func(r int, o *Options) {
+		{"callback error", func(r int, o *driver.Options) {
 			if r == 1 {
-				o.Callback = func(tp TracePoint) error {
+				o.Callback = func(tp driver.TracePoint) error {
 					if tp.Epoch >= 3 {
 						return boom
 					}
@@ -266,9 +268,9 @@ func TestDistributedFailingRank(t *testing.T) {
 				}
 			}
 		}, nil},
-		{"panic", func(r int, o *Options) {
+		{"panic", func(r int, o *driver.Options) {
 			if r == 1 {
-				o.Callback = func(tp TracePoint) error {
+				o.Callback = func(tp driver.TracePoint) error {
 					if tp.Epoch >= 2 {
 						panic("rank 1 panics")
 					}
@@ -276,12 +278,12 @@ func TestDistributedFailingRank(t *testing.T) {
 				}
 			}
 		}, nil},
-		{"refused problem", nil, func() []Problem {
+		{"refused problem", nil, func() []objective.Problem {
 			p := slices.Clone(parts)
-			p[2].Reg = ElasticNet{Lambda: 2e-4} // another λ
+			p[2].Reg = objective.ElasticNet{Lambda: 2e-4} // another λ
 			return p
 		}},
-		{"other solver", func(r int, o *Options) {
+		{"other solver", func(r int, o *driver.Options) {
 			if r == 0 {
 				o.Solver = SolverSDCA
 			}
@@ -292,7 +294,7 @@ func TestDistributedFailingRank(t *testing.T) {
 			ps = c.parts()
 		}
 		start := time.Now()
-		got, err := runDistributed(t, ps, Options{Tol: -1, MaxEpochs: 1 << 20, StallEpochs: -1, Seed: 1}, c.perRank, 10*time.Second)
+		got, err := runDistributed(t, ps, driver.Options{Tol: -1, MaxEpochs: 1 << 20, StallEpochs: -1, Seed: 1}, c.perRank, 10*time.Second)
 		if el := time.Since(start); el > time.Second {
 			t.Errorf("%s: the ranks took %v to end", c.name, el)
 		}
@@ -313,8 +315,8 @@ func TestDistributedFailingRank(t *testing.T) {
 // "time".
 func TestDistributedTimeLimitOneRank(t *testing.T) {
 	x, b := sparseData(2000, 300, 20, 8)
-	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-6}}
-	got, err := runDistributed(t, shares(prob, 3), Options{Tol: 1e-14, MaxEpochs: 1 << 20, StallEpochs: -1, Seed: 1}, func(r int, o *Options) {
+	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-6}}
+	got, err := runDistributed(t, shares(prob, 3), driver.Options{Tol: 1e-14, MaxEpochs: 1 << 20, StallEpochs: -1, Seed: 1}, func(r int, o *driver.Options) {
 		if r == 1 {
 			o.TimeLimit = 100 * time.Millisecond
 		}
@@ -343,12 +345,12 @@ func TestDistributedSearchKeepsDual(t *testing.T) {
 	x, b := sparseData(3000, 300, 30, 9)
 	for _, c := range []struct {
 		name string
-		prob Problem
+		prob objective.Problem
 	}{
-		{"logistic", Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}},
-		{"sqhinge-l1", Problem{X: x, B: b, Loss: SquaredHinge{}, Reg: ElasticNet{Lambda: 1e-3, L1: 1e-4}}},
+		{"logistic", objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}},
+		{"sqhinge-l1", objective.Problem{X: x, B: b, Loss: objective.SquaredHinge{}, Reg: objective.ElasticNet{Lambda: 1e-3, L1: 1e-4}}},
 	} {
-		_, ref, err := Train(context.Background(), c.prob, Options{Solver: SolverSDCA, Threads: 1, Tol: 1e-11, MaxEpochs: 5000, Seed: 1})
+		_, ref, err := Train(context.Background(), c.prob, driver.Options{Solver: SolverSDCA, Threads: 1, Tol: 1e-11, MaxEpochs: 5000, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -362,8 +364,8 @@ func TestDistributedSearchKeepsDual(t *testing.T) {
 			for _, on := range []bool{false, true} {
 				distSearch = on
 				duals := make([][]float64, p)
-				got, err := runDistributed(t, shares(c.prob, p), Options{Threads: 2, Tol: 1e-8, MaxEpochs: 3000, Seed: 4}, func(r int, o *Options) {
-					o.Callback = func(tp TracePoint) error {
+				got, err := runDistributed(t, shares(c.prob, p), driver.Options{Threads: 2, Tol: 1e-8, MaxEpochs: 3000, Seed: 4}, func(r int, o *driver.Options) {
+					o.Callback = func(tp driver.TracePoint) error {
 						duals[r] = append(duals[r], tp.Dual)
 						return nil
 					}

@@ -19,11 +19,11 @@ import (
 
 // SolverSDCA is proximal stochastic dual coordinate ascent (Prox-SDCA),
 // with the mini-batch form of Takáč et al. when Options.M > 1.
-const SolverSDCA Solver = "sdca"
+const SolverSDCA driver.Solver = "sdca"
 
 func init() {
 	driver.Register(&driver.Entry{
-		SolverInfo: SolverInfo{
+		SolverInfo: driver.SolverInfo{
 			Name:           SolverSDCA,
 			Summary:        "proximal stochastic dual coordinate ascent, exact dual steps, mini-batches with -m (Shalev-Shwartz & Zhang 2014; Takáč et al. 2013)",
 			Losses:         "any (squared, logistic, sqhinge, smoothhinge, hinge)",
@@ -42,8 +42,8 @@ func init() {
 // primal point from the duals through ∇g*, which needs an elastic net that
 // is strongly convex on every coordinate, and it steps one sample at a time
 // (mini-batches are samples, not blocks).
-func acceptsSDCA(prob Problem, opt Options) error {
-	en, ok := prob.Reg.(ElasticNet)
+func acceptsSDCA(prob objective.Problem, opt driver.Options) error {
+	en, ok := prob.Reg.(objective.ElasticNet)
 	if !ok {
 		return fmt.Errorf("engine: %s takes the elastic net, not the %s regularizer", opt.Solver, prob.Reg.Name())
 	}
@@ -60,10 +60,10 @@ func acceptsSDCA(prob Problem, opt Options) error {
 // the vector v = (1/n) Σₖ yₖaₖ, the per-sample steps, the primal read of x
 // = ∇g*(−v) and the certificate at the solver's own duals.
 type sdcaCore struct {
-	prob Problem
+	prob objective.Problem
 	x    *sparse.CSR
 	n, d int
-	en   ElasticNet
+	en   objective.ElasticNet
 	invN float64
 	// plainL2 holds when g = (λ/2)‖x‖² (no L1, centre or weights): then
 	// x = −v/λ and a margin is one sparse dot product with v. plainEN holds
@@ -114,9 +114,9 @@ const exactEvery = 8
 // curvature of coordinate j in the steps (the mini-batch factor βⱼ).
 // colNNZ, when non-nil, holds the column counts (CSR.ColumnCounts), which the
 // certificate's workers need: a caller that has them saves a pass.
-func newSDCACore(prob Problem, opt Options, beta []float64, colNNZ []int64) (*sdcaCore, error) {
+func newSDCACore(prob objective.Problem, opt driver.Options, beta []float64, colNNZ []int64) (*sdcaCore, error) {
 	x := prob.X
-	en := prob.Reg.(ElasticNet) // accepts checked
+	en := prob.Reg.(objective.ElasticNet) // accepts checked
 	c := &sdcaCore{prob: prob, x: x, n: x.Rows, d: x.Cols, en: en, invN: 1 / float64(x.Rows),
 		runningExact: true, tol: opt.Tol}
 	c.plainL2 = en.Plain() && en.L1 == 0
@@ -127,7 +127,7 @@ func newSDCACore(prob Problem, opt Options, beta []float64, colNNZ []int64) (*sd
 	c.v = hugepage.Make[float64](c.d)
 	c.w = hugepage.Make[float64](c.d)
 	c.comp = hugepage.Make[float64](c.d)
-	if _, ok := prob.Loss.(Logistic); ok {
+	if _, ok := prob.Loss.(objective.Logistic); ok {
 		c.logit = hugepage.Make[float64](c.n)
 		for k := range c.logit {
 			c.logit[k] = math.NaN()
@@ -380,7 +380,7 @@ func (c *sdcaCore) recomputeColumns(lo, hi int32) {
 // the first evaluation, which saves the evaluation with the running v that
 // would only lead to the recomputation (a third of the last certificate's
 // cost on url-shaped data).
-func (c *sdcaCore) certificate() (TracePoint, error) {
+func (c *sdcaCore) certificate() (driver.TracePoint, error) {
 	exact := !c.runningExact || c.sinceExact+1 >= exactEvery || c.predictGap() <= 2*c.tol
 	if exact {
 		c.recomputeV()
@@ -412,7 +412,7 @@ func (c *sdcaCore) predictGap() float64 {
 
 // evaluate sets w = ∇g*(−v) and returns the certificate at w and the
 // duals y, with the v at hand (see certificate).
-func (c *sdcaCore) evaluate() TracePoint {
+func (c *sdcaCore) evaluate() driver.TracePoint {
 	if c.cert != nil && c.en.Plain() {
 		// Coordinate j of the plain elastic net's ∇g* depends on vⱼ alone.
 		if err := c.cert.Pool().Run(func(w int) {
@@ -466,7 +466,7 @@ type sdcaSolver struct {
 
 // startSDCA builds the synchronous solver. With M > 1 it computes each
 // coordinate's mini-batch factor βⱼ (see step) from the column counts.
-func startSDCA(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
+func startSDCA(ctx context.Context, prob objective.Problem, opt driver.Options) (driver.Method, error) {
 	n := prob.X.Rows
 	if opt.M > n {
 		return nil, fmt.Errorf("engine: m = %d samples per mini-batch, but the data has only %d", opt.M, n)
@@ -501,7 +501,7 @@ func startSDCA(ctx context.Context, prob Problem, opt Options) (driver.Method, e
 	return s, nil
 }
 
-func (s *sdcaSolver) Certify() (TracePoint, error) { return s.certificate() }
+func (s *sdcaSolver) Certify() (driver.TracePoint, error) { return s.certificate() }
 
 func (s *sdcaSolver) Threads() int {
 	if s.pool == nil {
@@ -510,7 +510,7 @@ func (s *sdcaSolver) Threads() int {
 	return max(s.pool.Threads(), s.certThreads())
 }
 
-func (s *sdcaSolver) Finish(res *Result) error {
+func (s *sdcaSolver) Finish(res *driver.Result) error {
 	res.Duals = s.y
 	err := s.closeCert()
 	if s.pool != nil {

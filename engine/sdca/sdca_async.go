@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/sched"
 )
 
@@ -18,16 +19,16 @@ import (
 const (
 	// SolverSDCAAsync adds each step's change into the shared v with an
 	// atomic compare-and-swap loop (PASSCoDe-Atomic): no update is lost.
-	SolverSDCAAsync Solver = "sdca-async"
+	SolverSDCAAsync driver.Solver = "sdca-async"
 	// SolverSDCAWild reads and writes v with atomic loads and stores but no
 	// read-modify-write (PASSCoDe-Wild): two workers adding to the same
 	// coordinate at once can lose one of the additions.
-	SolverSDCAWild Solver = "sdca-async-wild"
+	SolverSDCAWild driver.Solver = "sdca-async-wild"
 )
 
 func init() {
 	for _, e := range []struct {
-		name    Solver
+		name    driver.Solver
 		summary string
 		rank    int
 	}{
@@ -36,7 +37,7 @@ func init() {
 	} {
 		wild := e.name == SolverSDCAWild
 		driver.Register(&driver.Entry{
-			SolverInfo: SolverInfo{
+			SolverInfo: driver.SolverInfo{
 				Name:         e.name,
 				Summary:      e.summary,
 				Losses:       "any (squared, logistic, sqhinge, smoothhinge, hinge)",
@@ -49,14 +50,14 @@ func init() {
 			},
 			Rank:    e.rank,
 			Accepts: acceptsSDCAAsync,
-			Start: func(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
+			Start: func(ctx context.Context, prob objective.Problem, opt driver.Options) (driver.Method, error) {
 				return startSDCAAsync(prob, opt, wild)
 			},
 		})
 	}
 }
 
-func acceptsSDCAAsync(prob Problem, opt Options) error {
+func acceptsSDCAAsync(prob objective.Problem, opt driver.Options) error {
 	if err := acceptsSDCA(prob, opt); err != nil {
 		return err
 	}
@@ -116,7 +117,7 @@ type paddedCounter struct {
 	_ [56]byte
 }
 
-func startSDCAAsync(prob Problem, opt Options, wild bool) (driver.Method, error) {
+func startSDCAAsync(prob objective.Problem, opt driver.Options, wild bool) (driver.Method, error) {
 	threads := driver.WorkersFor(opt.Threads, float64(prob.X.Rows), 1, driver.NoLimit) // at most a worker per sample
 	core, err := newSDCACore(prob, opt, nil, nil)
 	if err != nil {
@@ -137,10 +138,10 @@ func startSDCAAsync(prob Problem, opt Options, wild bool) (driver.Method, error)
 	return s, nil
 }
 
-func (s *sdcaAsync) Certify() (TracePoint, error) { return s.certificate() }
-func (s *sdcaAsync) Threads() int                 { return s.pool.Threads() }
+func (s *sdcaAsync) Certify() (driver.TracePoint, error) { return s.certificate() }
+func (s *sdcaAsync) Threads() int                        { return s.pool.Threads() }
 
-func (s *sdcaAsync) Finish(res *Result) error {
+func (s *sdcaAsync) Finish(res *driver.Result) error {
 	res.Duals = s.y
 	return errors.Join(s.closeCert(), s.pool.Close())
 }
@@ -166,7 +167,7 @@ func (s *sdcaAsync) RunEpochs(ctx context.Context, k int) (int, error) {
 	return k, nil
 }
 
-func (s *sdcaAsync) name() Solver {
+func (s *sdcaAsync) name() driver.Solver {
 	if s.wild {
 		return SolverSDCAWild
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/kernels"
 )
 
@@ -22,11 +24,11 @@ func distance(a, b []float64) float64 {
 // the same model to the last bit.
 func TestSDCAMiniBatchThreadsBitIdentical(t *testing.T) {
 	x, b := sparseData(500, 60, 8, 11)
-	for _, reg := range []ElasticNet{{Lambda: 1e-2}, {Lambda: 1e-2, L1: 1e-3}} {
-		prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: reg}
+	for _, reg := range []objective.ElasticNet{{Lambda: 1e-2}, {Lambda: 1e-2, L1: 1e-3}} {
+		prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: reg}
 		var w [2][]float64
 		for i, threads := range []int{1, 2} {
-			model, res, err := Train(context.Background(), prob, Options{Solver: SolverSDCA, M: 16, Threads: threads, Seed: 2, Tol: -1, MaxEpochs: 20})
+			model, res, err := Train(context.Background(), prob, driver.Options{Solver: SolverSDCA, M: 16, Threads: threads, Seed: 2, Tol: -1, MaxEpochs: 20})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,9 +55,9 @@ func TestSDCAWeightsOptimality(t *testing.T) {
 		weights[j] = 1 + float64(j%3)
 	}
 	weights[0] = 0.01
-	for _, reg := range []ElasticNet{{Lambda: 1e-2, Weights: weights}, {Lambda: 1e-2, L1: 1e-3, Weights: weights}} {
-		prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: reg}
-		model, res, err := Train(context.Background(), prob, Options{Solver: SolverSDCA, Tol: 1e-11, MaxEpochs: 20000})
+	for _, reg := range []objective.ElasticNet{{Lambda: 1e-2, Weights: weights}, {Lambda: 1e-2, L1: 1e-3, Weights: weights}} {
+		prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: reg}
+		model, res, err := Train(context.Background(), prob, driver.Options{Solver: SolverSDCA, Tol: 1e-11, MaxEpochs: 20000})
 		if err != nil || !res.Converged {
 			t.Fatalf("%s: %v, gap %.3g", reg.Name(), err, res.Final.RelGap)
 		}
@@ -70,9 +72,9 @@ func TestSDCAWeightsOptimality(t *testing.T) {
 // uniform and importance sampling.
 func TestDFSDCAInvariant(t *testing.T) {
 	x, b := sparseData(500, 60, 8, 5)
-	for _, sampling := range []Sampling{SamplingUniform, SamplingImportance} {
-		prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}
-		m, err := startDFSDCA(context.Background(), prob, Options{Sampling: sampling, Seed: 1})
+	for _, sampling := range []driver.Sampling{driver.SamplingUniform, driver.SamplingImportance} {
+		prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}
+		m, err := startDFSDCA(context.Background(), prob, driver.Options{Sampling: sampling, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,19 +109,19 @@ func TestDFSDCAInvariant(t *testing.T) {
 func TestSDCAFamilyRefuses(t *testing.T) {
 	x, b := sparseData(100, 20, 4, 1)
 	cases := []struct {
-		solver Solver
-		prob   Problem
-		opt    Options
+		solver driver.Solver
+		prob   objective.Problem
+		opt    driver.Options
 		want   string
 	}{
-		{SolverSDCA, Problem{Loss: Logistic{}, Reg: ElasticNet{L1: 1e-3}}, Options{}, "λ > 0"},
-		{SolverSDCA, Problem{Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}, Options{BlockSize: 4}, "-m"},
-		{SolverSDCAAsync, Problem{Loss: Hinge{}, Reg: ElasticNet{}}, Options{}, "λ > 0"},
-		{SolverSDCAAsync, Problem{Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}, Options{M: 4}, "sdca"},
-		{SolverDFSDCA, Problem{Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3, L1: 1e-4}}, Options{}, "use sdca"},
-		{SolverDFSDCA, Problem{Loss: Hinge{}, Reg: ElasticNet{Lambda: 1e-3}}, Options{}, "smooth loss"},
-		{SolverDFSDCA, Problem{Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3, Weights: make([]float64, 20)}}, Options{}, "sdca"},
-		{SolverSDCA, Problem{Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}, Options{Sampling: SamplingImportance}, "importance"},
+		{SolverSDCA, objective.Problem{Loss: objective.Logistic{}, Reg: objective.ElasticNet{L1: 1e-3}}, driver.Options{}, "λ > 0"},
+		{SolverSDCA, objective.Problem{Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}, driver.Options{BlockSize: 4}, "-m"},
+		{SolverSDCAAsync, objective.Problem{Loss: objective.Hinge{}, Reg: objective.ElasticNet{}}, driver.Options{}, "λ > 0"},
+		{SolverSDCAAsync, objective.Problem{Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}, driver.Options{M: 4}, "sdca"},
+		{SolverDFSDCA, objective.Problem{Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3, L1: 1e-4}}, driver.Options{}, "use sdca"},
+		{SolverDFSDCA, objective.Problem{Loss: objective.Hinge{}, Reg: objective.ElasticNet{Lambda: 1e-3}}, driver.Options{}, "smooth loss"},
+		{SolverDFSDCA, objective.Problem{Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3, Weights: make([]float64, 20)}}, driver.Options{}, "sdca"},
+		{SolverSDCA, objective.Problem{Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}, driver.Options{Sampling: driver.SamplingImportance}, "importance"},
 	}
 	for _, c := range cases {
 		c.prob.X, c.prob.B = x, b
@@ -138,9 +140,9 @@ func TestSDCAFamilyRefuses(t *testing.T) {
 // the duals do not back.
 func TestSDCACertificateRunningV(t *testing.T) {
 	x, b := sparseData(300, 40, 6, 11)
-	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}
+	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}
 	for _, tol := range []float64{1e-12, 1} {
-		m, err := startSDCA(context.Background(), prob, Options{Seed: 1, Tol: tol, M: 1, Threads: 1})
+		m, err := startSDCA(context.Background(), prob, driver.Options{Seed: 1, Tol: tol, M: 1, Threads: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,11 +185,11 @@ func TestSDCACertificateRunningV(t *testing.T) {
 // must not depend on the thread count.
 func TestSDCAParallelCertificate(t *testing.T) {
 	x, b := sparseData(2500, 300, 40, 5) // 100k nonzeros: three certificate workers
-	for _, reg := range []ElasticNet{{Lambda: 1e-3}, {Lambda: 1e-3, L1: 1e-4}, {Lambda: 1e-3, Weights: constVec(300, 2)}} {
-		prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: reg}
-		var want []TracePoint
+	for _, reg := range []objective.ElasticNet{{Lambda: 1e-3}, {Lambda: 1e-3, L1: 1e-4}, {Lambda: 1e-3, Weights: constVec(300, 2)}} {
+		prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: reg}
+		var want []driver.TracePoint
 		for _, threads := range []int{1, 2, 3} {
-			_, res, err := Train(context.Background(), prob, Options{Solver: SolverSDCA, Threads: threads, Tol: 1e-9, MaxEpochs: 40, Seed: 3})
+			_, res, err := Train(context.Background(), prob, driver.Options{Solver: SolverSDCA, Threads: threads, Tol: 1e-9, MaxEpochs: 40, Seed: 3})
 			if err != nil {
 				t.Fatal(err)
 			}

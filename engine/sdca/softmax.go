@@ -46,7 +46,7 @@ type softmaxSDCA struct {
 }
 
 // StartSoftmax builds multinomial SDCA for prob at Y = 0 (W = 0).
-func StartSoftmax(prob objective.Multinomial, opt Options) (driver.Method, error) {
+func StartSoftmax(prob objective.Multinomial, opt driver.Options) (driver.Method, error) {
 	if err := prob.Validate(); err != nil {
 		return nil, err
 	}
@@ -198,7 +198,7 @@ func softmaxProx(t []float64, s float64, p []float64) {
 }
 
 // Certify returns the certificate at W and the duals Y.
-func (s *softmaxSDCA) Certify() (TracePoint, error) {
+func (s *softmaxSDCA) Certify() (driver.TracePoint, error) {
 	c, err := s.eval.AtDuals(s.w, s.y)
 	return driver.TracePointOf(c), err
 }

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/internal/hugepage"
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sched"
@@ -18,11 +19,11 @@ import (
 // SolverSPDCAsync is SPDC with one sample per step and no barrier between
 // steps: PASSCoDe's asynchrony (Hsieh, Yu & Dhillon 2015) applied to the
 // primal-dual iteration of Zhang & Xiao (2015), for g = (λ/2)‖x‖².
-const SolverSPDCAsync Solver = "spdc-async"
+const SolverSPDCAsync driver.Solver = "spdc-async"
 
 func init() {
 	driver.Register(&driver.Entry{
-		SolverInfo: SolverInfo{
+		SolverInfo: driver.SolverInfo{
 			Name:           SolverSPDCAsync,
 			Summary:        "asynchronous SPDC, one sample per step, atomic adds to a lazily scaled primal, no barrier per step (Zhang & Xiao 2015; Hsieh et al. 2015)",
 			Losses:         "smooth (squared, logistic, sqhinge, smoothhinge)",
@@ -34,13 +35,13 @@ func init() {
 		},
 		Rank:    24,
 		Accepts: acceptsSPDCAsync,
-		Start: func(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
+		Start: func(ctx context.Context, prob objective.Problem, opt driver.Options) (driver.Method, error) {
 			return startSPDCAsync(prob, opt)
 		},
 	})
 }
 
-func acceptsSPDCAsync(prob Problem, opt Options) error {
+func acceptsSPDCAsync(prob objective.Problem, opt driver.Options) error {
 	// SDCA's conditions, and SPDC's: a smooth loss (γ > 0), as the
 	// primal-dual steps need φ* strongly convex.
 	if err := acceptsSDCA(prob, opt); err != nil {
@@ -49,7 +50,7 @@ func acceptsSPDCAsync(prob Problem, opt Options) error {
 	if g := prob.Loss.Gamma(); !(g > 0) {
 		return fmt.Errorf("engine: the %s loss has γ = %g: %s needs a smooth loss (φ* strongly convex, γ > 0)", prob.Loss.Name(), g, opt.Solver)
 	}
-	if en := prob.Reg.(ElasticNet); en.L1 != 0 || !en.Plain() {
+	if en := prob.Reg.(objective.ElasticNet); en.L1 != 0 || !en.Plain() {
 		return fmt.Errorf("engine: %s keeps the primal in the closed form of the (λ/2)‖x‖² prox: it takes no L1 term, centre or weights (sdca-async takes all three, spdc the L1 term and a centre)", opt.Solver)
 	}
 	if opt.M > 1 {
@@ -163,7 +164,7 @@ const spdcAsyncScaleFloor = 1e100
 // a test can make segments end inside epochs on small data.
 var spdcAsyncMaxSegment int64 = math.MaxInt64
 
-func startSPDCAsync(prob Problem, opt Options) (driver.Method, error) {
+func startSPDCAsync(prob objective.Problem, opt driver.Options) (driver.Method, error) {
 	threads := driver.WorkersFor(opt.Threads, float64(prob.X.Rows), 1, driver.NoLimit) // at most a worker per sample
 	core, err := newSDCACore(prob, opt, nil, nil)
 	if err != nil {
@@ -215,7 +216,7 @@ func startSPDCAsync(prob Problem, opt Options) (driver.Method, error) {
 
 func (s *spdcAsync) Threads() int { return max(s.pool.Threads(), s.certThreads()) }
 
-func (s *spdcAsync) Finish(res *Result) error {
+func (s *spdcAsync) Finish(res *driver.Result) error {
 	res.Duals = s.y
 	return errors.Join(s.closeCert(), s.pool.Close())
 }
@@ -230,7 +231,7 @@ func (s *spdcAsync) scale(t int64) float64 { return math.Pow(s.a, float64(t)) }
 // Certify evaluates sdcaCore's certificate at r and rebases the segment:
 // ξ = xₜ at scale 1, with the r the certificate used (exact when it was
 // recomputed from the duals).
-func (s *spdcAsync) Certify() (TracePoint, error) {
+func (s *spdcAsync) Certify() (driver.TracePoint, error) {
 	s.primalNow()
 	for j := range s.cs {
 		s.v[j] = s.cs[j].r

@@ -5,6 +5,9 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/objective"
 )
 
 // TestSPDCAsyncClosedForm checks the closed form of spdcAsync against the
@@ -16,14 +19,14 @@ import (
 // so that a = 1/(1+τλ) is far from 1 and the scaling is exercised.
 func TestSPDCAsyncClosedForm(t *testing.T) {
 	x, b := sparseData(200, 30, 5, 9)
-	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 0.5}}
-	opt := Options{Solver: SolverSPDCAsync, Threads: 1, Seed: 1}.WithDefaults()
+	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 0.5}}
+	opt := driver.Options{Solver: SolverSPDCAsync, Threads: 1, Seed: 1}.WithDefaults()
 	m, err := startSPDCAsync(prob, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := m.(*spdcAsync)
-	defer s.Finish(&Result{})
+	defer s.Finish(&driver.Result{})
 	if s.a > 0.999 {
 		t.Fatalf("a = %v: the test wants a contraction far from 1", s.a)
 	}
@@ -104,15 +107,15 @@ func TestSPDCAsyncClosedForm(t *testing.T) {
 func TestSPDCAsyncRefuses(t *testing.T) {
 	x, b := sparseData(100, 20, 4, 1)
 	cases := []struct {
-		prob Problem
-		opt  Options
+		prob objective.Problem
+		opt  driver.Options
 		want string
 	}{
-		{Problem{Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3, L1: 1e-4}}, Options{}, "no L1 term"},
-		{Problem{Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3, Center: make([]float64, 20)}}, Options{}, "centre"},
-		{Problem{Loss: Hinge{}, Reg: ElasticNet{Lambda: 1e-3}}, Options{}, "smooth loss"},
-		{Problem{Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}, Options{M: 4}, "m = 4"},
-		{Problem{Loss: Logistic{}, Reg: ElasticNet{L1: 1e-3}}, Options{}, "λ > 0"},
+		{objective.Problem{Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3, L1: 1e-4}}, driver.Options{}, "no L1 term"},
+		{objective.Problem{Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3, Center: make([]float64, 20)}}, driver.Options{}, "centre"},
+		{objective.Problem{Loss: objective.Hinge{}, Reg: objective.ElasticNet{Lambda: 1e-3}}, driver.Options{}, "smooth loss"},
+		{objective.Problem{Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}, driver.Options{M: 4}, "m = 4"},
+		{objective.Problem{Loss: objective.Logistic{}, Reg: objective.ElasticNet{L1: 1e-3}}, driver.Options{}, "λ > 0"},
 	}
 	for _, c := range cases {
 		c.prob.X, c.prob.B = x, b
@@ -132,12 +135,12 @@ func TestSPDCAsyncSegments(t *testing.T) {
 	defer func(v int64) { spdcAsyncMaxSegment = v }(spdcAsyncMaxSegment)
 	spdcAsyncMaxSegment = 37
 	x, b := sparseData(300, 40, 6, 5)
-	prob := Problem{X: x, B: b, Loss: SquaredHinge{}, Reg: ElasticNet{Lambda: 1e-2}}
-	ref, refRes, err := Train(context.Background(), prob, Options{Solver: SolverSDCA, Tol: 1e-11, MaxEpochs: 20000, Seed: 1})
+	prob := objective.Problem{X: x, B: b, Loss: objective.SquaredHinge{}, Reg: objective.ElasticNet{Lambda: 1e-2}}
+	ref, refRes, err := Train(context.Background(), prob, driver.Options{Solver: SolverSDCA, Tol: 1e-11, MaxEpochs: 20000, Seed: 1})
 	if err != nil || !refRes.Converged {
 		t.Fatalf("reference: %v", err)
 	}
-	model, res, err := Train(context.Background(), prob, Options{Solver: SolverSPDCAsync, Threads: 2, Tol: 1e-10, MaxEpochs: 5000, Seed: 2})
+	model, res, err := Train(context.Background(), prob, driver.Options{Solver: SolverSPDCAsync, Threads: 2, Tol: 1e-10, MaxEpochs: 5000, Seed: 2})
 	if err != nil || !res.Converged {
 		t.Fatalf("spdc-async: %v, relative gap %.3g after %d epochs", err, res.Final.RelGap, res.Final.Epoch)
 	}
@@ -155,17 +158,17 @@ func TestSPDCAsyncSegments(t *testing.T) {
 // the iteration left it.
 func TestSPDCAsyncWarmDuals(t *testing.T) {
 	x, b := sparseData(300, 40, 6, 3)
-	prob := Problem{X: x, B: b, Loss: SquaredHinge{}, Reg: ElasticNet{Lambda: 1e-2}}
-	_, ref, err := Train(context.Background(), prob, Options{Solver: SolverSDCA, Tol: 1e-12, MaxEpochs: 20000})
+	prob := objective.Problem{X: x, B: b, Loss: objective.SquaredHinge{}, Reg: objective.ElasticNet{Lambda: 1e-2}}
+	_, ref, err := Train(context.Background(), prob, driver.Options{Solver: SolverSDCA, Tol: 1e-12, MaxEpochs: 20000})
 	if err != nil || !ref.Converged {
 		t.Fatalf("reference: %v", err)
 	}
-	m, err := startSPDCAsync(prob, Options{Solver: SolverSPDCAsync, Threads: 2, Seed: 1}.WithDefaults())
+	m, err := startSPDCAsync(prob, driver.Options{Solver: SolverSPDCAsync, Threads: 2, Seed: 1}.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := m.(*spdcAsync)
-	defer s.Finish(&Result{})
+	defer s.Finish(&driver.Result{})
 	if _, err := s.RunEpochs(context.Background(), 3); err != nil {
 		t.Fatal(err)
 	}

@@ -25,8 +25,8 @@ import (
 //     coordinates' affine recurrences in O(1);
 //   - the batch scratch shared between the read and the update phase.
 type solver struct {
-	prob  Problem
-	opt   Options
+	prob  objective.Problem
+	opt   driver.Options
 	x     *sparse.CSR
 	n, d  int
 	lossG float64 // γ of φ*
@@ -34,7 +34,7 @@ type solver struct {
 	// reg is the problem's elastic net without its centre c; a centre
 	// enters through shift = λc, subtracted from r everywhere the iteration
 	// keeps it (see centredR), and the certificate adds it back.
-	reg    ElasticNet
+	reg    objective.ElasticNet
 	shift  []float64
 	centre []float64
 
@@ -207,7 +207,7 @@ type workerState struct {
 
 // startAdaSPDC checks what AdaSPDC and SPDC need beyond a valid problem
 // and builds the method.
-func startAdaSPDC(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
+func startAdaSPDC(ctx context.Context, prob objective.Problem, opt driver.Options) (driver.Method, error) {
 	s, err := newSolver(ctx, prob, opt)
 	if err != nil {
 		return nil, err
@@ -218,8 +218,8 @@ func startAdaSPDC(ctx context.Context, prob Problem, opt Options) (driver.Method
 // acceptsAdaSPDC reports why AdaSPDC or SPDC cannot solve prob: the steps
 // (Eq. 10, 12, 15) need λ > 0 and γ > 0, and the update one λ for all
 // coordinates.
-func acceptsAdaSPDC(prob Problem, opt Options) error {
-	en, ok := prob.Reg.(ElasticNet)
+func acceptsAdaSPDC(prob objective.Problem, opt driver.Options) error {
+	en, ok := prob.Reg.(objective.ElasticNet)
 	if !ok {
 		return fmt.Errorf("engine: %s takes the elastic net (with or without a centre), not the %s regularizer", opt.Solver, prob.Reg.Name())
 	}
@@ -237,17 +237,17 @@ func acceptsAdaSPDC(prob Problem, opt Options) error {
 
 // Finish hands the driver's result what only the solver knows and stops
 // its workers.
-func (s *solver) Finish(res *Result) error {
+func (s *solver) Finish(res *driver.Result) error {
 	res.Lazy, res.Blocks = s.lazy, s.nb
 	res.Duals = s.y
 	return s.pool.Close()
 }
 
-func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) {
+func newSolver(ctx context.Context, prob objective.Problem, opt driver.Options) (*solver, error) {
 	x := prob.X
-	en := prob.Reg.(ElasticNet) // Train checked
+	en := prob.Reg.(objective.ElasticNet) // Train checked
 	s := &solver{prob: prob, opt: opt, x: x, n: x.Rows, d: x.Cols, lam: en.Lambda}
-	s.reg = ElasticNet{Lambda: en.Lambda, L1: en.L1}
+	s.reg = objective.ElasticNet{Lambda: en.Lambda, L1: en.L1}
 	if en.Center != nil {
 		s.centre = en.Center
 		s.shift = make([]float64, s.d)
@@ -259,11 +259,11 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 
 	var err error
 	switch opt.Partition {
-	case PartitionContiguous:
+	case driver.PartitionContiguous:
 		s.part, err = blocks.Contiguous(s.n, opt.BlockSize)
-	case PartitionShuffle:
+	case driver.PartitionShuffle:
 		s.part, err = blocks.Shuffled(s.n, opt.BlockSize, opt.Seed)
-	case PartitionNorm:
+	case driver.PartitionNorm:
 		s.part, err = blocks.ByNorm(x.RowSquaredNorms(), opt.BlockSize, opt.Seed)
 	}
 	if err != nil {
@@ -308,12 +308,12 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 		return nil, fmt.Errorf("engine: λ = %g is too small for this data: the condition number R²/(λγ) = %.3g (R = %.4g, the largest block norm; γ = %g for the %s loss) is above %g, where the steps break down in float64; use λ ≥ %.3g, or scale the data down",
 			s.lam, kappa, rmax, s.lossG, prob.Loss.Name(), driver.MaxConditionNumber, rmax*rmax/(s.lossG*driver.MaxConditionNumber))
 	}
-	s.importance = opt.Sampling == SamplingImportance
+	s.importance = opt.Sampling == driver.SamplingImportance
 	var rawNorms []float64 // the sampler's weights: the blocks' own norms
 	if s.importance {
 		rawNorms = append(rawNorms, s.norms...)
 	}
-	if opt.Steps == StepsESO && opt.M > 1 {
+	if opt.Steps == driver.StepsESO && opt.M > 1 {
 		// From here on s.norms holds the couplings ρᵢ (stepSizes).
 		if err := s.esoCouplings(ctx, threads); err != nil {
 			s.pool.Close()
@@ -351,9 +351,9 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 	// Lazy pays when the O(d) dense update dwarfs the batch's nonzeros;
 	// measured on a9a and w8a, the break-even is near d = 16 × batch nnz.
 	switch opt.Lazy {
-	case LazyOn:
+	case driver.LazyOn:
 		s.lazy = true
-	case LazyOff:
+	case driver.LazyOff:
 		s.lazy = false
 	default:
 		s.lazy = float64(s.d) > driver.LazyBreakEven*batchNNZ
@@ -415,7 +415,7 @@ func newSolver(ctx context.Context, prob Problem, opt Options) (*solver, error) 
 		s.rebaseL2(0, int32(s.d))
 		s.seg.reset()
 	}
-	_, s.logistic = prob.Loss.(Logistic)
+	_, s.logistic = prob.Loss.(objective.Logistic)
 	if oneSampleLoop && s.fastL2 && opt.M == 1 && s.maxQ == 1 && !s.importance {
 		// One sample per block: block b is sample Order[b].
 		s.one = make([]sampleOne, s.n)
@@ -1254,10 +1254,10 @@ func (s *solver) proxExps() int64 {
 
 // The driver's view of an AdaSPDC run (driver.go).
 
-func (s *solver) Certify() (TracePoint, error) { return s.certificate() }
-func (s *solver) Point() []float64             { return s.xv }
-func (s *solver) Passes() float64              { return float64(s.sampled) / float64(s.n) }
-func (s *solver) Threads() int                 { return len(s.workers) }
+func (s *solver) Certify() (driver.TracePoint, error) { return s.certificate() }
+func (s *solver) Point() []float64                    { return s.xv }
+func (s *solver) Passes() float64                     { return float64(s.sampled) / float64(s.n) }
+func (s *solver) Threads() int                        { return len(s.workers) }
 func (s *solver) DivergenceHint() string {
 	return "scale the features (e.g. to [-1, 1]) or the rows (-normalize unit), lower -m, or raise -lambda"
 }
@@ -1303,7 +1303,7 @@ func importanceR(r []float64) float64 {
 // importanceSampler builds the sampler and the weights wᵢ from the blocks'
 // own norms (zero norms included: such a block is drawn at its uniform
 // floor and changes nothing).
-func importanceSampler(raw []float64, opt Options) (blocks.Sampler, []float64, error) {
+func importanceSampler(raw []float64, opt driver.Options) (blocks.Sampler, []float64, error) {
 	p := importanceProb(raw)
 	w := make([]float64, len(p))
 	for i, pi := range p {
@@ -1341,10 +1341,10 @@ const (
 	// SolverAdaSPDC uses per-block steps σᵢ from each block's spectral norm
 	// and τ, θ from the largest norm of the sampled blocks (Zhu & Storkey
 	// 2015, Eq. 10, 12, 15).
-	SolverAdaSPDC Solver = "adaspdc"
+	SolverAdaSPDC driver.Solver = "adaspdc"
 	// SolverSPDC is the constant-step baseline (Zhang & Xiao): every block
 	// uses R = maxᵢ Rᵢ.
-	SolverSPDC Solver = "spdc"
+	SolverSPDC driver.Solver = "spdc"
 )
 
 // DualPoint returns AdaSPDC's dual iterate (up to date between epochs).
@@ -1375,7 +1375,7 @@ func (s *solver) WarmDuals(y []float64) error {
 
 func init() {
 	driver.Register(&driver.Entry{
-		SolverInfo: SolverInfo{
+		SolverInfo: driver.SolverInfo{
 			Name:           SolverAdaSPDC,
 			Summary:        "adaptive stochastic primal-dual coordinate method, per-block steps (Zhu & Storkey 2015)",
 			Losses:         "smooth (squared, logistic, sqhinge, smoothhinge)",
@@ -1389,7 +1389,7 @@ func init() {
 		Start:   startAdaSPDC,
 	})
 	driver.Register(&driver.Entry{
-		SolverInfo: SolverInfo{
+		SolverInfo: driver.SolverInfo{
 			Name:               SolverSPDC,
 			Summary:            "stochastic primal-dual coordinate method, one step for all blocks (Zhang & Xiao 2015)",
 			Losses:             "smooth (squared, logistic, sqhinge, smoothhinge)",

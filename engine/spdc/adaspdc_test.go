@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/objective"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -32,8 +33,8 @@ func TestRidgeClosedForm(t *testing.T) {
 	if err := want.SolveVec(&ata, &atb); err != nil {
 		t.Fatal(err)
 	}
-	prob := Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{Lambda: lam}}
-	model, res, err := Train(context.Background(), prob, Options{M: 4, Threads: 2, Tol: -1, MaxEpochs: 600, Seed: 1})
+	prob := objective.Problem{X: x, B: b, Loss: objective.Squared{}, Reg: objective.ElasticNet{Lambda: lam}}
+	model, res, err := Train(context.Background(), prob, driver.Options{M: 4, Threads: 2, Tol: -1, MaxEpochs: 600, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,25 +56,25 @@ func TestLazyMatchesDense(t *testing.T) {
 	x, b := sparseData(n, d, 12, 3)
 	for _, tc := range []struct {
 		name string
-		loss Loss
-		reg  ElasticNet
+		loss objective.Loss
+		reg  objective.ElasticNet
 		m    int
 		bs   int
 	}{
-		{"logistic-l2", Logistic{}, ElasticNet{Lambda: 1e-4}, 1, 1},
-		{"squared-l2-m8-block4", Squared{}, ElasticNet{Lambda: 1e-3}, 8, 4},
-		{"sqhinge-elasticnet", SquaredHinge{}, ElasticNet{Lambda: 1e-4, L1: 1e-4}, 4, 1},
-		{"logistic-strong-l1", Logistic{}, ElasticNet{Lambda: 1e-3, L1: 3e-3}, 2, 2},
+		{"logistic-l2", objective.Logistic{}, objective.ElasticNet{Lambda: 1e-4}, 1, 1},
+		{"squared-l2-m8-block4", objective.Squared{}, objective.ElasticNet{Lambda: 1e-3}, 8, 4},
+		{"sqhinge-elasticnet", objective.SquaredHinge{}, objective.ElasticNet{Lambda: 1e-4, L1: 1e-4}, 4, 1},
+		{"logistic-strong-l1", objective.Logistic{}, objective.ElasticNet{Lambda: 1e-3, L1: 3e-3}, 2, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			prob := Problem{X: x, B: b, Loss: tc.loss, Reg: tc.reg}
-			opt := Options{M: tc.m, BlockSize: tc.bs, Threads: 2, Seed: 5, Tol: -1, MaxEpochs: 6}
-			opt.Lazy = LazyOn
+			prob := objective.Problem{X: x, B: b, Loss: tc.loss, Reg: tc.reg}
+			opt := driver.Options{M: tc.m, BlockSize: tc.bs, Threads: 2, Seed: 5, Tol: -1, MaxEpochs: 6}
+			opt.Lazy = driver.LazyOn
 			lazy, lres, err := Train(context.Background(), prob, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
-			opt.Lazy = LazyOff
+			opt.Lazy = driver.LazyOff
 			dense, dres, err := Train(context.Background(), prob, opt)
 			if err != nil {
 				t.Fatal(err)
@@ -105,11 +106,11 @@ func TestLazyMatchesDense(t *testing.T) {
 // weights, bit for bit, whatever the number of threads.
 func TestThreadsBitIdentical(t *testing.T) {
 	x, b := sparseData(2000, 3000, 10, 11)
-	for _, lazy := range []Lazy{LazyOn, LazyOff} {
+	for _, lazy := range []driver.Lazy{driver.LazyOn, driver.LazyOff} {
 		var ref []float64
 		for _, threads := range []int{1, 2, 3, 5} {
-			prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-4, L1: 1e-5}}
-			opt := Options{M: 16, BlockSize: 2, Threads: threads, Seed: 9, Tol: -1, MaxEpochs: 4, Lazy: lazy, Deterministic: true}
+			prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-4, L1: 1e-5}}
+			opt := driver.Options{M: 16, BlockSize: 2, Threads: threads, Seed: 9, Tol: -1, MaxEpochs: 4, Lazy: lazy, Deterministic: true}
 			model, _, err := Train(context.Background(), prob, opt)
 			if err != nil {
 				t.Fatal(err)
@@ -132,10 +133,10 @@ func TestThreadsBitIdentical(t *testing.T) {
 // iterates up to rounding.
 func TestFusedReductionMatchesDeterministic(t *testing.T) {
 	x, b := sparseData(3000, 150, 10, 13)
-	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-4, L1: 1e-5}}
+	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-4, L1: 1e-5}}
 	var models [2][]float64
 	for i, det := range []bool{true, false} {
-		model, res, err := Train(context.Background(), prob, Options{M: 32, Threads: 2, Seed: 4, Tol: -1, MaxEpochs: 8, Lazy: LazyOff, Deterministic: det})
+		model, res, err := Train(context.Background(), prob, driver.Options{M: 32, Threads: 2, Seed: 4, Tol: -1, MaxEpochs: 8, Lazy: driver.LazyOff, Deterministic: det})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,18 +164,18 @@ func TestCalibrationKeepsIterates(t *testing.T) {
 	x, b := sparseData(2000, 3000, 10, 17)
 	for _, tc := range []struct {
 		name string
-		reg  ElasticNet
-		lazy Lazy
+		reg  objective.ElasticNet
+		lazy driver.Lazy
 	}{
-		{"lazy-l2", ElasticNet{Lambda: 1e-4}, LazyOn},
-		{"lazy-elasticnet", ElasticNet{Lambda: 1e-4, L1: 1e-5}, LazyOn},
-		{"dense-l2", ElasticNet{Lambda: 1e-4}, LazyOff},
+		{"lazy-l2", objective.ElasticNet{Lambda: 1e-4}, driver.LazyOn},
+		{"lazy-elasticnet", objective.ElasticNet{Lambda: 1e-4, L1: 1e-5}, driver.LazyOn},
+		{"dense-l2", objective.ElasticNet{Lambda: 1e-4}, driver.LazyOff},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: tc.reg}
+			prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: tc.reg}
 			var ref []float64
 			for _, threads := range []int{1, 3} {
-				opt := Options{M: 8, Threads: threads, Seed: 3, Tol: -1, MaxEpochs: 3, Lazy: tc.lazy, Deterministic: true}
+				opt := driver.Options{M: 8, Threads: threads, Seed: 3, Tol: -1, MaxEpochs: 3, Lazy: tc.lazy, Deterministic: true}
 				model, res, err := Train(context.Background(), prob, opt)
 				if err != nil {
 					t.Fatal(err)
@@ -208,12 +209,12 @@ func TestCalibrationKeepsIterates(t *testing.T) {
 func TestOneSampleLoopMatchesGeneral(t *testing.T) {
 	defer func() { oneSampleLoop = true }()
 	x, b := sparseData(1500, 2000, 10, 19)
-	for _, loss := range []Loss{Logistic{}, Squared{}} {
+	for _, loss := range []objective.Loss{objective.Logistic{}, objective.Squared{}} {
 		var ref, refY []float64
 		for _, fast := range []bool{false, true} {
 			oneSampleLoop = fast
-			prob := Problem{X: x, B: b, Loss: loss, Reg: ElasticNet{Lambda: 1e-3}}
-			opt := Options{M: 1, Seed: 5, Tol: -1, MaxEpochs: 3, Lazy: LazyOn, WarmStart: make([]float64, x.Cols)}
+			prob := objective.Problem{X: x, B: b, Loss: loss, Reg: objective.ElasticNet{Lambda: 1e-3}}
+			opt := driver.Options{M: 1, Seed: 5, Tol: -1, MaxEpochs: 3, Lazy: driver.LazyOn, WarmStart: make([]float64, x.Cols)}
 			opt.WarmStart[3] = 0.5
 			model, res, err := Train(context.Background(), prob, opt)
 			if err != nil {
@@ -242,7 +243,7 @@ func TestOneSampleLoopMatchesGeneral(t *testing.T) {
 // measured iterations, and that it keeps all while they do not.
 func TestFallBackToOneWorker(t *testing.T) {
 	x, b := sparseData(2000, 300, 10, 23)
-	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-4}}
+	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-4}}
 	opt := adaspdcOptions()
 	opt.M, opt.Threads, opt.Tol = 32, 2, -1
 	s, err := newSolver(context.Background(), prob, opt)

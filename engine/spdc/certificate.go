@@ -19,10 +19,10 @@ import (
 // value. The certificate computes r from y itself, each coordinate summed
 // over the rows in order (so the result does not depend on the thread
 // count), and the iteration continues from that exact r.
-func (s *solver) certificate() (TracePoint, error) {
+func (s *solver) certificate() (driver.TracePoint, error) {
 	c, err := s.eval.At(s.xv, s.y, objective.OwnDuals)
 	if err != nil {
-		return TracePoint{}, fmt.Errorf("engine: certificate: %w", err)
+		return driver.TracePoint{}, fmt.Errorf("engine: certificate: %w", err)
 	}
 	copy(s.r, s.eval.DualVector())
 	if s.shift != nil {

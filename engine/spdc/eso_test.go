@@ -6,15 +6,16 @@ import (
 	"testing"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/sparse"
 )
 
 // esoTestSolver builds (and closes the workers of) an AdaSPDC or SPDC
 // solver for logistic regression on x, b with the given options, to look at
 // its steps.
-func esoTestSolver(t *testing.T, x *sparse.CSR, b []float64, opt Options) *solver {
+func esoTestSolver(t *testing.T, x *sparse.CSR, b []float64, opt driver.Options) *solver {
 	t.Helper()
-	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}
+	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}
 	if opt.Solver == "" {
 		opt.Solver = SolverAdaSPDC
 	}
@@ -54,12 +55,12 @@ func disjointRows(n, perRow int) (*sparse.CSR, []float64) {
 // of one row and of several.
 func TestESOStepsEqualPaperAtM1(t *testing.T) {
 	x, b := sparseData(300, 60, 6, 3)
-	for _, solver := range []Solver{SolverAdaSPDC, SolverSPDC} {
+	for _, solver := range []driver.Solver{SolverAdaSPDC, SolverSPDC} {
 		for _, block := range []int{1, 4} {
-			opt := Options{Solver: solver, M: 1, BlockSize: block, Seed: 5}
-			opt.Steps = StepsPaper
+			opt := driver.Options{Solver: solver, M: 1, BlockSize: block, Seed: 5}
+			opt.Steps = driver.StepsPaper
 			p := esoTestSolver(t, x, b, opt)
-			opt.Steps = StepsESO
+			opt.Steps = driver.StepsESO
 			e := esoTestSolver(t, x, b, opt)
 			if p.tauC != e.tauC || p.thA != e.thA || p.thB != e.thB {
 				t.Fatalf("%s block %d: constants differ", solver, block)
@@ -81,10 +82,10 @@ func TestESOStepsEqualPaperAtM1(t *testing.T) {
 // paper's.
 func TestESOStepsDisjointRows(t *testing.T) {
 	x, b := disjointRows(512, 3)
-	one := esoTestSolver(t, x, b, Options{M: 1, Steps: StepsPaper, Partition: PartitionContiguous})
+	one := esoTestSolver(t, x, b, driver.Options{M: 1, Steps: driver.StepsPaper, Partition: driver.PartitionContiguous})
 	for _, m := range []int{16, 256} {
-		eso := esoTestSolver(t, x, b, Options{M: m, Steps: StepsESO, Partition: PartitionContiguous})
-		paper := esoTestSolver(t, x, b, Options{M: m, Steps: StepsPaper, Partition: PartitionContiguous})
+		eso := esoTestSolver(t, x, b, driver.Options{M: m, Steps: driver.StepsESO, Partition: driver.PartitionContiguous})
+		paper := esoTestSolver(t, x, b, driver.Options{M: m, Steps: driver.StepsPaper, Partition: driver.PartitionContiguous})
 		fm := float64(m)
 		for i := range one.binfo {
 			b1, be, bp := one.binfo[i], eso.binfo[i], paper.binfo[i]
@@ -115,8 +116,8 @@ func TestESOStepsDisjointRows(t *testing.T) {
 		dense.Indptr[k+1] = int64(len(dense.Indices))
 		db[k] = float64(1 - 2*(k%2))
 	}
-	eso := esoTestSolver(t, dense, db, Options{M: 32, Steps: StepsESO})
-	paper := esoTestSolver(t, dense, db, Options{M: 32, Steps: StepsPaper})
+	eso := esoTestSolver(t, dense, db, driver.Options{M: 32, Steps: driver.StepsESO})
+	paper := esoTestSolver(t, dense, db, driver.Options{M: 32, Steps: driver.StepsPaper})
 	for i := range eso.binfo {
 		if d := math.Abs(eso.binfo[i].tau/paper.binfo[i].tau - 1); d > 1e-12 {
 			t.Fatalf("dense rows, block %d: eso τ = %v, paper τ = %v", i, eso.binfo[i].tau, paper.binfo[i].tau)
@@ -145,7 +146,7 @@ func TestESOParameters(t *testing.T) {
 		t.Errorf("disjoint rows: MeanESO = %v, %v; want 1", v, err)
 	}
 	// Blocks of 4 disjoint rows: v equals the block's squared norm.
-	s := esoTestSolver(t, dx, db, Options{M: 4, BlockSize: 4, Steps: StepsPaper})
+	s := esoTestSolver(t, dx, db, driver.Options{M: 4, BlockSize: 4, Steps: driver.StepsPaper})
 	v, err := esoParameters(t.Context(), dx, s.part, 4, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -171,16 +172,16 @@ func TestESOStepsRidgeOptimum(t *testing.T) {
 	x, b := sparseData(n, d, 6, 11)
 	const lam = 1e-2
 	want := ridgeClosedFormCentred(x, b, lam, make([]float64, d))
-	prob := Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{Lambda: lam}}
+	prob := objective.Problem{X: x, B: b, Loss: objective.Squared{}, Reg: objective.ElasticNet{Lambda: lam}}
 	star, err := Certify(prob, want)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pStar := star.Primal
-	for _, solver := range []Solver{SolverAdaSPDC, SolverSPDC} {
+	for _, solver := range []driver.Solver{SolverAdaSPDC, SolverSPDC} {
 		for _, m := range []int{16, 256} {
 			opt := adaspdcOptions()
-			opt.Solver, opt.M, opt.Steps, opt.Tol, opt.Threads = solver, m, StepsESO, 1e-11, 2
+			opt.Solver, opt.M, opt.Steps, opt.Tol, opt.Threads = solver, m, driver.StepsESO, 1e-11, 2
 			opt.MaxEpochs = 3000
 			model, res, err := Train(t.Context(), prob, opt)
 			if err != nil {
@@ -202,7 +203,7 @@ func TestESOStepsRidgeOptimum(t *testing.T) {
 			}
 			// The same data under the paper's steps takes more passes.
 			if m == 256 && !testing.Short() {
-				opt.Steps = StepsPaper
+				opt.Steps = driver.StepsPaper
 				_, rp, err := Train(t.Context(), prob, opt)
 				if err != nil {
 					t.Fatal(err)
@@ -220,9 +221,9 @@ func TestESOStepsRidgeOptimum(t *testing.T) {
 // the run with an error.
 func TestESOBrokenStepDiverges(t *testing.T) {
 	x, b := sparseData(1024, 40, 6, 13)
-	prob := Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{Lambda: 1e-2}}
+	prob := objective.Problem{X: x, B: b, Loss: objective.Squared{}, Reg: objective.ElasticNet{Lambda: 1e-2}}
 	opt := adaspdcOptions()
-	opt.Solver, opt.M, opt.Steps, opt.Threads, opt.Lazy = SolverAdaSPDC, 16, StepsESO, 1, LazyOff
+	opt.Solver, opt.M, opt.Steps, opt.Threads, opt.Lazy = SolverAdaSPDC, 16, driver.StepsESO, 1, driver.LazyOff
 	opt.MaxEpochs = 200
 	s, err := newSolver(t.Context(), prob, opt)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sparse"
 )
@@ -46,7 +47,7 @@ func BenchmarkHotPath(b *testing.B) {
 }
 
 func benchHotPath(b *testing.B, x *sparse.CSR, y []float64, m, threads int, calibrate bool) {
-	prob := Problem{X: x, B: y, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-5}}
+	prob := objective.Problem{X: x, B: y, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-5}}
 	opt := adaspdcOptions()
 	opt.M, opt.Threads, opt.Tol = m, threads, -1
 	ctx := context.Background()

@@ -3,6 +3,8 @@ package spdc
 import (
 	"context"
 	"testing"
+
+	"github.com/adaspdc/adaspdc/engine/objective"
 )
 
 // TestLogisticProxExps counts the exponentials of the logistic dual prox
@@ -13,10 +15,10 @@ import (
 func TestLogisticProxExps(t *testing.T) {
 	type data struct {
 		name string
-		load func(t *testing.T) (Problem, bool)
+		load func(t *testing.T) (objective.Problem, bool)
 	}
 	sets := []data{
-		{"synthetic", func(t *testing.T) (Problem, bool) {
+		{"synthetic", func(t *testing.T) (objective.Problem, bool) {
 			x, y := sparseData(3000, 500, 12, 5)
 			for k := range y {
 				if y[k] >= 0 {
@@ -25,14 +27,14 @@ func TestLogisticProxExps(t *testing.T) {
 					y[k] = -1
 				}
 			}
-			return Problem{X: x, B: y, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-4}}, true
+			return objective.Problem{X: x, B: y, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-4}}, true
 		}},
-		{"a9a", func(t *testing.T) (Problem, bool) {
+		{"a9a", func(t *testing.T) (objective.Problem, bool) {
 			if testing.Short() {
-				return Problem{}, false
+				return objective.Problem{}, false
 			}
 			x, y := sharedData(t, "a9a")
-			return Problem{X: x, B: y, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-5}}, true
+			return objective.Problem{X: x, B: y, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-5}}, true
 		}},
 	}
 	for _, ds := range sets {

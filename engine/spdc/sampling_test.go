@@ -4,6 +4,9 @@ import (
 	"context"
 	"math"
 	"testing"
+
+	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/objective"
 )
 
 // TestImportanceSampling: SPDC with importance sampling reaches a 1e-9
@@ -19,11 +22,11 @@ func TestImportanceSampling(t *testing.T) {
 			val[p] *= math.Pow(10, float64(k%3)) // row norms over two decades
 		}
 	}
-	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}
+	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}
 	var primal [2]float64
-	for i, o := range []Options{
+	for i, o := range []driver.Options{
 		{Solver: SolverSPDC},
-		{Solver: SolverSPDC, Sampling: SamplingImportance},
+		{Solver: SolverSPDC, Sampling: driver.SamplingImportance},
 	} {
 		o.Tol, o.MaxEpochs, o.Seed = 1e-9, 5000, 3
 		_, res, err := Train(context.Background(), prob, o)

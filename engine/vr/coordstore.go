@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/kernels"
 )
 
@@ -74,7 +75,7 @@ type proxStep struct {
 // geoTable is the number of stretch lengths whose eᵢ, gᵢ a proxStep keeps.
 const geoTable = 1024
 
-func newProxStep(eta float64, reg ElasticNet) proxStep {
+func newProxStep(eta float64, reg objective.ElasticNet) proxStep {
 	p := proxStep{eta: eta, lam: reg.Lambda, l1: reg.L1, a: 1 / (1 + eta*reg.Lambda), la: -math.Log1p(eta * reg.Lambda)}
 	if p.l1 != 0 && p.lam != 0 {
 		p.geo = make([][2]float64, geoTable)
@@ -115,7 +116,7 @@ func (p *proxStep) fold(j int, c float64) float64 {
 // newCoordStore returns the lazy store that fits reg (scaledStore without
 // L1, stampedStore with it) or, when lazy is false, a denseStore, for d
 // coordinates and the step η. reg must have no weights.
-func newCoordStore(lazy bool, d int, eta float64, reg ElasticNet) coordStore {
+func newCoordStore(lazy bool, d int, eta float64, reg objective.ElasticNet) coordStore {
 	p := newProxStep(eta, reg)
 	switch {
 	case !lazy:

@@ -5,13 +5,15 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/adaspdc/adaspdc/engine/objective"
 )
 
 // storeCase is a regularizer and a step for the coordinate store tests.
 type storeCase struct {
 	name string
 	eta  float64
-	reg  ElasticNet
+	reg  objective.ElasticNet
 }
 
 func storeCases(d int, rng *rand.Rand) []storeCase {
@@ -20,14 +22,14 @@ func storeCases(d int, rng *rand.Rand) []storeCase {
 		centre[j] = rng.NormFloat64()
 	}
 	return []storeCase{
-		{"ridge", 0.5, ElasticNet{Lambda: 0.3}},
-		{"ridge-small", 0.5, ElasticNet{Lambda: 1e-4}},
-		{"ridge+centre", 0.4, ElasticNet{Lambda: 0.7, Center: centre}},
-		{"none", 0.3, ElasticNet{}},
-		{"elasticnet", 0.5, ElasticNet{Lambda: 0.3, L1: 0.05}},
-		{"elasticnet-small", 0.5, ElasticNet{Lambda: 1e-4, L1: 0.05}},
-		{"elasticnet+centre", 0.4, ElasticNet{Lambda: 0.7, L1: 0.2, Center: centre}},
-		{"lasso", 0.3, ElasticNet{L1: 0.05}},
+		{"ridge", 0.5, objective.ElasticNet{Lambda: 0.3}},
+		{"ridge-small", 0.5, objective.ElasticNet{Lambda: 1e-4}},
+		{"ridge+centre", 0.4, objective.ElasticNet{Lambda: 0.7, Center: centre}},
+		{"none", 0.3, objective.ElasticNet{}},
+		{"elasticnet", 0.5, objective.ElasticNet{Lambda: 0.3, L1: 0.05}},
+		{"elasticnet-small", 0.5, objective.ElasticNet{Lambda: 1e-4, L1: 0.05}},
+		{"elasticnet+centre", 0.4, objective.ElasticNet{Lambda: 0.7, L1: 0.2, Center: centre}},
+		{"lasso", 0.3, objective.ElasticNet{L1: 0.05}},
 	}
 }
 
@@ -173,7 +175,7 @@ func TestCoordStoreLongRun(t *testing.T) {
 	if testing.Short() {
 		iters = 20_000
 	}
-	reg := ElasticNet{Lambda: 1}
+	reg := objective.ElasticNet{Lambda: 1}
 	s := newCoordStore(true, d, 1, reg).(*scaledStore)
 	x := []float64{1e3, -2, 0}
 	c := []float64{0.5, -3, 1e-200}
@@ -197,7 +199,7 @@ func TestCoordStoreLongRun(t *testing.T) {
 
 	// The lasso: a coordinate with c > l1 drifts down by η(c − l1) per step
 	// once it is negative, and the stamped store replays 10⁹ steps in O(1).
-	l := newCoordStore(true, 1, 0.25, ElasticNet{L1: 0.5}).(*stampedStore)
+	l := newCoordStore(true, 1, 0.25, objective.ElasticNet{L1: 0.5}).(*stampedStore)
 	l.reset([]float64{3}, []float64{1.5})
 	l.t += 1_000_000_000
 	// Positive branch: 3 − 0.25·2·t reaches ≤ 0 at t = 6 exactly (value 0),

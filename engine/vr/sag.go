@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/objective"
 )
 
 // SAG, the stochastic average gradient (Schmidt, Le Roux & Bach,
@@ -31,7 +32,7 @@ import (
 
 func init() {
 	driver.Register(&driver.Entry{
-		SolverInfo: SolverInfo{
+		SolverInfo: driver.SolverInfo{
 			Name:           SolverSAG,
 			Summary:        "SAG, stochastic average gradient with a proximal step, lazy on sparse data (Schmidt, Le Roux & Bach 2017)",
 			Losses:         "smooth (squared, logistic, sqhinge, smoothhinge)",
@@ -45,7 +46,7 @@ func init() {
 	})
 }
 
-func startSAG(_ context.Context, prob Problem, opt Options) (driver.Method, error) {
+func startSAG(_ context.Context, prob objective.Problem, opt driver.Options) (driver.Method, error) {
 	t, err := newTableMethod(prob, opt, 16, "1/(16L)")
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/objective"
 )
 
 // SAGA (Defazio, Bach & Lacoste-Julien, "SAGA: A Fast Incremental Gradient
@@ -32,7 +33,7 @@ import (
 
 func init() {
 	driver.Register(&driver.Entry{
-		SolverInfo: SolverInfo{
+		SolverInfo: driver.SolverInfo{
 			Name:           SolverSAGA,
 			Summary:        "SAGA, proximal incremental gradient with a gradient table, lazy on sparse data (Defazio, Bach & Lacoste-Julien 2014)",
 			Losses:         "smooth (squared, logistic, sqhinge, smoothhinge)",
@@ -54,7 +55,7 @@ type tableMethod struct {
 
 // newTableMethod builds the state of SAG or SAGA at the starting point,
 // with the step StepScale/(div·L).
-func newTableMethod(prob Problem, opt Options, div float64, rule string) (*tableMethod, error) {
+func newTableMethod(prob objective.Problem, opt driver.Options, div float64, rule string) (*tableMethod, error) {
 	v, err := newVRMethod(prob, opt, div, rule)
 	if err != nil {
 		return nil, err
@@ -66,7 +67,7 @@ func newTableMethod(prob Problem, opt Options, div float64, rule string) (*table
 	return t, nil
 }
 
-func startSAGA(_ context.Context, prob Problem, opt Options) (driver.Method, error) {
+func startSAGA(_ context.Context, prob objective.Problem, opt driver.Options) (driver.Method, error) {
 	t, err := newTableMethod(prob, opt, 3, "1/(3L)")
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/objective"
 )
 
 // SVRG, stochastic variance-reduced gradient (Johnson & Zhang, "Accelerating
@@ -30,7 +31,7 @@ import (
 
 func init() {
 	driver.Register(&driver.Entry{
-		SolverInfo: SolverInfo{
+		SolverInfo: driver.SolverInfo{
 			Name:           SolverSVRG,
 			Summary:        "SVRG, proximal stochastic variance-reduced gradient, lazy on sparse data (Johnson & Zhang 2013; Xiao & Zhang 2014)",
 			Losses:         "smooth (squared, logistic, sqhinge, smoothhinge)",
@@ -56,7 +57,7 @@ type svrgMethod struct {
 	xsnap []float64 // x̃
 }
 
-func startSVRG(_ context.Context, prob Problem, opt Options) (driver.Method, error) {
+func startSVRG(_ context.Context, prob objective.Problem, opt driver.Options) (driver.Method, error) {
 	v, err := newVRMethod(prob, opt, 10, "1/(10L)")
 	if err != nil {
 		return nil, err

@@ -44,20 +44,20 @@ import (
 
 // The variance-reduced solvers.
 const (
-	SolverSAG  Solver = "sag"
-	SolverSAGA Solver = "saga"
-	SolverSVRG Solver = "svrg"
+	SolverSAG  driver.Solver = "sag"
+	SolverSAGA driver.Solver = "saga"
+	SolverSVRG driver.Solver = "svrg"
 )
 
 // vrMethod is the state the variance-reduced methods share: the data, the
 // step, the coordinate store that holds x, the sampler and the
 // certificate's buffers. The methods add their scalars and their epoch.
 type vrMethod struct {
-	prob Problem
-	name Solver
+	prob objective.Problem
+	name driver.Solver
 	n, d int
-	loss Loss
-	reg  ElasticNet
+	loss objective.Loss
+	reg  objective.ElasticNet
 	eta  float64
 	// stepRule says how eta was chosen, for the divergence hint.
 	stepRule string
@@ -77,8 +77,8 @@ type vrMethod struct {
 }
 
 // acceptsVR reports why SAG, SAGA or SVRG cannot solve prob.
-func acceptsVR(prob Problem, opt Options) error {
-	en, ok := prob.Reg.(ElasticNet)
+func acceptsVR(prob objective.Problem, opt driver.Options) error {
+	en, ok := prob.Reg.(objective.ElasticNet)
 	if !ok {
 		return fmt.Errorf("engine: %s takes the elastic net (with or without a centre), not the %s regularizer", opt.Solver, prob.Reg.Name())
 	}
@@ -99,11 +99,11 @@ func acceptsVR(prob Problem, opt Options) error {
 
 // newVRMethod sets up what the variance-reduced methods share, with the
 // step η = StepScale / (div·L); rule names it for messages ("1/(3L)").
-func newVRMethod(prob Problem, opt Options, div float64, rule string) (*vrMethod, error) {
+func newVRMethod(prob objective.Problem, opt driver.Options, div float64, rule string) (*vrMethod, error) {
 	x := prob.X
 	m := &vrMethod{
 		prob: prob, name: opt.Solver, n: x.Rows, d: x.Cols, loss: prob.Loss,
-		reg:    prob.Reg.(ElasticNet), // acceptsVR checked
+		reg:    prob.Reg.(objective.ElasticNet), // acceptsVR checked
 		values: x.Values, indices: x.Indices, indptr: x.Indptr,
 		rng: rand.New(rand.NewPCG(opt.Seed, 0x5a6a)),
 	}
@@ -125,9 +125,9 @@ func newVRMethod(prob Problem, opt Options, div float64, rule string) (*vrMethod
 	}
 	var lazy bool
 	switch opt.Lazy {
-	case LazyOn:
+	case driver.LazyOn:
 		lazy = true
-	case LazyOff:
+	case driver.LazyOff:
 		lazy = false
 	default: // as AdaSPDC decides at m = 1
 		lazy = float64(m.d) > driver.LazyBreakEven*float64(x.NNZ())/float64(m.n)
@@ -172,7 +172,7 @@ func (m *vrMethod) RunEpochs(ctx context.Context, k int) (int, error) {
 
 // Certify reads x from the store and returns the certificate at x and the
 // duals yₖ = φ'(aₖᵀx) (scaled into dom g* when λ = 0, see above).
-func (m *vrMethod) Certify() (TracePoint, error) {
+func (m *vrMethod) Certify() (driver.TracePoint, error) {
 	m.store.read(m.xcur)
 	c, err := m.eval.At(m.xcur, nil, objective.PairedDuals)
 	return driver.TracePointOf(c), err
@@ -189,7 +189,7 @@ func (m *vrMethod) DivergenceHint() string {
 }
 
 // Finish reports the lazy mode and the last certificate's duals.
-func (m *vrMethod) Finish(res *Result) error {
+func (m *vrMethod) Finish(res *driver.Result) error {
 	res.Lazy = m.store.lazy()
 	res.Duals = slices.Clone(m.eval.Duals())
 	return nil

@@ -5,9 +5,12 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/objective"
 )
 
-var vrSolvers = []Solver{SolverSAGA, SolverSAG, SolverSVRG}
+var vrSolvers = []driver.Solver{SolverSAGA, SolverSAG, SolverSVRG}
 
 // TestVRCertificateIsCertify: with λ > 0 the methods' certificate is
 // Certify's at the model, to rounding; with λ = 0 (the lasso) Certify's
@@ -15,10 +18,10 @@ var vrSolvers = []Solver{SolverSAGA, SolverSAG, SolverSVRG}
 // no larger than P, and closes the gap.
 func TestVRCertificateIsCertify(t *testing.T) {
 	x, b := sparseData(300, 200, 6, 5)
-	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2, L1: 1e-3, Center: make([]float64, 200)}}
-	prob.Reg.(ElasticNet).Center[3] = 0.5
+	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-2, L1: 1e-3, Center: make([]float64, 200)}}
+	prob.Reg.(objective.ElasticNet).Center[3] = 0.5
 	for _, s := range vrSolvers {
-		model, res, err := Train(context.Background(), prob, Options{Solver: s, Tol: -1, MaxEpochs: 3})
+		model, res, err := Train(context.Background(), prob, driver.Options{Solver: s, Tol: -1, MaxEpochs: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,8 +35,8 @@ func TestVRCertificateIsCertify(t *testing.T) {
 		}
 	}
 
-	lasso := Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{L1: 1e-2}}
-	model, res, err := Train(context.Background(), lasso, Options{Solver: SolverSAGA, Tol: -1, MaxEpochs: 1})
+	lasso := objective.Problem{X: x, B: b, Loss: objective.Squared{}, Reg: objective.ElasticNet{L1: 1e-2}}
+	model, res, err := Train(context.Background(), lasso, driver.Options{Solver: SolverSAGA, Tol: -1, MaxEpochs: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +62,7 @@ func TestVRLassoHousing(t *testing.T) {
 	x, b := sharedRegression(t, "housing_scale")
 	const l1 = 0.5
 	ref := referenceLasso(t, x, b, l1) // reduction_test.go
-	prob := Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{L1: l1}}
+	prob := objective.Problem{X: x, B: b, Loss: objective.Squared{}, Reg: objective.ElasticNet{L1: l1}}
 	refCert, err := Certify(prob, ref)
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +85,7 @@ func TestVRLassoHousing(t *testing.T) {
 		solvers = solvers[:1]
 	}
 	for _, s := range solvers {
-		_, res, err := Train(context.Background(), prob, Options{Solver: s, Tol: 1e-9, MaxEpochs: 20000, Seed: 3})
+		_, res, err := Train(context.Background(), prob, driver.Options{Solver: s, Tol: 1e-9, MaxEpochs: 20000, Seed: 3})
 		if err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}
@@ -106,14 +109,14 @@ func TestVRLassoHousing(t *testing.T) {
 func TestVRAccepts(t *testing.T) {
 	x, b := sparseData(50, 20, 4, 1)
 	cases := []struct {
-		prob Problem
-		opt  Options
+		prob objective.Problem
+		opt  driver.Options
 		want string
 	}{
-		{Problem{X: x, B: b, Loss: Hinge{}, Reg: ElasticNet{Lambda: 1}}, Options{}, "smooth loss"},
-		{Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{}}, Options{}, "λ > 0 or L1 > 0"},
-		{Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1, Weights: make([]float64, 20)}}, Options{}, "weights"},
-		{Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1}}, Options{M: 4}, "one row per iteration"},
+		{objective.Problem{X: x, B: b, Loss: objective.Hinge{}, Reg: objective.ElasticNet{Lambda: 1}}, driver.Options{}, "smooth loss"},
+		{objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{}}, driver.Options{}, "λ > 0 or L1 > 0"},
+		{objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1, Weights: make([]float64, 20)}}, driver.Options{}, "weights"},
+		{objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1}}, driver.Options{M: 4}, "one row per iteration"},
 	}
 	for _, s := range vrSolvers {
 		for _, c := range cases {

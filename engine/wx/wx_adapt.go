@@ -1,6 +1,10 @@
 package wx
 
-import "math"
+import (
+	"math"
+
+	"github.com/adaspdc/adaspdc/engine/driver"
+)
 
 // The robust adaptation rule of Wang & Xiao 2017 (Algorithm 4, with the
 // symbols the extraction lost restored as in /work/shared/papers/README.md),
@@ -88,7 +92,7 @@ func newWXAdapter(delta, cap float64, leastSquares bool) *wxAdapter {
 // observe takes the certificate of the next pass (or batch iteration) and
 // reports whether Δ changed; the first call records the gap the first period
 // starts from.
-func (a *wxAdapter) observe(tp TracePoint) bool {
+func (a *wxAdapter) observe(tp driver.TracePoint) bool {
 	if !(tp.RelGap > wxGapFloor) {
 		a.floor = true
 	}

@@ -27,7 +27,7 @@ import (
 
 func init() {
 	driver.Register(&driver.Entry{
-		SolverInfo: SolverInfo{
+		SolverInfo: driver.SolverInfo{
 			Name:         "bpd",
 			Summary:      "BPD: batch primal-dual (Chambolle–Pock) with steps from ‖A‖₂ and λ (Wang & Xiao 2017, Alg. 1, Thm 1 with Δ = 0)",
 			Losses:       "smooth (squared, logistic, sqhinge, smoothhinge)",
@@ -36,12 +36,12 @@ func init() {
 		},
 		Rank:    30,
 		Accepts: acceptsBPD,
-		Start: func(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
+		Start: func(ctx context.Context, prob objective.Problem, opt driver.Options) (driver.Method, error) {
 			return newWXBPD(ctx, prob, opt, false)
 		},
 	})
 	driver.Register(&driver.Entry{
-		SolverInfo: SolverInfo{
+		SolverInfo: driver.SolverInfo{
 			Name:         "adabpd",
 			Summary:      "Ada-BPD: batch primal-dual with Δ (strong convexity from data) adapted every 10 iterations (Wang & Xiao 2017, Alg. 2 + 4)",
 			Losses:       "smooth (squared, logistic, sqhinge, smoothhinge)",
@@ -50,7 +50,7 @@ func init() {
 		},
 		Rank:    31,
 		Accepts: acceptsBPD,
-		Start: func(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
+		Start: func(ctx context.Context, prob objective.Problem, opt driver.Options) (driver.Method, error) {
 			return newWXBPD(ctx, prob, opt, true)
 		},
 	})
@@ -59,7 +59,7 @@ func init() {
 // acceptsBPD is acceptsWX (the batch method has no m either) with the step
 // scale at most 1: Theorem 1's steps already meet the Chambolle–Pock bound
 // σ_f·τ·‖A‖² = 1.
-func acceptsBPD(prob Problem, opt Options) error {
+func acceptsBPD(prob objective.Problem, opt driver.Options) error {
 	if err := acceptsWX(prob, opt); err != nil {
 		return err
 	}
@@ -73,13 +73,13 @@ func acceptsBPD(prob Problem, opt Options) error {
 // z = Ax and the previous zPrev = Ax⁻, so that Ax̃ = z + θ(z − zPrev) needs
 // no product of its own and P(x) comes with every iteration.
 type wxBPD struct {
-	prob      Problem
-	opt       Options
+	prob      objective.Problem
+	opt       driver.Options
 	x         *sparse.CSR
 	n, d      int
 	lam       float64
 	gamma     float64
-	reg       Separable
+	reg       objective.Separable
 	norm      float64 // L = ‖A‖₂
 	adapt     *wxAdapter
 	delta     float64
@@ -92,15 +92,15 @@ type wxBPD struct {
 	zValid    bool // z = Ax for the current x
 	first     bool // no previous x yet: x̃ = x
 	iters     int64
-	cert      TracePoint
+	cert      driver.TracePoint
 	certValid bool
 	eval      *objective.Evaluator
 }
 
-func newWXBPD(ctx context.Context, prob Problem, opt Options, adaptive bool) (*wxBPD, error) {
+func newWXBPD(ctx context.Context, prob objective.Problem, opt driver.Options, adaptive bool) (*wxBPD, error) {
 	x := prob.X
 	s := &wxBPD{prob: prob, opt: opt, x: x, n: x.Rows, d: x.Cols, first: true}
-	s.reg = prob.Reg.(Separable) // acceptsWX checked
+	s.reg = prob.Reg.(objective.Separable) // acceptsWX checked
 	s.eval = driver.NewEvaluator(prob, opt.Threads)
 	s.lam = prob.Reg.StrongConvexity()
 	s.gamma = prob.Loss.Gamma()
@@ -193,7 +193,7 @@ func (s *wxBPD) product() {
 // it. It returns the certificate of the point it started from, (x, y),
 // which the products give almost for free: P(x) from z, and D(y) from
 // u = (1/n)Aᵀy of the previous iteration.
-func (s *wxBPD) iterate() TracePoint {
+func (s *wxBPD) iterate() driver.TracePoint {
 	if !s.zValid {
 		s.product()
 	}
@@ -223,7 +223,7 @@ func (s *wxBPD) iterate() TracePoint {
 // gapAt returns P(x) − D(y) with z = Ax and u = (1/n)Aᵀy current: the
 // iteration's estimate, which Ada-BPD adapts by; the driver's certificate
 // comes from the Evaluator (certify).
-func (s *wxBPD) gapAt() TracePoint {
+func (s *wxBPD) gapAt() driver.TracePoint {
 	loss, bs := s.prob.Loss, s.prob.B
 	var lossSum, conj objective.Sum
 	for k := range s.n {
@@ -234,7 +234,7 @@ func (s *wxBPD) gapAt() TracePoint {
 	p := lossSum.Sum()/n + s.reg.Value(s.xv)
 	d := -conj.Sum()/n - s.reg.ConjNeg(s.u)
 	gap := p - d
-	return TracePoint{Primal: p, Dual: d, Gap: gap, RelGap: gap / math.Max(1, math.Abs(p))}
+	return driver.TracePoint{Primal: p, Dual: d, Gap: gap, RelGap: gap / math.Max(1, math.Abs(p))}
 }
 
 // RunEpochs runs k iterations (an epoch of a batch method is one
@@ -256,14 +256,14 @@ func (s *wxBPD) RunEpochs(ctx context.Context, k int) (int, error) {
 
 // The driver's view of a run (driver.go).
 
-func (s *wxBPD) Certify() (TracePoint, error) {
+func (s *wxBPD) Certify() (driver.TracePoint, error) {
 	if !s.certValid {
 		if !s.zValid {
 			s.product()
 		}
 		c, err := s.eval.AtMargins(s.xv, s.z, s.y, objective.OwnDuals)
 		if err != nil {
-			return TracePoint{}, err
+			return driver.TracePoint{}, err
 		}
 		s.cert, s.certValid = driver.TracePointOf(c), true
 	}

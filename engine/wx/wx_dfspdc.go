@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/objective"
 )
 
 // The dual-free SPDC of Wang & Xiao 2017 (§4.2): DF-SPDC, Algorithm 7 with
@@ -19,7 +20,7 @@ import (
 
 func init() {
 	driver.Register(&driver.Entry{
-		SolverInfo: SolverInfo{
+		SolverInfo: driver.SolverInfo{
 			Name:         "dfspdc",
 			Summary:      "DF-SPDC: dual-free SPDC, Bregman dual step with φ' only (Wang & Xiao 2017, Alg. 7, Δ = 0); serial, O(d) per iteration",
 			Losses:       "smooth (squared, logistic, sqhinge, smoothhinge)",
@@ -28,12 +29,12 @@ func init() {
 		},
 		Rank:    33,
 		Accepts: acceptsWX,
-		Start: func(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
+		Start: func(ctx context.Context, prob objective.Problem, opt driver.Options) (driver.Method, error) {
 			return newWXSPDC(prob, opt, true, false)
 		},
 	})
 	driver.Register(&driver.Entry{
-		SolverInfo: SolverInfo{
+		SolverInfo: driver.SolverInfo{
 			Name:         "adfspdc",
 			Summary:      "ADF-SPDC: dual-free SPDC with Δ (strong convexity from data) adapted every 10 passes (Wang & Xiao 2017, Alg. 7 + 4); serial, O(d) per iteration",
 			Losses:       "smooth (squared, logistic, sqhinge, smoothhinge)",
@@ -42,7 +43,7 @@ func init() {
 		},
 		Rank:    34,
 		Accepts: acceptsWX,
-		Start: func(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
+		Start: func(ctx context.Context, prob objective.Problem, opt driver.Options) (driver.Method, error) {
 			return newWXSPDC(prob, opt, true, true)
 		},
 	})

@@ -31,11 +31,11 @@ import (
 // Solvers are the family's solvers: Wang & Xiao's batch primal-dual
 // method and its adaptive form, their stochastic SPDC with adaptive steps,
 // and the dual-free SPDC with and without them.
-var Solvers = []Solver{"bpd", "adabpd", "wx-adaspdc", "dfspdc", "adfspdc"}
+var Solvers = []driver.Solver{"bpd", "adabpd", "wx-adaspdc", "dfspdc", "adfspdc"}
 
 func init() {
 	driver.Register(&driver.Entry{
-		SolverInfo: SolverInfo{
+		SolverInfo: driver.SolverInfo{
 			Name:         "wx-adaspdc",
 			Summary:      "Ada-SPDC: SPDC with steps from λ + Δ, Δ (strong convexity from data) adapted every 10 passes (Wang & Xiao 2017, Alg. 5 + 4); serial, O(d) per iteration",
 			Losses:       "smooth (squared, logistic, sqhinge, smoothhinge)",
@@ -52,8 +52,8 @@ func init() {
 // needs a separable regularizer with λ > 0 (its steps use λ + Δ and its
 // certificate g*), a smooth loss (γ > 0), and samples one row per
 // iteration.
-func acceptsWX(prob Problem, opt Options) error {
-	if _, ok := prob.Reg.(Separable); !ok {
+func acceptsWX(prob objective.Problem, opt driver.Options) error {
+	if _, ok := prob.Reg.(objective.Separable); !ok {
 		return fmt.Errorf("engine: %s takes a separable regularizer (the elastic net), not %s", opt.Solver, prob.Reg.Name())
 	}
 	if err := objective.NeedStrongConvexity(prob.Reg, string(opt.Solver)); err != nil {
@@ -65,7 +65,7 @@ func acceptsWX(prob Problem, opt Options) error {
 	if opt.M > 1 || opt.BlockSize > 1 {
 		return fmt.Errorf("engine: %s updates one sample per iteration: it takes neither m = %d nor block size %d (use adaspdc for minibatches)", opt.Solver, opt.M, opt.BlockSize)
 	}
-	if opt.Sampling == SamplingImportance {
+	if opt.Sampling == driver.SamplingImportance {
 		return fmt.Errorf("engine: %s samples uniformly; importance sampling is spdc's", opt.Solver)
 	}
 	return nil
@@ -73,14 +73,14 @@ func acceptsWX(prob Problem, opt Options) error {
 
 // wxSPDC is the state of an Ada-SPDC, DF-SPDC or ADF-SPDC run.
 type wxSPDC struct {
-	prob     Problem
-	opt      Options
+	prob     objective.Problem
+	opt      driver.Options
 	x        *sparse.CSR
 	n, d     int
 	lam      float64 // λ, the strong convexity of g
 	gamma    float64 // γ of φ*
-	reg      Separable
-	en       ElasticNet // the regularizer when plain (fast path)
+	reg      objective.Separable
+	en       objective.ElasticNet // the regularizer when plain (fast path)
 	plain    bool
 	dualFree bool
 	rmax     float64    // R = maxₖ ‖aₖ‖
@@ -94,12 +94,12 @@ type wxSPDC struct {
 	rng               *rand.Rand
 	sampled           int64
 
-	cert      TracePoint // the certificate of the current state, when certValid
+	cert      driver.TracePoint // the certificate of the current state, when certValid
 	eval      *objective.Evaluator
 	certValid bool
 }
 
-func startWXSPDC(ctx context.Context, prob Problem, opt Options) (driver.Method, error) {
+func startWXSPDC(ctx context.Context, prob objective.Problem, opt driver.Options) (driver.Method, error) {
 	return newWXSPDC(prob, opt, false, true)
 }
 
@@ -109,11 +109,11 @@ func startWXSPDC(ctx context.Context, prob Problem, opt Options) (driver.Method,
 // x⁰ = 0 this is the paper's logistic start y⁰ = −b/2, v⁰ = 0, and for
 // the squared loss y⁰ = −b, v⁰ = y⁰ + b = 0). u⁰ = (1/n)Σₖ yₖ⁰aₖ, which
 // the paper leaves implicit.
-func newWXSPDC(prob Problem, opt Options, dualFree, adaptive bool) (*wxSPDC, error) {
+func newWXSPDC(prob objective.Problem, opt driver.Options, dualFree, adaptive bool) (*wxSPDC, error) {
 	x := prob.X
 	s := &wxSPDC{prob: prob, opt: opt, x: x, n: x.Rows, d: x.Cols, dualFree: dualFree}
-	s.reg = prob.Reg.(Separable) // acceptsWX checked
-	if en, ok := prob.Reg.(ElasticNet); ok && en.Plain() {
+	s.reg = prob.Reg.(objective.Separable) // acceptsWX checked
+	if en, ok := prob.Reg.(objective.ElasticNet); ok && en.Plain() {
 		s.en, s.plain = en, true
 	}
 	s.lam = prob.Reg.StrongConvexity()
@@ -262,7 +262,7 @@ func (s *wxSPDC) iterate() {
 //	y⁺ₖ = prox_{σφₖ*}(yₖ + σaₖᵀx̃) = argmin_y φₖ*(y) − y·aₖᵀx̃ + (y − yₖ)²/(2σ),
 //
 // the loss's DualProx.
-func spdcDualStep(loss Loss, yk, zt, sigma, b float64) float64 {
+func spdcDualStep(loss objective.Loss, yk, zt, sigma, b float64) float64 {
 	return loss.DualProx(yk, zt, sigma, b)
 }
 
@@ -296,7 +296,7 @@ func (s *wxSPDC) RunEpochs(ctx context.Context, k int) (int, error) {
 // of Certify. Weak duality holds for each, so P − max(D) bounds P(x) − P*.
 // It also recomputes u = (1/n)Σₖ yₖaₖ from y, which the iteration keeps by
 // increments that drift by rounding.
-func (s *wxSPDC) certificate() TracePoint {
+func (s *wxSPDC) certificate() driver.TracePoint {
 	if s.certValid {
 		return s.cert
 	}
@@ -316,10 +316,10 @@ func (s *wxSPDC) certificate() TracePoint {
 
 // The driver's view of a run (driver.go).
 
-func (s *wxSPDC) Certify() (TracePoint, error) { return s.certificate(), nil }
-func (s *wxSPDC) Point() []float64             { return s.xv }
-func (s *wxSPDC) Passes() float64              { return float64(s.sampled) / float64(s.n) }
-func (s *wxSPDC) Threads() int                 { return 1 }
+func (s *wxSPDC) Certify() (driver.TracePoint, error) { return s.certificate(), nil }
+func (s *wxSPDC) Point() []float64                    { return s.xv }
+func (s *wxSPDC) Passes() float64                     { return float64(s.sampled) / float64(s.n) }
+func (s *wxSPDC) Threads() int                        { return 1 }
 func (s *wxSPDC) DivergenceHint() string {
 	return "scale the rows (-normalize unit), lower -step-scale, or raise -lambda"
 }

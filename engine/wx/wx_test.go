@@ -4,6 +4,9 @@ import (
 	"context"
 	"math"
 	"testing"
+
+	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/objective"
 )
 
 // TestWXFitRate checks the least-squares rate of §3.1 on exact geometric
@@ -78,13 +81,13 @@ func TestWXObserve(t *testing.T) {
 		feed := func(r float64) (changes int) {
 			for range wxPeriod {
 				gap *= r
-				if a.observe(TracePoint{Gap: gap, RelGap: gap}) {
+				if a.observe(driver.TracePoint{Gap: gap, RelGap: gap}) {
 					changes++
 				}
 			}
 			return changes
 		}
-		if a.observe(TracePoint{Gap: gap, RelGap: gap}) {
+		if a.observe(driver.TracePoint{Gap: gap, RelGap: gap}) {
 			t.Fatal("the first gap changed Δ")
 		}
 		if c := feed(0.9); c != 0 || a.delta != 1 || math.Abs(a.rho-math.Pow(0.9, wxPeriod)) > 1e-12 {
@@ -111,14 +114,14 @@ func TestWXRefuses(t *testing.T) {
 	x, b := sparseData(50, 10, 3, 1)
 	for _, sv := range Solvers {
 		cases := map[string]struct {
-			prob Problem
-			opt  Options
+			prob objective.Problem
+			opt  driver.Options
 		}{
-			"hinge":   {Problem{X: x, B: b, Loss: Hinge{}, Reg: ElasticNet{Lambda: 1e-2}}, Options{}},
-			"lasso":   {Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{L1: 1e-2}}, Options{}},
-			"m":       {Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2}}, Options{M: 4}},
-			"block":   {Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2}}, Options{BlockSize: 2}},
-			"scale>1": {Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2}}, Options{StepScale: 1.5}},
+			"hinge":   {objective.Problem{X: x, B: b, Loss: objective.Hinge{}, Reg: objective.ElasticNet{Lambda: 1e-2}}, driver.Options{}},
+			"lasso":   {objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{L1: 1e-2}}, driver.Options{}},
+			"m":       {objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-2}}, driver.Options{M: 4}},
+			"block":   {objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-2}}, driver.Options{BlockSize: 2}},
+			"scale>1": {objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-2}}, driver.Options{StepScale: 1.5}},
 		}
 		for name, c := range cases {
 			if name == "scale>1" && sv != "bpd" && sv != "adabpd" {
@@ -137,8 +140,8 @@ func TestWXRefuses(t *testing.T) {
 func TestWXElasticNet(t *testing.T) {
 	x, b := sparseData(200, 40, 6, 5)
 	x.NormalizeRowsUnit()
-	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3, L1: 1e-3}}
-	for _, sv := range []Solver{"wx-adaspdc", "adfspdc", "adabpd"} {
+	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3, L1: 1e-3}}
+	for _, sv := range []driver.Solver{"wx-adaspdc", "adfspdc", "adabpd"} {
 		opt := adaspdcOptions()
 		opt.Solver, opt.Tol, opt.MaxEpochs = sv, 1e-9, 5000
 		model, res, err := Train(context.Background(), prob, opt)
