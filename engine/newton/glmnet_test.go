@@ -67,7 +67,7 @@ func TestGLMNETKKT(t *testing.T) {
 				nnz++
 			}
 		}
-		if v := kktViolation(c.prob, w); v > 1e-6 {
+		if v := enginetest.KktViolation(c.prob, w); v > 1e-6 {
 			t.Errorf("%s: KKT violated by %.3g (l1 %g), %d nonzeros, gap %.3g", c.name, v, c.prob.Reg.(objective.ElasticNet).L1, nnz, res.Final.RelGap)
 		}
 		if nnz == 0 || nnz == len(w) {
@@ -80,7 +80,7 @@ func TestGLMNETKKT(t *testing.T) {
 // coordinate descent on the formed Hessian or on A's columns, reach the
 // same optimum and the same support.
 func TestGLMNETShrinkingAndHessianAgree(t *testing.T) {
-	x, b := sparseData(4000, 40, 6, 9)
+	x, b := enginetest.SparseData(4000, 40, 6, 9)
 	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{L1: 3e-3}}
 	if !denseHessianPays(x) {
 		t.Fatal("the test wants data where the Hessian is formed")

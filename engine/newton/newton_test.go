@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/internal/enginetest"
 	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sparse"
@@ -19,12 +20,12 @@ import (
 // id near 10⁶), and a9a with feature 5 multiplied by 1000.
 func rawData(t *testing.T) map[string]func() (*sparse.CSR, []float64) {
 	return map[string]func() (*sparse.CSR, []float64){
-		"australian":    func() (*sparse.CSR, []float64) { return sharedData(t, "australian") },
-		"breast-cancer": func() (*sparse.CSR, []float64) { return sharedData(t, "breast-cancer") },
+		"australian":    func() (*sparse.CSR, []float64) { return enginetest.SharedData(t, "australian") },
+		"breast-cancer": func() (*sparse.CSR, []float64) { return enginetest.SharedData(t, "breast-cancer") },
 		"a9a-feature5x1000": func() (*sparse.CSR, []float64) {
-			x, b := sharedData(t, "a9a")
-			if raceEnabled || testing.Short() {
-				x, b = firstRows(x, b, 3000)
+			x, b := enginetest.SharedData(t, "a9a")
+			if enginetest.RaceEnabled || testing.Short() {
+				x, b = enginetest.FirstRows(x, b, 3000)
 			}
 			for p, j := range x.Indices {
 				if j == 4 {
@@ -146,7 +147,7 @@ func TestNewtonRawData(t *testing.T) {
 		for _, loss := range []objective.Loss{objective.Logistic{}, objective.SquaredHinge{}} {
 			t.Run(name+"/"+loss.Name(), func(t *testing.T) {
 				prob := objective.Problem{X: x, B: b, Loss: loss, Reg: objective.ElasticNet{Lambda: 1e-4}}
-				_, res, err := Train(context.Background(), prob, driver.Options{Solver: SolverNewton, Threads: 2, Tol: 1e-9, MaxEpochs: 100})
+				_, res, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverNewton, Threads: 2, Tol: 1e-9, MaxEpochs: 100})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -170,11 +171,11 @@ func TestNewtonRawData(t *testing.T) {
 // same problem in the variable wⱼ/c) gives the same iterates, step by
 // step, up to rounding; the paper's steps of AdaSPDC do not have this.
 func TestNewtonScaleInvariant(t *testing.T) {
-	x, b := sharedData(t, "australian")
+	x, b := enginetest.SharedData(t, "australian")
 	checkNewtonScaleInvariant(t, x, b, []float64{1, 1e-2, 1, 1, 1e3, 1, 1, 1, 1, 1, 1, 1, 1e-3, 1e-5}, false)
 	// Wider than tall: the Hessian is not formed and M mixes diag(H) with
 	// Λ (precondMix), which must keep the invariance.
-	wide, bw := sparseData(200, 600, 5, 3)
+	wide, bw := enginetest.SparseData(200, 600, 5, 3)
 	scale := make([]float64, wide.Cols)
 	for j := range scale {
 		scale[j] = math.Pow(10, float64(j%7-3)) // 1e-3 … 1e3
@@ -207,11 +208,11 @@ func checkNewtonScaleInvariant(t *testing.T, x *sparse.CSR, b, scale []float64, 
 		}
 		for steps := 1; steps <= 4; steps++ {
 			opt.MaxEpochs = steps
-			ma, ra, err := Train(context.Background(), a, opt)
+			ma, ra, err := enginetest.Train(context.Background(), a, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
-			mc, rc, err := Train(context.Background(), c, opt)
+			mc, rc, err := enginetest.Train(context.Background(), c, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -238,7 +239,7 @@ func checkNewtonScaleInvariant(t *testing.T, x *sparse.CSR, b, scale []float64, 
 // that two and three workers reach the single worker's optimum, with the
 // centre and weights of the elastic net.
 func TestNewtonThreads(t *testing.T) {
-	x, b := sparseData(3000, 400, 20, 7)
+	x, b := enginetest.SparseData(3000, 400, 20, 7)
 	c := make([]float64, x.Cols)
 	wt := make([]float64, x.Cols)
 	for j := range c {
@@ -248,7 +249,7 @@ func TestNewtonThreads(t *testing.T) {
 	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3, Center: c, Weights: wt}}
 	var ref []float64
 	for _, threads := range []int{1, 2, 3} {
-		m, res, err := Train(context.Background(), prob, driver.Options{Solver: SolverNewton, Threads: threads, Tol: 1e-11, MaxEpochs: 100})
+		m, res, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverNewton, Threads: threads, Tol: 1e-11, MaxEpochs: 100})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -257,7 +258,7 @@ func TestNewtonThreads(t *testing.T) {
 		}
 		if ref == nil {
 			ref = m.Weights
-		} else if d := relDiff(m.Weights, ref); d > 1e-5 {
+		} else if d := enginetest.RelDiff(m.Weights, ref); d > 1e-5 {
 			t.Errorf("threads %d: model differs from one thread's by %.3g", threads, d)
 		}
 	}
@@ -268,7 +269,7 @@ func TestNewtonThreads(t *testing.T) {
 // each loss it takes, one and two workers, and an elastic net with a centre
 // and weights (where v must be taken before the regularizer's gradient).
 func TestNewtonCertificate(t *testing.T) {
-	x, b := sparseData(2000, 300, 15, 11)
+	x, b := enginetest.SparseData(2000, 300, 15, 11)
 	y := make([]float64, len(b))
 	for k := range b {
 		y[k] = b[k] + 0.3*float64(k%5-2)
@@ -294,7 +295,7 @@ func TestNewtonCertificate(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want, err := Certify(prob, s.w)
+				want, err := driver.Certify(prob, s.w)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -320,7 +321,7 @@ func TestNewtonCertificate(t *testing.T) {
 // matrix up to date by the change over the rows that crossed the hinge,
 // which the test requires it to have done at least once.
 func TestNewtonDenseHessian(t *testing.T) {
-	x, b := sparseData(3000, 40, 6, 5)
+	x, b := enginetest.SparseData(3000, 40, 6, 5)
 	if !denseHessianPays(x) {
 		t.Fatal("denseHessianPays: false on 3000 rows of 6 entries in 40 columns")
 	}
@@ -361,7 +362,7 @@ func TestNewtonDenseHessian(t *testing.T) {
 					t.Fatal(err)
 				}
 				s.hess = h
-				if d := relDiff(dense, sparse); d > 1e-13 {
+				if d := enginetest.RelDiff(dense, sparse); d > 1e-13 {
 					t.Errorf("%s, %d threads, step %d: dense Hv differs from Aᵀ(φ″·Av) by %.3g", loss.Name(), threads, step, d)
 				}
 				// vᵀHv as returned, against the dot product of what was set.
@@ -388,13 +389,13 @@ func TestNewtonDenseHessian(t *testing.T) {
 // TestNewtonRefuses checks that problems the method cannot take are
 // refused with a message naming a solver that can.
 func TestNewtonRefuses(t *testing.T) {
-	x, b := sparseData(50, 10, 3, 1)
+	x, b := enginetest.SparseData(50, 10, 3, 1)
 	for _, prob := range []objective.Problem{
 		{X: x, B: b, Loss: objective.Hinge{}, Reg: objective.ElasticNet{Lambda: 1e-3}},
 		{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3, L1: 1e-3}},
 		{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{}},
 	} {
-		_, _, err := Train(context.Background(), prob, driver.Options{Solver: SolverNewton})
+		_, _, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverNewton})
 		if err == nil {
 			t.Fatalf("%s loss, %s: accepted", prob.Loss.Name(), prob.Reg.Name())
 		}
@@ -437,7 +438,7 @@ func TestCurvedTerms(t *testing.T) {
 // with and without the rule (newton.tol), converges both ways, and with
 // it in fewer CG steps.
 func TestNewtonLastStep(t *testing.T) {
-	x, b := sparseData(500, 2000, 10, 1)
+	x, b := enginetest.SparseData(500, 2000, 10, 1)
 	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-7}}
 	opt := driver.Options{Solver: SolverNewton, Threads: 1, Tol: 1e-6, MaxEpochs: 100}.WithDefaults()
 	var steps, newton [2]int
@@ -474,7 +475,7 @@ func TestNewtonLastStep(t *testing.T) {
 // λ-strongly convex, so a model with duality gap G lies within √(2G/λ) of
 // it. The static sweep must give the same model bit for bit from run to run.
 func TestNewtonChunkedSweep(t *testing.T) {
-	x, b := sparseData(4000, 1<<15+100, 20, 13)
+	x, b := enginetest.SparseData(4000, 1<<15+100, 20, 13)
 	const lambda = 1e-4
 	for _, loss := range []objective.Loss{objective.Logistic{}, objective.SquaredHinge{}} {
 		prob := objective.Problem{X: x, B: b, Loss: loss, Reg: objective.ElasticNet{Lambda: lambda}}
@@ -484,7 +485,7 @@ func TestNewtonChunkedSweep(t *testing.T) {
 		}
 		train := func(threads int, det bool) run {
 			t.Helper()
-			m, res, err := Train(context.Background(), prob, driver.Options{Solver: SolverNewton, Threads: threads, Deterministic: det, Tol: 1e-10, MaxEpochs: 100})
+			m, res, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverNewton, Threads: threads, Deterministic: det, Tol: 1e-10, MaxEpochs: 100})
 			if err != nil {
 				t.Fatal(err)
 			}

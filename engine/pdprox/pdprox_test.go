@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/internal/enginetest"
 	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sparse"
@@ -67,7 +68,7 @@ func hingeSVMReference(t testing.TB, x *sparse.CSR, b []float64, lam, tol float6
 // and its certificate on the averaged iterates.
 func pdproxRun(t *testing.T, prob objective.Problem, solver driver.Solver, iters int) (*pdprox, driver.TracePoint) {
 	t.Helper()
-	opt := adaspdcOptions()
+	opt := enginetest.AdaSPDCOptions()
 	opt.Solver = solver
 	if err := acceptsPdprox(prob, opt); err != nil {
 		t.Fatal(err)
@@ -106,7 +107,7 @@ func pdproxBound(xstar []float64, alphaSq, gamma float64, iters int) float64 {
 // certified P must be the objective of the returned point, and the gap must
 // fall like 1/T.
 func TestPdproxHingeSVM(t *testing.T) {
-	x, b := sparseData(400, 40, 6, 3)
+	x, b := enginetest.SparseData(400, 40, 6, 3)
 	const lam = 1e-2
 	xstar, pstar := hingeSVMReference(t, x, b, lam, 1e-13)
 	prob := objective.Problem{X: x, B: b, Loss: objective.Hinge{}, Reg: objective.ElasticNet{Lambda: lam}}
@@ -127,7 +128,7 @@ func TestPdproxHingeSVM(t *testing.T) {
 			if tp.Dual > pstar+1e-12 || tp.Gap < excess {
 				t.Errorf("%s T=%d: D = %.15g above P* = %.15g: not a valid dual point", s, iters, tp.Dual, pstar)
 			}
-			ref, err := Certify(prob, m.Point())
+			ref, err := driver.Certify(prob, m.Point())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -150,7 +151,7 @@ func TestPdproxHingeSVM(t *testing.T) {
 // testdata/lad_lasso.py). The certificate must stay finite (the dual is
 // scaled into the box) and valid.
 func TestPdproxAbsoluteLasso(t *testing.T) {
-	x, b := sharedRegression(t, "housing_scale")
+	x, b := enginetest.SharedRegression(t, "housing_scale")
 	const l1, pstar = 0.1, 7.20693816908321
 	// The LP's solution, for the bound of Theorem 6.
 	xstar := []float64{-16.532857, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1.688713, -7.895756}
@@ -181,7 +182,7 @@ func TestPdproxAbsoluteLasso(t *testing.T) {
 // (w√1 = l1), which ties its prox and conjugate to ElasticNet's through
 // the whole solver, with λ > 0 and with λ = 0.
 func TestPdproxGroupLassoSingletons(t *testing.T) {
-	x, b := sparseData(300, 30, 5, 7)
+	x, b := enginetest.SparseData(300, 30, 5, 7)
 	groups := make([]int32, x.Cols)
 	for j := range groups {
 		groups[j] = int32(x.Cols - j) // any distinct ids
@@ -192,7 +193,7 @@ func TestPdproxGroupLassoSingletons(t *testing.T) {
 		for _, s := range []driver.Solver{SolverPdproxDual, SolverPdproxPrimal} {
 			me, te := pdproxRun(t, en, s, 300)
 			mg, tg := pdproxRun(t, gl, s, 300)
-			if d := relDiff(mg.Point(), me.Point()); d > 1e-12 {
+			if d := enginetest.RelDiff(mg.Point(), me.Point()); d > 1e-12 {
 				t.Errorf("λ=%g %s: group lasso of singletons and elastic net differ by %.3e", lam, s, d)
 			}
 			if math.Abs(tg.Primal-te.Primal) > 1e-12 || math.Abs(tg.Dual-te.Dual) > 1e-12*max(1, math.Abs(te.Dual)) {
@@ -207,18 +208,18 @@ func TestPdproxGroupLassoSingletons(t *testing.T) {
 // certificate is valid against the primal of perturbed points (D ≤ P(x)
 // everywhere).
 func TestPdproxGroupLasso(t *testing.T) {
-	x, b := sparseData(300, 30, 5, 7)
+	x, b := enginetest.SparseData(300, 30, 5, 7)
 	groups := make([]int32, x.Cols)
 	for j := range groups {
 		groups[j] = int32(j / 3)
 	}
 	reg := &objective.GroupLasso{Lambda: 1e-3, Weight: 0.03, Groups: groups}
 	prob := objective.Problem{X: x, B: b, Loss: objective.Hinge{}, Reg: reg}
-	opt := adaspdcOptions()
+	opt := enginetest.AdaSPDCOptions()
 	opt.Solver = SolverPdproxNoProj
 	opt.Tol = 1e-2
 	opt.MaxEpochs = 20000
-	model, res, err := Train(context.Background(), prob, opt)
+	model, res, err := enginetest.Train(context.Background(), prob, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +233,7 @@ func TestPdproxGroupLasso(t *testing.T) {
 		for j := range p {
 			p[j] += 0.05 * rng.NormFloat64()
 		}
-		tp, _ := Certify(prob, p)
+		tp, _ := driver.Certify(prob, p)
 		if tp.Primal < res.Final.Dual {
 			t.Fatalf("P(x) = %.15g below the certified D = %.15g", tp.Primal, res.Final.Dual)
 		}
@@ -244,14 +245,14 @@ func TestPdproxGroupLasso(t *testing.T) {
 // every certificate, and below the primal of the final point) and the gap
 // must fall tenfold from T = 100 to T = 1000.
 func TestPdproxRegressionLosses(t *testing.T) {
-	x, b := sharedRegression(t, "housing_scale")
+	x, b := enginetest.SharedRegression(t, "housing_scale")
 	for _, loss := range []objective.Loss{objective.EpsInsensitive{Epsilon: 1}, objective.Quantile{Q: 0.2}, objective.Quantile{Q: 0.9}} {
 		prob := objective.Problem{X: x, B: b, Loss: loss, Reg: objective.ElasticNet{Lambda: 1e-2}}
 		_, t1 := pdproxRun(t, prob, SolverPdproxDual, 100)
 		_, t2 := pdproxRun(t, prob, SolverPdproxDual, 1000)
-		t.Logf("%s: gap %.3e at T=100, %.3e at T=1000 (P = %.6g)", lossTestName(loss), t1.Gap, t2.Gap, t2.Primal)
+		t.Logf("%s: gap %.3e at T=100, %.3e at T=1000 (P = %.6g)", enginetest.LossTestName(loss), t1.Gap, t2.Gap, t2.Primal)
 		if !(t1.Gap >= 0 && t2.Gap >= 0 && t2.Gap < t1.Gap/5) {
-			t.Errorf("%s: gap %.3e at T=100, %.3e at T=1000: want it to fall like 1/T", lossTestName(loss), t1.Gap, t2.Gap)
+			t.Errorf("%s: gap %.3e at T=100, %.3e at T=1000: want it to fall like 1/T", enginetest.LossTestName(loss), t1.Gap, t2.Gap)
 		}
 	}
 }
@@ -260,27 +261,27 @@ func TestPdproxRegressionLosses(t *testing.T) {
 // with an unpenalised coordinate (whose g* pins v there to 0, so the dual
 // scale is 0) still gives a finite certificate, D = 0.
 func TestPdproxAccepts(t *testing.T) {
-	x, b := sparseData(50, 10, 3, 2)
-	opt := adaspdcOptions()
+	x, b := enginetest.SparseData(50, 10, 3, 2)
+	opt := enginetest.AdaSPDCOptions()
 	opt.Solver = SolverPdproxDual
 	for _, prob := range []objective.Problem{
 		{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1}},
 		{X: x, B: b, Loss: objective.SmoothHinge{S: 1}, Reg: objective.ElasticNet{Lambda: 1}},
 	} {
-		if _, _, err := Train(context.Background(), prob, opt); err == nil || !strings.Contains(err.Error(), "bilinear") {
+		if _, _, err := enginetest.Train(context.Background(), prob, opt); err == nil || !strings.Contains(err.Error(), "bilinear") {
 			t.Errorf("%s loss: %v, want a refusal naming the bilinear losses", prob.Loss.Name(), err)
 		}
 	}
 	o := opt
 	o.M = 4
-	if _, _, err := Train(context.Background(), objective.Problem{X: x, B: b, Loss: objective.Hinge{}, Reg: objective.ElasticNet{Lambda: 1}}, o); err == nil || !strings.Contains(err.Error(), "full-batch") {
+	if _, _, err := enginetest.Train(context.Background(), objective.Problem{X: x, B: b, Loss: objective.Hinge{}, Reg: objective.ElasticNet{Lambda: 1}}, o); err == nil || !strings.Contains(err.Error(), "full-batch") {
 		t.Errorf("M = 4: %v, want a refusal", err)
 	}
 	groups := make([]int32, x.Cols)
 	groups[0] = -1
 	prob := objective.Problem{X: x, B: b, Loss: objective.Hinge{}, Reg: &objective.GroupLasso{Weight: 0.1, Groups: groups}}
 	opt.Tol, opt.MaxEpochs = -1, 30
-	_, res, err := Train(context.Background(), prob, opt)
+	_, res, err := enginetest.Train(context.Background(), prob, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

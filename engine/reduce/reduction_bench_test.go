@@ -24,19 +24,19 @@ import (
 //
 //	go test ./engine/reduce -run '^$' -bench AdaptSmoothA9a -benchtime 1x
 func BenchmarkAdaptSmoothA9a(b *testing.B) {
-	x, y := sharedData(b, "a9a")
+	x, y := enginetest.SharedData(b, "a9a")
 	lambda := 1 / float64(x.Rows)
 	prob := objective.Problem{X: x, B: y, Loss: objective.Hinge{}, Reg: objective.ElasticNet{Lambda: lambda}}
 	var res *driver.Result
 	var model *enginetest.Model
 	for b.Loop() {
 		var err error
-		model, res, err = Train(context.Background(), prob, driver.Options{Solver: SolverAdaptSmooth, Tol: 3e-7, MaxEpochs: 5000, Seed: 1})
+		model, res, err = enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverAdaptSmooth, Tol: 3e-7, MaxEpochs: 5000, Seed: 1})
 		if err != nil {
 			b.Fatal(err)
 		}
 	}
-	p, _ := Certify(prob, model.Weights)
+	p, _ := driver.Certify(prob, model.Weights)
 	b.ReportMetric(float64(res.Final.Epoch), "epochs")
 	b.ReportMetric(res.Final.RelGap, "rel-gap")
 	b.ReportMetric(res.Final.Seconds, "run-s")
@@ -51,11 +51,11 @@ func BenchmarkAdaptSmoothA9a(b *testing.B) {
 	if err != nil {
 		b.Fatalf("liblinear-train: %v\n%s", err, out)
 	}
-	w, err := readLIBLINEARWeights(modelPath, x.Cols) // sdca_bench_test.go
+	w, err := enginetest.ReadLIBLINEARWeights(modelPath, x.Cols) // sdca_bench_test.go
 	if err != nil {
 		b.Fatal(err)
 	}
-	lib, err := Certify(prob, w)
+	lib, err := driver.Certify(prob, w)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -89,11 +89,11 @@ func BenchmarkReductionVariants(b *testing.B) {
 	}
 	var probs []problem
 	for _, name := range []string{"housing_scale", "abalone_scale"} {
-		x, y := sharedRegression(b, name)
-		probs = append(probs, problem{name + " lasso", objective.Problem{X: x, B: y, Loss: objective.Squared{}, Reg: objective.ElasticNet{L1: 0.1 * lassoMaxL1(x, y)}}, SolverAdaptReg, 1e-7})
+		x, y := enginetest.SharedRegression(b, name)
+		probs = append(probs, problem{name + " lasso", objective.Problem{X: x, B: y, Loss: objective.Squared{}, Reg: objective.ElasticNet{L1: 0.1 * enginetest.LassoMaxL1(x, y)}}, SolverAdaptReg, 1e-7})
 	}
 	for _, name := range []string{"heart_scale", "a1a"} {
-		x, y := sharedData(b, name)
+		x, y := enginetest.SharedData(b, name)
 		lam := 1 / float64(x.Rows)
 		probs = append(probs,
 			problem{name + " svm", objective.Problem{X: x, B: y, Loss: objective.Hinge{}, Reg: objective.ElasticNet{Lambda: lam}}, SolverAdaptSmooth, 1e-6},
@@ -116,7 +116,7 @@ func BenchmarkReductionVariants(b *testing.B) {
 				reductionRecentre, reductionWarmDuals, stageBiasShare = v.recentre, v.warm, v.biasShare
 				line := fmt.Sprintf("%-18s %-14s", p.name, v.name)
 				for _, scale := range []float64{1, 0.1, 0.01} {
-					_, res, err := Train(context.Background(), p.prob, driver.Options{Solver: p.solver, Tol: p.tol, MaxEpochs: 1500, Seed: 1, ReductionScale: scale})
+					_, res, err := enginetest.Train(context.Background(), p.prob, driver.Options{Solver: p.solver, Tol: p.tol, MaxEpochs: 1500, Seed: 1, ReductionScale: scale})
 					if err != nil {
 						line += fmt.Sprintf(" | %g: error %v", scale, err)
 						continue

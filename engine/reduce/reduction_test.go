@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/internal/enginetest"
 	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/sparse"
 )
@@ -61,7 +62,7 @@ func referenceSVM(t *testing.T, x *sparse.CSR, b []float64, lambda, tol float64)
 				ww += v * v
 			}
 			dual := sa/(float64(n)*c) - lambda/2*ww
-			tp, err := Certify(prob, w)
+			tp, err := driver.Certify(prob, w)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,25 +115,25 @@ func TestAdaptRegLasso(t *testing.T) {
 	}
 	for _, name := range files {
 		t.Run(name, func(t *testing.T) {
-			x, b := sharedRegression(t, name)
-			l1 := 0.1 * lassoMaxL1(x, b)
+			x, b := enginetest.SharedRegression(t, name)
+			l1 := 0.1 * enginetest.LassoMaxL1(x, b)
 			prob := objective.Problem{X: x, B: b, Loss: objective.Squared{}, Reg: objective.ElasticNet{L1: l1}}
-			ref := referenceLasso(t, x, b, l1)
-			pstar, err := Certify(prob, ref)
+			ref := enginetest.ReferenceLasso(t, x, b, l1)
+			pstar, err := driver.Certify(prob, ref)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if s := len(supportOf(ref)); s == 0 || s == len(ref) {
 				t.Fatalf("reference support %d of %d: want a sparse, non-trivial model", s, len(ref))
 			}
-			model, res, err := Train(context.Background(), prob, driver.Options{Solver: SolverAdaptReg, Tol: 1e-7, MaxEpochs: 2000, Seed: 1})
+			model, res, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverAdaptReg, Tol: 1e-7, MaxEpochs: 2000, Seed: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !res.Converged || res.Solver != SolverAdaptReg {
 				t.Fatalf("%s stopped on %s at relative gap %.3g", res.Solver, res.Stop, res.Final.RelGap)
 			}
-			p, err := Certify(prob, model.Weights)
+			p, err := driver.Certify(prob, model.Weights)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -168,15 +169,15 @@ func TestAdaptRegPaperCentre(t *testing.T) {
 	}
 	defer func(v bool) { reductionRecentre = v }(reductionRecentre)
 	reductionRecentre = false
-	x, b := sharedRegression(t, "housing_scale")
-	l1 := 0.1 * lassoMaxL1(x, b)
+	x, b := enginetest.SharedRegression(t, "housing_scale")
+	l1 := 0.1 * enginetest.LassoMaxL1(x, b)
 	prob := objective.Problem{X: x, B: b, Loss: objective.Squared{}, Reg: objective.ElasticNet{L1: l1}}
-	pstar, _ := Certify(prob, referenceLasso(t, x, b, l1))
-	model, res, err := Train(context.Background(), prob, driver.Options{Solver: SolverAdaptReg, Tol: 1e-6, MaxEpochs: 3000, Seed: 1})
+	pstar, _ := driver.Certify(prob, enginetest.ReferenceLasso(t, x, b, l1))
+	model, res, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverAdaptReg, Tol: 1e-6, MaxEpochs: 3000, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, _ := Certify(prob, model.Weights)
+	p, _ := driver.Certify(prob, model.Weights)
 	if rel := (p.Primal - pstar.Primal) / pstar.Primal; !res.Converged || rel > 1e-6 {
 		t.Errorf("stop %s after %d epochs, relative gap %.3g, objective %.3g above P*", res.Stop, res.Final.Epoch, res.Final.RelGap, rel)
 	}
@@ -188,11 +189,11 @@ func TestAdaptRegPaperCentre(t *testing.T) {
 // certificates of the hinge problem (the dual recomputed from
 // Result.Duals, and below P*).
 func TestAdaptSmoothSVM(t *testing.T) {
-	x, b := sharedData(t, "heart_scale")
+	x, b := enginetest.SharedData(t, "heart_scale")
 	lambda := 1 / float64(x.Rows)
 	prob := objective.Problem{X: x, B: b, Loss: objective.Hinge{}, Reg: objective.ElasticNet{Lambda: lambda}}
 	ref := referenceSVM(t, x, b, lambda, 1e-11)
-	pstar, err := Certify(prob, ref)
+	pstar, err := driver.Certify(prob, ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,14 +202,14 @@ func TestAdaptSmoothSVM(t *testing.T) {
 	if !testing.Short() {
 		opt.M, opt.Threads = 4, 2 // the concurrent inner path as well
 	}
-	model, res, err := Train(context.Background(), prob, opt)
+	model, res, err := enginetest.Train(context.Background(), prob, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !res.Converged {
 		t.Fatalf("stopped on %s at relative gap %.3g", res.Stop, res.Final.RelGap)
 	}
-	p, _ := Certify(prob, model.Weights)
+	p, _ := driver.Certify(prob, model.Weights)
 	rel := (p.Primal - pstar.Primal) / pstar.Primal
 	if rel > 1e-6 || rel < -1e-9 {
 		t.Errorf("relative hinge-objective gap %.3g against dual coordinate descent, want in [−1e-9, 1e-6]", rel)
@@ -226,10 +227,10 @@ func TestAdaptSmoothSVM(t *testing.T) {
 // from another seed and initial scale lands inside the first one's bracket
 // [D, P], as it must if both brackets hold P*.
 func TestJointAdaptL1SVM(t *testing.T) {
-	x, b := sharedData(t, "heart_scale")
+	x, b := enginetest.SharedData(t, "heart_scale")
 	prob := objective.Problem{X: x, B: b, Loss: objective.Hinge{}, Reg: objective.ElasticNet{L1: 10 / float64(x.Rows)}}
-	run := func(seed uint64, scale float64) (*Model, *driver.Result) {
-		model, res, err := Train(context.Background(), prob, driver.Options{Solver: SolverJointAdapt, Tol: 1e-4, MaxEpochs: 3000, Seed: seed, ReductionScale: scale})
+	run := func(seed uint64, scale float64) (*enginetest.Model, *driver.Result) {
+		model, res, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverJointAdapt, Tol: 1e-4, MaxEpochs: 3000, Seed: seed, ReductionScale: scale})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -239,7 +240,7 @@ func TestJointAdaptL1SVM(t *testing.T) {
 		return model, res
 	}
 	model, res := run(1, 1)
-	p, _ := Certify(prob, model.Weights)
+	p, _ := driver.Certify(prob, model.Weights)
 	if math.Abs(p.Primal-res.Final.Primal) > 1e-12 {
 		t.Errorf("final primal %.15g, Certify %.15g", res.Final.Primal, p.Primal)
 	}
@@ -262,11 +263,11 @@ func TestJointAdaptL1SVM(t *testing.T) {
 // TestAdaptRegWarmStartAtOptimum: started at the lasso's solution, AdaptReg
 // certifies it at once (the dual scaled into the L1 box is the optimum's).
 func TestAdaptRegWarmStartAtOptimum(t *testing.T) {
-	x, b := sharedRegression(t, "housing_scale")
-	l1 := 0.1 * lassoMaxL1(x, b)
-	ref := referenceLasso(t, x, b, l1)
+	x, b := enginetest.SharedRegression(t, "housing_scale")
+	l1 := 0.1 * enginetest.LassoMaxL1(x, b)
+	ref := enginetest.ReferenceLasso(t, x, b, l1)
 	prob := objective.Problem{X: x, B: b, Loss: objective.Squared{}, Reg: objective.ElasticNet{L1: l1}}
-	_, res, err := Train(context.Background(), prob, driver.Options{Solver: SolverAdaptReg, Tol: 1e-9, MaxEpochs: 5, WarmStart: ref})
+	_, res, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverAdaptReg, Tol: 1e-9, MaxEpochs: 5, WarmStart: ref})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,24 +289,24 @@ func TestAdaptRegLassoSDCA(t *testing.T) {
 		inners = inners[:1]
 	}
 	for _, name := range files {
-		x, b := sharedRegression(t, name)
-		l1 := 0.1 * lassoMaxL1(x, b)
+		x, b := enginetest.SharedRegression(t, name)
+		l1 := 0.1 * enginetest.LassoMaxL1(x, b)
 		prob := objective.Problem{X: x, B: b, Loss: objective.Squared{}, Reg: objective.ElasticNet{L1: l1}}
-		ref := referenceLasso(t, x, b, l1)
-		pstar, err := Certify(prob, ref)
+		ref := enginetest.ReferenceLasso(t, x, b, l1)
+		pstar, err := driver.Certify(prob, ref)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, inner := range inners {
 			t.Run(name+"/"+string(inner), func(t *testing.T) {
-				model, res, err := Train(context.Background(), prob, driver.Options{Solver: SolverAdaptReg, Inner: inner, Tol: 1e-7, MaxEpochs: 3000, Seed: 1, Threads: 2})
+				model, res, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverAdaptReg, Inner: inner, Tol: 1e-7, MaxEpochs: 3000, Seed: 1, Threads: 2})
 				if err != nil {
 					t.Fatal(err)
 				}
 				if !res.Converged {
 					t.Fatalf("stopped on %s at relative gap %.3g", res.Stop, res.Final.RelGap)
 				}
-				p, _ := Certify(prob, model.Weights)
+				p, _ := driver.Certify(prob, model.Weights)
 				rel := (p.Primal - pstar.Primal) / pstar.Primal
 				if rel > 1e-6 || rel < -1e-12 {
 					t.Errorf("relative objective gap %.3g against the reference, want in [−1e-12, 1e-6]", rel)
@@ -328,21 +329,21 @@ func TestAdaptRegLassoSDCA(t *testing.T) {
 // did not reach the tolerance in 3000 epochs (gaps 3e-6 to 1e-4, seeds
 // 0–2), with the last stage's duals it takes about 1400.
 func TestAdaptSmoothSDCAWarmDuals(t *testing.T) {
-	x, b := sharedData(t, "heart_scale")
+	x, b := enginetest.SharedData(t, "heart_scale")
 	lambda := 1 / float64(x.Rows)
 	prob := objective.Problem{X: x, B: b, Loss: objective.Hinge{}, Reg: objective.ElasticNet{Lambda: lambda}}
-	pstar, err := Certify(prob, referenceSVM(t, x, b, lambda, 1e-11))
+	pstar, err := driver.Certify(prob, referenceSVM(t, x, b, lambda, 1e-11))
 	if err != nil {
 		t.Fatal(err)
 	}
-	model, res, err := Train(context.Background(), prob, driver.Options{Solver: SolverAdaptSmooth, Inner: SolverSDCA, Tol: 3e-7, MaxEpochs: 3000, Seed: 1})
+	model, res, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverAdaptSmooth, Inner: SolverSDCA, Tol: 3e-7, MaxEpochs: 3000, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !res.Converged {
 		t.Fatalf("stopped on %s at relative gap %.3g", res.Stop, res.Final.RelGap)
 	}
-	p, _ := Certify(prob, model.Weights)
+	p, _ := driver.Certify(prob, model.Weights)
 	if rel := (p.Primal - pstar.Primal) / pstar.Primal; rel > 1e-6 || rel < -1e-9 {
 		t.Errorf("relative hinge-objective gap %.3g, want in [−1e-9, 1e-6]", rel)
 	}
@@ -354,15 +355,15 @@ func TestAdaptSmoothSDCAWarmDuals(t *testing.T) {
 // duals of a converged run certifies that run's gap at once, and its
 // primal point is that run's model.
 func TestWarmDualsOption(t *testing.T) {
-	x, b := sparseData(300, 40, 6, 5)
+	x, b := enginetest.SparseData(300, 40, 6, 5)
 	prob := objective.Problem{X: x, B: b, Loss: objective.Hinge{}, Reg: objective.ElasticNet{Lambda: 1e-2}}
-	model, res, err := Train(context.Background(), prob, driver.Options{Solver: SolverSDCA, Tol: 1e-10, MaxEpochs: 2000, Seed: 3})
+	model, res, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverSDCA, Tol: 1e-10, MaxEpochs: 2000, Seed: 3})
 	if err != nil || !res.Converged {
 		t.Fatalf("reference run: %v, %+v", err, res)
 	}
 	duals := slices.Clone(res.Duals)
 	for _, solver := range []driver.Solver{SolverSDCA, SolverSDCAAsync, SolverSDCAWild} {
-		m2, r2, err := Train(context.Background(), prob, driver.Options{Solver: solver, Tol: 1e-10, MaxEpochs: 5, WarmDuals: duals})
+		m2, r2, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: solver, Tol: 1e-10, MaxEpochs: 5, WarmDuals: duals})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -370,7 +371,7 @@ func TestWarmDualsOption(t *testing.T) {
 			t.Errorf("%s from the converged duals: epoch %d, gap %.3g (the run's %.3g), converged %v; want the first certificate to converge at the same gap",
 				solver, r2.Final.Epoch, r2.Final.Gap, res.Final.Gap, r2.Converged)
 		}
-		if d := relDiff(m2.Weights, model.Weights); d > 1e-12 {
+		if d := enginetest.RelDiff(m2.Weights, model.Weights); d > 1e-12 {
 			t.Errorf("%s: model from the duals differs from the run's by %.3g", solver, d)
 		}
 	}
@@ -387,7 +388,7 @@ func TestWarmDualsOption(t *testing.T) {
 	}
 	for _, c := range cases {
 		c.opt.MaxEpochs = 1
-		_, _, err := Train(context.Background(), prob, c.opt)
+		_, _, err := enginetest.Train(context.Background(), prob, c.opt)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("solver %q: error %v, want one about %q", c.opt.Solver, err, c.want)
 		}

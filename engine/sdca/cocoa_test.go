@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/internal/enginetest"
 	"github.com/adaspdc/adaspdc/engine/objective"
 )
 
@@ -16,7 +17,7 @@ import (
 // to the next, which the per-feature weights ωⱼ guarantee (see cocoa): with
 // ωⱼ = 1 the summed changes overshoot on shared features.
 func TestCoCoAConverges(t *testing.T) {
-	x, b := sparseData(2500, 300, 40, 5) // 100k nonzeros: three workers
+	x, b := enginetest.SparseData(2500, 300, 40, 5) // 100k nonzeros: three workers
 	for _, c := range []struct {
 		loss objective.Loss
 		reg  objective.ElasticNet
@@ -28,11 +29,11 @@ func TestCoCoAConverges(t *testing.T) {
 		{objective.Hinge{}, objective.ElasticNet{Lambda: 1e-3}, 1e-6}, // a sublinear rate
 	} {
 		prob := objective.Problem{X: x, B: b, Loss: c.loss, Reg: c.reg}
-		_, ref, err := Train(context.Background(), prob, driver.Options{Solver: SolverSDCA, Threads: 1, Tol: 1e-12, MaxEpochs: 5000, Seed: 9})
+		_, ref, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverSDCA, Threads: 1, Tol: 1e-12, MaxEpochs: 5000, Seed: 9})
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, res, err := Train(context.Background(), prob, driver.Options{Solver: SolverCoCoA, Threads: 3, Tol: c.tol, MaxEpochs: 5000, Seed: 3})
+		_, res, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverCoCoA, Threads: 3, Tol: c.tol, MaxEpochs: 5000, Seed: 3})
 		if err != nil {
 			t.Fatalf("%s %+v: %v", c.loss.Name(), c.reg, err)
 		}
@@ -59,16 +60,16 @@ func TestCoCoAConverges(t *testing.T) {
 // TestCoCoAOneWorkerIsSDCA checks that with one worker the solver is
 // sequential SDCA, certificate for certificate.
 func TestCoCoAOneWorkerIsSDCA(t *testing.T) {
-	x, b := sparseData(400, 50, 8, 2)
+	x, b := enginetest.SparseData(400, 50, 8, 2)
 	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}
 	opt := driver.Options{Threads: 1, Tol: 1e-10, MaxEpochs: 200, Seed: 4}
 	opt.Solver = SolverSDCA
-	_, want, err := Train(context.Background(), prob, opt)
+	_, want, err := enginetest.Train(context.Background(), prob, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	opt.Solver = SolverCoCoA
-	_, got, err := Train(context.Background(), prob, opt)
+	_, got, err := enginetest.Train(context.Background(), prob, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

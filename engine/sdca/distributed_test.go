@@ -98,7 +98,7 @@ func runDistributed(t *testing.T, parts []objective.Problem, opt driver.Options,
 // non-smooth loss with an L1 term.
 func TestDistributedOneRankIsCoCoA(t *testing.T) {
 	hx, hb := heartScale(t)
-	gx, gb := sparseData(2500, 300, 40, 5) // 100k nonzeros: three workers
+	gx, gb := enginetest.SparseData(2500, 300, 40, 5) // 100k nonzeros: three workers
 	for _, c := range []struct {
 		name    string
 		prob    objective.Problem
@@ -108,11 +108,11 @@ func TestDistributedOneRankIsCoCoA(t *testing.T) {
 		{"generated", objective.Problem{X: gx, B: gb, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}, 3},
 		{"generated-hinge-l1", objective.Problem{X: gx, B: gb, Loss: objective.SquaredHinge{}, Reg: objective.ElasticNet{Lambda: 1e-4, L1: 1e-3}}, 3},
 	} {
-		if raceEnabled && c.name == "generated-hinge-l1" {
+		if enginetest.RaceEnabled && c.name == "generated-hinge-l1" {
 			continue
 		}
 		opt := driver.Options{Solver: SolverCoCoA, Threads: c.threads, Tol: 1e-9, MaxEpochs: 2000, Seed: 7}
-		want, wres, err := Train(context.Background(), c.prob, opt)
+		want, wres, err := enginetest.Train(context.Background(), c.prob, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,7 +133,7 @@ func TestDistributedOneRankIsCoCoA(t *testing.T) {
 			}
 		}
 		if !slices.Equal(g.w, want.Weights) {
-			t.Errorf("%s: the model differs from cocoa's (relative difference %.3g)", c.name, relDiff(g.w, want.Weights))
+			t.Errorf("%s: the model differs from cocoa's (relative difference %.3g)", c.name, enginetest.RelDiff(g.w, want.Weights))
 		}
 		if g.res.Stop != wres.Stop {
 			t.Errorf("%s: stopped on %q, cocoa on %q", c.name, g.res.Stop, wres.Stop)
@@ -149,7 +149,7 @@ func TestDistributedOneRankIsCoCoA(t *testing.T) {
 // same model.
 func TestDistributedConverges(t *testing.T) {
 	hx, hb := heartScale(t)
-	gx, gb := sparseData(3300, 300, 40, 6) // 132k nonzeros: 66k a rank at P = 2
+	gx, gb := enginetest.SparseData(3300, 300, 40, 6) // 132k nonzeros: 66k a rank at P = 2
 	for _, c := range []struct {
 		name string
 		prob objective.Problem
@@ -158,13 +158,13 @@ func TestDistributedConverges(t *testing.T) {
 		{"heart_scale", objective.Problem{X: hx, B: hb, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-2}}, 1e-8},
 		{"generated", objective.Problem{X: gx, B: gb, Loss: objective.SquaredHinge{}, Reg: objective.ElasticNet{Lambda: 0.1, L1: 1e-4}}, 1e-7},
 	} {
-		_, ref, err := Train(context.Background(), c.prob, driver.Options{Solver: SolverSDCA, Threads: 1, Tol: 1e-10, MaxEpochs: 5000, Seed: 1})
+		_, ref, err := enginetest.Train(context.Background(), c.prob, driver.Options{Solver: SolverSDCA, Threads: 1, Tol: 1e-10, MaxEpochs: 5000, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
 		pStar, refGap := ref.Final.Primal, ref.Final.Gap
 		ranks := []int{1, 2, 4}
-		if raceEnabled || testing.Short() {
+		if enginetest.RaceEnabled || testing.Short() {
 			ranks = ranks[:2] // ten times slower under the race detector
 		}
 		for _, p := range ranks {
@@ -189,7 +189,7 @@ func TestDistributedConverges(t *testing.T) {
 					t.Errorf("%s, P = %d: rank %d's model differs from rank 0's", c.name, p, r)
 				}
 			}
-			if raceEnabled {
+			if enginetest.RaceEnabled {
 				continue
 			}
 			again, err := runDistributed(t, parts, opt, nil, 30*time.Second)
@@ -217,7 +217,7 @@ func TestDistributedEmptyRank(t *testing.T) {
 	for _, c := range []struct {
 		rows, ranks int
 	}{{3, 5}, {200, 4}} {
-		x, b := firstRows(hx, hb, c.rows)
+		x, b := enginetest.FirstRows(hx, hb, c.rows)
 		prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-2}}
 		parts := shares(prob, c.ranks)
 		if c.rows == 200 {
@@ -225,7 +225,7 @@ func TestDistributedEmptyRank(t *testing.T) {
 			parts = shares(prob, 3)
 			parts = append(parts[:2], shares(objective.Problem{X: &sparse.CSR{Indptr: []int64{0}}, Loss: prob.Loss, Reg: prob.Reg}, 1)[0], parts[2])
 		}
-		_, ref, err := Train(context.Background(), prob, driver.Options{Solver: SolverSDCA, Threads: 1, Tol: 1e-11, MaxEpochs: 5000, Seed: 1})
+		_, ref, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverSDCA, Threads: 1, Tol: 1e-11, MaxEpochs: 5000, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -314,7 +314,7 @@ func TestDistributedFailingRank(t *testing.T) {
 // stops every rank after the same round, with the same model and Stop
 // "time".
 func TestDistributedTimeLimitOneRank(t *testing.T) {
-	x, b := sparseData(2000, 300, 20, 8)
+	x, b := enginetest.SparseData(2000, 300, 20, 8)
 	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-6}}
 	got, err := runDistributed(t, shares(prob, 3), driver.Options{Tol: 1e-14, MaxEpochs: 1 << 20, StallEpochs: -1, Seed: 1}, func(r int, o *driver.Options) {
 		if r == 1 {
@@ -342,7 +342,7 @@ func TestDistributedTimeLimitOneRank(t *testing.T) {
 // the rounds whose step left the summed change.
 func TestDistributedSearchKeepsDual(t *testing.T) {
 	defer func(on bool) { distSearch = on }(distSearch)
-	x, b := sparseData(3000, 300, 30, 9)
+	x, b := enginetest.SparseData(3000, 300, 30, 9)
 	for _, c := range []struct {
 		name string
 		prob objective.Problem
@@ -350,15 +350,15 @@ func TestDistributedSearchKeepsDual(t *testing.T) {
 		{"logistic", objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}},
 		{"sqhinge-l1", objective.Problem{X: x, B: b, Loss: objective.SquaredHinge{}, Reg: objective.ElasticNet{Lambda: 1e-3, L1: 1e-4}}},
 	} {
-		_, ref, err := Train(context.Background(), c.prob, driver.Options{Solver: SolverSDCA, Threads: 1, Tol: 1e-11, MaxEpochs: 5000, Seed: 1})
+		_, ref, err := enginetest.Train(context.Background(), c.prob, driver.Options{Solver: SolverSDCA, Threads: 1, Tol: 1e-11, MaxEpochs: 5000, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if raceEnabled && c.name != "logistic" {
+		if enginetest.RaceEnabled && c.name != "logistic" {
 			continue // ten times slower under the race detector
 		}
 		for _, p := range []int{2, 3} {
-			if raceEnabled && p > 2 {
+			if enginetest.RaceEnabled && p > 2 {
 				continue
 			}
 			for _, on := range []bool{false, true} {

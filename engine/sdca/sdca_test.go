@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/internal/enginetest"
 	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/kernels"
 )
@@ -23,12 +24,12 @@ func distance(a, b []float64) float64 {
 // batch by coordinate owners in batch order, so one and two workers give
 // the same model to the last bit.
 func TestSDCAMiniBatchThreadsBitIdentical(t *testing.T) {
-	x, b := sparseData(500, 60, 8, 11)
+	x, b := enginetest.SparseData(500, 60, 8, 11)
 	for _, reg := range []objective.ElasticNet{{Lambda: 1e-2}, {Lambda: 1e-2, L1: 1e-3}} {
 		prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: reg}
 		var w [2][]float64
 		for i, threads := range []int{1, 2} {
-			model, res, err := Train(context.Background(), prob, driver.Options{Solver: SolverSDCA, M: 16, Threads: threads, Seed: 2, Tol: -1, MaxEpochs: 20})
+			model, res, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverSDCA, M: 16, Threads: threads, Seed: 2, Tol: -1, MaxEpochs: 20})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,7 +50,7 @@ func TestSDCAMiniBatchThreadsBitIdentical(t *testing.T) {
 // barely penalised) change the steps σₖ = n/Σⱼ aₖⱼ²/λⱼ; the solution must
 // satisfy the optimality conditions of the weighted elastic net.
 func TestSDCAWeightsOptimality(t *testing.T) {
-	x, b := sparseData(400, 30, 6, 4)
+	x, b := enginetest.SparseData(400, 30, 6, 4)
 	weights := make([]float64, 30)
 	for j := range weights {
 		weights[j] = 1 + float64(j%3)
@@ -57,11 +58,11 @@ func TestSDCAWeightsOptimality(t *testing.T) {
 	weights[0] = 0.01
 	for _, reg := range []objective.ElasticNet{{Lambda: 1e-2, Weights: weights}, {Lambda: 1e-2, L1: 1e-3, Weights: weights}} {
 		prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: reg}
-		model, res, err := Train(context.Background(), prob, driver.Options{Solver: SolverSDCA, Tol: 1e-11, MaxEpochs: 20000})
+		model, res, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverSDCA, Tol: 1e-11, MaxEpochs: 20000})
 		if err != nil || !res.Converged {
 			t.Fatalf("%s: %v, gap %.3g", reg.Name(), err, res.Final.RelGap)
 		}
-		if v := kktViolation(prob, model.Weights); v > 1e-6 {
+		if v := enginetest.KktViolation(prob, model.Weights); v > 1e-6 {
 			t.Errorf("%s: optimality violated by %.3g", reg.Name(), v)
 		}
 	}
@@ -71,7 +72,7 @@ func TestSDCAWeightsOptimality(t *testing.T) {
 // them (which would restore it), λw = (1/n) Σ αᵢaᵢ holds to rounding, under
 // uniform and importance sampling.
 func TestDFSDCAInvariant(t *testing.T) {
-	x, b := sparseData(500, 60, 8, 5)
+	x, b := enginetest.SparseData(500, 60, 8, 5)
 	for _, sampling := range []driver.Sampling{driver.SamplingUniform, driver.SamplingImportance} {
 		prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}
 		m, err := startDFSDCA(context.Background(), prob, driver.Options{Sampling: sampling, Seed: 1})
@@ -107,7 +108,7 @@ func TestDFSDCAInvariant(t *testing.T) {
 // TestSDCAFamilyRefuses: what a solver cannot take is refused with a
 // message that says why or names a solver that can.
 func TestSDCAFamilyRefuses(t *testing.T) {
-	x, b := sparseData(100, 20, 4, 1)
+	x, b := enginetest.SparseData(100, 20, 4, 1)
 	cases := []struct {
 		solver driver.Solver
 		prob   objective.Problem
@@ -126,7 +127,7 @@ func TestSDCAFamilyRefuses(t *testing.T) {
 	for _, c := range cases {
 		c.prob.X, c.prob.B = x, b
 		c.opt.Solver = c.solver
-		_, _, err := Train(context.Background(), c.prob, c.opt)
+		_, _, err := enginetest.Train(context.Background(), c.prob, c.opt)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s with %s/%s: error %v, want one mentioning %q", c.solver, c.prob.Loss.Name(), c.prob.Reg.Name(), err, c.want)
 		}
@@ -139,7 +140,7 @@ func TestSDCAFamilyRefuses(t *testing.T) {
 // that a drift of v (planted here) cannot make the run stop on a gap that
 // the duals do not back.
 func TestSDCACertificateRunningV(t *testing.T) {
-	x, b := sparseData(300, 40, 6, 11)
+	x, b := enginetest.SparseData(300, 40, 6, 11)
 	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}
 	for _, tol := range []float64{1e-12, 1} {
 		m, err := startSDCA(context.Background(), prob, driver.Options{Seed: 1, Tol: tol, M: 1, Threads: 1})
@@ -184,12 +185,12 @@ func TestSDCACertificateRunningV(t *testing.T) {
 // same trace, bit for bit, as one worker: the run's stopping decisions
 // must not depend on the thread count.
 func TestSDCAParallelCertificate(t *testing.T) {
-	x, b := sparseData(2500, 300, 40, 5) // 100k nonzeros: three certificate workers
+	x, b := enginetest.SparseData(2500, 300, 40, 5) // 100k nonzeros: three certificate workers
 	for _, reg := range []objective.ElasticNet{{Lambda: 1e-3}, {Lambda: 1e-3, L1: 1e-4}, {Lambda: 1e-3, Weights: constVec(300, 2)}} {
 		prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: reg}
 		var want []driver.TracePoint
 		for _, threads := range []int{1, 2, 3} {
-			_, res, err := Train(context.Background(), prob, driver.Options{Solver: SolverSDCA, Threads: threads, Tol: 1e-9, MaxEpochs: 40, Seed: 3})
+			_, res, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverSDCA, Threads: threads, Tol: 1e-9, MaxEpochs: 40, Seed: 3})
 			if err != nil {
 				t.Fatal(err)
 			}

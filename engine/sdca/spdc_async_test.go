@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/internal/enginetest"
 	"github.com/adaspdc/adaspdc/engine/objective"
 )
 
@@ -18,7 +19,7 @@ import (
 // step's sample p; and a rebase in the middle changes nothing. λ is large,
 // so that a = 1/(1+τλ) is far from 1 and the scaling is exercised.
 func TestSPDCAsyncClosedForm(t *testing.T) {
-	x, b := sparseData(200, 30, 5, 9)
+	x, b := enginetest.SparseData(200, 30, 5, 9)
 	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 0.5}}
 	opt := driver.Options{Solver: SolverSPDCAsync, Threads: 1, Seed: 1}.WithDefaults()
 	m, err := startSPDCAsync(prob, opt)
@@ -105,7 +106,7 @@ func TestSPDCAsyncClosedForm(t *testing.T) {
 // TestSPDCAsyncRefuses: what the closed form cannot take is refused with a
 // message that says why.
 func TestSPDCAsyncRefuses(t *testing.T) {
-	x, b := sparseData(100, 20, 4, 1)
+	x, b := enginetest.SparseData(100, 20, 4, 1)
 	cases := []struct {
 		prob objective.Problem
 		opt  driver.Options
@@ -120,7 +121,7 @@ func TestSPDCAsyncRefuses(t *testing.T) {
 	for _, c := range cases {
 		c.prob.X, c.prob.B = x, b
 		c.opt.Solver = SolverSPDCAsync
-		_, _, err := Train(context.Background(), c.prob, c.opt)
+		_, _, err := enginetest.Train(context.Background(), c.prob, c.opt)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s/%s %+v: error %v, want one mentioning %q", c.prob.Loss.Name(), c.prob.Reg.Name(), c.opt, err, c.want)
 		}
@@ -134,13 +135,13 @@ func TestSPDCAsyncRefuses(t *testing.T) {
 func TestSPDCAsyncSegments(t *testing.T) {
 	defer func(v int64) { spdcAsyncMaxSegment = v }(spdcAsyncMaxSegment)
 	spdcAsyncMaxSegment = 37
-	x, b := sparseData(300, 40, 6, 5)
+	x, b := enginetest.SparseData(300, 40, 6, 5)
 	prob := objective.Problem{X: x, B: b, Loss: objective.SquaredHinge{}, Reg: objective.ElasticNet{Lambda: 1e-2}}
-	ref, refRes, err := Train(context.Background(), prob, driver.Options{Solver: SolverSDCA, Tol: 1e-11, MaxEpochs: 20000, Seed: 1})
+	ref, refRes, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverSDCA, Tol: 1e-11, MaxEpochs: 20000, Seed: 1})
 	if err != nil || !refRes.Converged {
 		t.Fatalf("reference: %v", err)
 	}
-	model, res, err := Train(context.Background(), prob, driver.Options{Solver: SolverSPDCAsync, Threads: 2, Tol: 1e-10, MaxEpochs: 5000, Seed: 2})
+	model, res, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverSPDCAsync, Threads: 2, Tol: 1e-10, MaxEpochs: 5000, Seed: 2})
 	if err != nil || !res.Converged {
 		t.Fatalf("spdc-async: %v, relative gap %.3g after %d epochs", err, res.Final.RelGap, res.Final.Epoch)
 	}
@@ -157,9 +158,9 @@ func TestSPDCAsyncSegments(t *testing.T) {
 // stage) restart the closed form with r = (1/n)Σₖ yₖaₖ for them and x where
 // the iteration left it.
 func TestSPDCAsyncWarmDuals(t *testing.T) {
-	x, b := sparseData(300, 40, 6, 3)
+	x, b := enginetest.SparseData(300, 40, 6, 3)
 	prob := objective.Problem{X: x, B: b, Loss: objective.SquaredHinge{}, Reg: objective.ElasticNet{Lambda: 1e-2}}
-	_, ref, err := Train(context.Background(), prob, driver.Options{Solver: SolverSDCA, Tol: 1e-12, MaxEpochs: 20000})
+	_, ref, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverSDCA, Tol: 1e-12, MaxEpochs: 20000})
 	if err != nil || !ref.Converged {
 		t.Fatalf("reference: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/internal/enginetest"
 	"github.com/adaspdc/adaspdc/engine/objective"
 	"gonum.org/v1/gonum/mat"
 )
@@ -19,7 +20,7 @@ func TestRidgeClosedForm(t *testing.T) {
 	if testing.Short() {
 		n, d = 300, 300
 	}
-	x, b := fig1Data(n, d, 7)
+	x, b := enginetest.Fig1Data(n, d, 7)
 	lam := 1e-3
 	a := x.Dense()
 	var ata mat.Dense
@@ -34,15 +35,15 @@ func TestRidgeClosedForm(t *testing.T) {
 		t.Fatal(err)
 	}
 	prob := objective.Problem{X: x, B: b, Loss: objective.Squared{}, Reg: objective.ElasticNet{Lambda: lam}}
-	model, res, err := Train(context.Background(), prob, driver.Options{M: 4, Threads: 2, Tol: -1, MaxEpochs: 600, Seed: 1})
+	model, res, err := enginetest.Train(context.Background(), prob, driver.Options{M: 4, Threads: 2, Tol: -1, MaxEpochs: 600, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := model.Weights
-	if diff := relDiff(got, want.RawVector().Data); diff > 1e-8 {
+	if diff := enginetest.RelDiff(got, want.RawVector().Data); diff > 1e-8 {
 		t.Errorf("relative distance to the closed form = %.3g after %d epochs (gap %.3g), want ≤ 1e-8", diff, res.Final.Epoch, res.Final.Gap)
 	}
-	t.Logf("epochs %d, rel gap %.3g, lazy %v, distance %.3g", res.Final.Epoch, res.Final.RelGap, res.Lazy, relDiff(got, want.RawVector().Data))
+	t.Logf("epochs %d, rel gap %.3g, lazy %v, distance %.3g", res.Final.Epoch, res.Final.RelGap, res.Lazy, enginetest.RelDiff(got, want.RawVector().Data))
 }
 
 // TestLazyMatchesDense runs the lazy primal update against the dense one
@@ -50,10 +51,10 @@ func TestRidgeClosedForm(t *testing.T) {
 // to 1e-10 after many iterations, with and without an l1 term.
 func TestLazyMatchesDense(t *testing.T) {
 	n, d := 3000, 20000
-	if raceEnabled {
+	if enginetest.RaceEnabled {
 		n, d = 800, 5000
 	}
-	x, b := sparseData(n, d, 12, 3)
+	x, b := enginetest.SparseData(n, d, 12, 3)
 	for _, tc := range []struct {
 		name string
 		loss objective.Loss
@@ -70,22 +71,22 @@ func TestLazyMatchesDense(t *testing.T) {
 			prob := objective.Problem{X: x, B: b, Loss: tc.loss, Reg: tc.reg}
 			opt := driver.Options{M: tc.m, BlockSize: tc.bs, Threads: 2, Seed: 5, Tol: -1, MaxEpochs: 6}
 			opt.Lazy = driver.LazyOn
-			lazy, lres, err := Train(context.Background(), prob, opt)
+			lazy, lres, err := enginetest.Train(context.Background(), prob, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
 			opt.Lazy = driver.LazyOff
-			dense, dres, err := Train(context.Background(), prob, opt)
+			dense, dres, err := enginetest.Train(context.Background(), prob, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !lres.Lazy || dres.Lazy {
 				t.Fatalf("modes not honoured: lazy run %v, dense run %v", lres.Lazy, dres.Lazy)
 			}
-			if d := relDiff(lazy.Weights, dense.Weights); d > 1e-10 {
+			if d := enginetest.RelDiff(lazy.Weights, dense.Weights); d > 1e-10 {
 				t.Errorf("lazy and dense weights differ by %.3g (relative), want ≤ 1e-10", d)
 			}
-			t.Logf("relative difference %.3g, gap %.3g, zero weights follow", relDiff(lazy.Weights, dense.Weights), lres.Final.Gap)
+			t.Logf("relative difference %.3g, gap %.3g, zero weights follow", enginetest.RelDiff(lazy.Weights, dense.Weights), lres.Final.Gap)
 			zeros := 0
 			for _, w := range lazy.Weights {
 				if w == 0 {
@@ -105,13 +106,13 @@ func TestLazyMatchesDense(t *testing.T) {
 // TestThreadsBitIdentical checks that the same seed and data give the same
 // weights, bit for bit, whatever the number of threads.
 func TestThreadsBitIdentical(t *testing.T) {
-	x, b := sparseData(2000, 3000, 10, 11)
+	x, b := enginetest.SparseData(2000, 3000, 10, 11)
 	for _, lazy := range []driver.Lazy{driver.LazyOn, driver.LazyOff} {
 		var ref []float64
 		for _, threads := range []int{1, 2, 3, 5} {
 			prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-4, L1: 1e-5}}
 			opt := driver.Options{M: 16, BlockSize: 2, Threads: threads, Seed: 9, Tol: -1, MaxEpochs: 4, Lazy: lazy, Deterministic: true}
-			model, _, err := Train(context.Background(), prob, opt)
+			model, _, err := enginetest.Train(context.Background(), prob, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -132,11 +133,11 @@ func TestThreadsBitIdentical(t *testing.T) {
 // worker reduces its own rows) against the ordered reduction: the same
 // iterates up to rounding.
 func TestFusedReductionMatchesDeterministic(t *testing.T) {
-	x, b := sparseData(3000, 150, 10, 13)
+	x, b := enginetest.SparseData(3000, 150, 10, 13)
 	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-4, L1: 1e-5}}
 	var models [2][]float64
 	for i, det := range []bool{true, false} {
-		model, res, err := Train(context.Background(), prob, driver.Options{M: 32, Threads: 2, Seed: 4, Tol: -1, MaxEpochs: 8, Lazy: driver.LazyOff, Deterministic: det})
+		model, res, err := enginetest.Train(context.Background(), prob, driver.Options{M: 32, Threads: 2, Seed: 4, Tol: -1, MaxEpochs: 8, Lazy: driver.LazyOff, Deterministic: det})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,7 +146,7 @@ func TestFusedReductionMatchesDeterministic(t *testing.T) {
 		}
 		models[i] = model.Weights
 	}
-	if d := relDiff(models[1], models[0]); d > 1e-10 {
+	if d := enginetest.RelDiff(models[1], models[0]); d > 1e-10 {
 		t.Errorf("fused and ordered reductions differ by %.3g", d)
 	}
 }
@@ -161,7 +162,7 @@ func TestFusedReductionMatchesDeterministic(t *testing.T) {
 func TestCalibrationKeepsIterates(t *testing.T) {
 	driver.CalibrateWorkers = true
 	defer func() { driver.CalibrateWorkers = false }()
-	x, b := sparseData(2000, 3000, 10, 17)
+	x, b := enginetest.SparseData(2000, 3000, 10, 17)
 	for _, tc := range []struct {
 		name string
 		reg  objective.ElasticNet
@@ -176,7 +177,7 @@ func TestCalibrationKeepsIterates(t *testing.T) {
 			var ref []float64
 			for _, threads := range []int{1, 3} {
 				opt := driver.Options{M: 8, Threads: threads, Seed: 3, Tol: -1, MaxEpochs: 3, Lazy: tc.lazy, Deterministic: true}
-				model, res, err := Train(context.Background(), prob, opt)
+				model, res, err := enginetest.Train(context.Background(), prob, opt)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -188,7 +189,7 @@ func TestCalibrationKeepsIterates(t *testing.T) {
 					continue
 				}
 				if tc.reg.L1 > 0 {
-					if d := relDiff(model.Weights, ref); d > 1e-13 {
+					if d := enginetest.RelDiff(model.Weights, ref); d > 1e-13 {
 						t.Errorf("after calibration (%d workers kept): weights differ from one thread's by %.3g, want ≤ 1e-13", res.Threads, d)
 					}
 					continue
@@ -208,7 +209,7 @@ func TestCalibrationKeepsIterates(t *testing.T) {
 // and duals bit for bit, with logistic and squared loss and a warm start.
 func TestOneSampleLoopMatchesGeneral(t *testing.T) {
 	defer func() { oneSampleLoop = true }()
-	x, b := sparseData(1500, 2000, 10, 19)
+	x, b := enginetest.SparseData(1500, 2000, 10, 19)
 	for _, loss := range []objective.Loss{objective.Logistic{}, objective.Squared{}} {
 		var ref, refY []float64
 		for _, fast := range []bool{false, true} {
@@ -216,7 +217,7 @@ func TestOneSampleLoopMatchesGeneral(t *testing.T) {
 			prob := objective.Problem{X: x, B: b, Loss: loss, Reg: objective.ElasticNet{Lambda: 1e-3}}
 			opt := driver.Options{M: 1, Seed: 5, Tol: -1, MaxEpochs: 3, Lazy: driver.LazyOn, WarmStart: make([]float64, x.Cols)}
 			opt.WarmStart[3] = 0.5
-			model, res, err := Train(context.Background(), prob, opt)
+			model, res, err := enginetest.Train(context.Background(), prob, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -242,9 +243,9 @@ func TestOneSampleLoopMatchesGeneral(t *testing.T) {
 // workers goes back to one when its epochs run slower than one worker's
 // measured iterations, and that it keeps all while they do not.
 func TestFallBackToOneWorker(t *testing.T) {
-	x, b := sparseData(2000, 300, 10, 23)
+	x, b := enginetest.SparseData(2000, 300, 10, 23)
 	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-4}}
-	opt := adaspdcOptions()
+	opt := enginetest.AdaSPDCOptions()
 	opt.M, opt.Threads, opt.Tol = 32, 2, -1
 	s, err := newSolver(context.Background(), prob, opt)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/internal/enginetest"
 	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/sparse"
 )
@@ -54,7 +55,7 @@ func disjointRows(n, perRow int) (*sparse.CSR, []float64) {
 // ESO steps are the paper's bit for bit, for AdaSPDC and SPDC, with blocks
 // of one row and of several.
 func TestESOStepsEqualPaperAtM1(t *testing.T) {
-	x, b := sparseData(300, 60, 6, 3)
+	x, b := enginetest.SparseData(300, 60, 6, 3)
 	for _, solver := range []driver.Solver{SolverAdaSPDC, SolverSPDC} {
 		for _, block := range []int{1, 4} {
 			opt := driver.Options{Solver: solver, M: 1, BlockSize: block, Seed: 5}
@@ -130,7 +131,7 @@ func TestESOStepsDisjointRows(t *testing.T) {
 // in other blocks is ‖Aᵢ‖₂²; MeanESO is 1 at m = 1, within [1, m], and on
 // disjoint rows 1 at every m.
 func TestESOParameters(t *testing.T) {
-	x, b := sparseData(400, 50, 5, 7)
+	x, b := enginetest.SparseData(400, 50, 5, 7)
 	_ = b
 	for _, m := range []int{1, 8, 64} {
 		v, err := MeanESO(x, m)
@@ -169,28 +170,28 @@ func TestESOStepsRidgeOptimum(t *testing.T) {
 	if testing.Short() {
 		n = 1024
 	}
-	x, b := sparseData(n, d, 6, 11)
+	x, b := enginetest.SparseData(n, d, 6, 11)
 	const lam = 1e-2
-	want := ridgeClosedFormCentred(x, b, lam, make([]float64, d))
+	want := enginetest.RidgeClosedFormCentred(x, b, lam, make([]float64, d))
 	prob := objective.Problem{X: x, B: b, Loss: objective.Squared{}, Reg: objective.ElasticNet{Lambda: lam}}
-	star, err := Certify(prob, want)
+	star, err := driver.Certify(prob, want)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pStar := star.Primal
 	for _, solver := range []driver.Solver{SolverAdaSPDC, SolverSPDC} {
 		for _, m := range []int{16, 256} {
-			opt := adaspdcOptions()
+			opt := enginetest.AdaSPDCOptions()
 			opt.Solver, opt.M, opt.Steps, opt.Tol, opt.Threads = solver, m, driver.StepsESO, 1e-11, 2
 			opt.MaxEpochs = 3000
-			model, res, err := Train(t.Context(), prob, opt)
+			model, res, err := enginetest.Train(t.Context(), prob, opt)
 			if err != nil {
 				t.Fatalf("%s m = %d: %v", solver, m, err)
 			}
 			if !res.Converged {
 				t.Fatalf("%s m = %d: stopped (%s) at gap %v", solver, m, res.Stop, res.Final.RelGap)
 			}
-			got, err := Certify(prob, model.Weights)
+			got, err := driver.Certify(prob, model.Weights)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -198,13 +199,13 @@ func TestESOStepsRidgeOptimum(t *testing.T) {
 			if g := (p - pStar) / math.Max(1, math.Abs(pStar)); g > 1e-9 || g < -1e-12 {
 				t.Errorf("%s m = %d: P − P* = %v relative, want ≤ 1e-9", solver, m, g)
 			}
-			if r := relDiff(model.Weights, want); r > 1e-4 {
+			if r := enginetest.RelDiff(model.Weights, want); r > 1e-4 {
 				t.Errorf("%s m = %d: ‖x − x*‖/‖x*‖ = %v", solver, m, r)
 			}
 			// The same data under the paper's steps takes more passes.
 			if m == 256 && !testing.Short() {
 				opt.Steps = driver.StepsPaper
-				_, rp, err := Train(t.Context(), prob, opt)
+				_, rp, err := enginetest.Train(t.Context(), prob, opt)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -220,9 +221,9 @@ func TestESOStepsRidgeOptimum(t *testing.T) {
 // were underestimated a hundredfold) diverge, and the driver's guard stops
 // the run with an error.
 func TestESOBrokenStepDiverges(t *testing.T) {
-	x, b := sparseData(1024, 40, 6, 13)
+	x, b := enginetest.SparseData(1024, 40, 6, 13)
 	prob := objective.Problem{X: x, B: b, Loss: objective.Squared{}, Reg: objective.ElasticNet{Lambda: 1e-2}}
-	opt := adaspdcOptions()
+	opt := enginetest.AdaSPDCOptions()
 	opt.Solver, opt.M, opt.Steps, opt.Threads, opt.Lazy = SolverAdaSPDC, 16, driver.StepsESO, 1, driver.LazyOff
 	opt.MaxEpochs = 200
 	s, err := newSolver(t.Context(), prob, opt)

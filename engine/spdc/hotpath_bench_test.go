@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adaspdc/adaspdc/engine/internal/enginetest"
 	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sparse"
@@ -25,7 +26,7 @@ import (
 // a9a, w8a and news20 binarised with unit rows; ADASPDC_HOTPATH_DATA
 // (comma-separated) narrows the list.
 func BenchmarkHotPath(b *testing.B) {
-	defer productionWorkers()()
+	defer enginetest.ProductionWorkers()()
 	names := []string{"a9a", "w8a", "news20"}
 	if v := os.Getenv("ADASPDC_HOTPATH_DATA"); v != "" {
 		names = strings.Split(v, ",")
@@ -48,7 +49,7 @@ func BenchmarkHotPath(b *testing.B) {
 
 func benchHotPath(b *testing.B, x *sparse.CSR, y []float64, m, threads int, calibrate bool) {
 	prob := objective.Problem{X: x, B: y, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-5}}
-	opt := adaspdcOptions()
+	opt := enginetest.AdaSPDCOptions()
 	opt.M, opt.Threads, opt.Tol = m, threads, -1
 	ctx := context.Background()
 	s, err := newSolver(ctx, prob, opt)
@@ -100,9 +101,9 @@ func benchHotPath(b *testing.B, x *sparse.CSR, y []float64, m, threads int, cali
 // (label ≤ 10 → −1) with unit rows, as bench/prepare.sh has it.
 func hotPathData(b *testing.B, name string) (*sparse.CSR, []float64) {
 	if name != "news20" {
-		return sharedData(b, name)
+		return enginetest.SharedData(b, name)
 	}
-	x, y := news20Binary(b)
+	x, y := enginetest.News20Binary(b)
 	x.NormalizeRowsUnit()
 	return x, y
 }

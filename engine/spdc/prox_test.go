@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/adaspdc/adaspdc/engine/internal/enginetest"
 	"github.com/adaspdc/adaspdc/engine/objective"
 )
 
@@ -19,7 +20,7 @@ func TestLogisticProxExps(t *testing.T) {
 	}
 	sets := []data{
 		{"synthetic", func(t *testing.T) (objective.Problem, bool) {
-			x, y := sparseData(3000, 500, 12, 5)
+			x, y := enginetest.SparseData(3000, 500, 12, 5)
 			for k := range y {
 				if y[k] >= 0 {
 					y[k] = 1
@@ -33,7 +34,7 @@ func TestLogisticProxExps(t *testing.T) {
 			if testing.Short() {
 				return objective.Problem{}, false
 			}
-			x, y := sharedData(t, "a9a")
+			x, y := enginetest.SharedData(t, "a9a")
 			return objective.Problem{X: x, B: y, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-5}}, true
 		}},
 	}
@@ -43,7 +44,7 @@ func TestLogisticProxExps(t *testing.T) {
 			if !ok {
 				continue
 			}
-			opt := adaspdcOptions()
+			opt := enginetest.AdaSPDCOptions()
 			opt.M, opt.Threads = m, 1
 			s, err := newSolver(context.Background(), prob, opt)
 			if err != nil {

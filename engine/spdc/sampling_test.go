@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/internal/enginetest"
 	"github.com/adaspdc/adaspdc/engine/objective"
 )
 
@@ -15,7 +16,7 @@ import (
 // AdaSPDC stalls on such rows, the limitation bench/README.md describes),
 // and the probabilities and weights are what the doc says.
 func TestImportanceSampling(t *testing.T) {
-	x, b := sparseData(400, 60, 6, 7)
+	x, b := enginetest.SparseData(400, 60, 6, 7)
 	for k := 0; k < x.Rows; k++ {
 		val, _ := x.Row(k)
 		for p := range val {
@@ -29,7 +30,7 @@ func TestImportanceSampling(t *testing.T) {
 		{Solver: SolverSPDC, Sampling: driver.SamplingImportance},
 	} {
 		o.Tol, o.MaxEpochs, o.Seed = 1e-9, 5000, 3
-		_, res, err := Train(context.Background(), prob, o)
+		_, res, err := enginetest.Train(context.Background(), prob, o)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/internal/enginetest"
 	"github.com/adaspdc/adaspdc/engine/objective"
 )
 
@@ -17,30 +18,30 @@ var vrSolvers = []driver.Solver{SolverSAGA, SolverSAG, SolverSVRG}
 // dual is −∞ away from the optimum, and the methods' scaled dual is finite,
 // no larger than P, and closes the gap.
 func TestVRCertificateIsCertify(t *testing.T) {
-	x, b := sparseData(300, 200, 6, 5)
+	x, b := enginetest.SparseData(300, 200, 6, 5)
 	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-2, L1: 1e-3, Center: make([]float64, 200)}}
 	prob.Reg.(objective.ElasticNet).Center[3] = 0.5
 	for _, s := range vrSolvers {
-		model, res, err := Train(context.Background(), prob, driver.Options{Solver: s, Tol: -1, MaxEpochs: 3})
+		model, res, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: s, Tol: -1, MaxEpochs: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := Certify(prob, model.Weights)
+		want, err := driver.Certify(prob, model.Weights)
 		if err != nil {
 			t.Fatal(err)
 		}
 		got := res.Final
-		if relDiff([]float64{got.Primal, got.Dual}, []float64{want.Primal, want.Dual}) > 1e-14 {
+		if enginetest.RelDiff([]float64{got.Primal, got.Dual}, []float64{want.Primal, want.Dual}) > 1e-14 {
 			t.Errorf("%s: certificate P = %.17g, D = %.17g; Certify P = %.17g, D = %.17g", s, got.Primal, got.Dual, want.Primal, want.Dual)
 		}
 	}
 
 	lasso := objective.Problem{X: x, B: b, Loss: objective.Squared{}, Reg: objective.ElasticNet{L1: 1e-2}}
-	model, res, err := Train(context.Background(), lasso, driver.Options{Solver: SolverSAGA, Tol: -1, MaxEpochs: 1})
+	model, res, err := enginetest.Train(context.Background(), lasso, driver.Options{Solver: SolverSAGA, Tol: -1, MaxEpochs: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := Certify(lasso, model.Weights)
+	raw, err := driver.Certify(lasso, model.Weights)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,16 +60,16 @@ func TestVRCertificateIsCertify(t *testing.T) {
 // 1e-6 relative of the reference. The reference is checked by its
 // optimality conditions, and the certificate by weak duality.
 func TestVRLassoHousing(t *testing.T) {
-	x, b := sharedRegression(t, "housing_scale")
+	x, b := enginetest.SharedRegression(t, "housing_scale")
 	const l1 = 0.5
-	ref := referenceLasso(t, x, b, l1) // reduction_test.go
+	ref := enginetest.ReferenceLasso(t, x, b, l1) // reduction_test.go
 	prob := objective.Problem{X: x, B: b, Loss: objective.Squared{}, Reg: objective.ElasticNet{L1: l1}}
-	refCert, err := Certify(prob, ref)
+	refCert, err := driver.Certify(prob, ref)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pstar := refCert.Primal
-	if v := kktViolation(prob, ref); v > 1e-10 {
+	if v := enginetest.KktViolation(prob, ref); v > 1e-10 {
 		t.Fatalf("coordinate descent reference violates the optimality conditions by %.3g", v)
 	}
 	zeros := 0
@@ -85,7 +86,7 @@ func TestVRLassoHousing(t *testing.T) {
 		solvers = solvers[:1]
 	}
 	for _, s := range solvers {
-		_, res, err := Train(context.Background(), prob, driver.Options{Solver: s, Tol: 1e-9, MaxEpochs: 20000, Seed: 3})
+		_, res, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: s, Tol: 1e-9, MaxEpochs: 20000, Seed: 3})
 		if err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}
@@ -107,7 +108,7 @@ func TestVRLassoHousing(t *testing.T) {
 // TestVRAccepts: the methods refuse what they cannot solve with a clear
 // message, and Train picks SAGA for the lasso, which AdaSPDC refuses.
 func TestVRAccepts(t *testing.T) {
-	x, b := sparseData(50, 20, 4, 1)
+	x, b := enginetest.SparseData(50, 20, 4, 1)
 	cases := []struct {
 		prob objective.Problem
 		opt  driver.Options
@@ -121,7 +122,7 @@ func TestVRAccepts(t *testing.T) {
 	for _, s := range vrSolvers {
 		for _, c := range cases {
 			c.opt.Solver, c.opt.MaxEpochs = s, 1
-			_, _, err := Train(context.Background(), c.prob, c.opt)
+			_, _, err := enginetest.Train(context.Background(), c.prob, c.opt)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("%s: error %v, want one that mentions %q", s, err, c.want)
 			}

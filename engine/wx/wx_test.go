@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/internal/enginetest"
 	"github.com/adaspdc/adaspdc/engine/objective"
 )
 
@@ -111,7 +112,7 @@ func TestWXObserve(t *testing.T) {
 
 // TestWXRefuses checks the problems the Wang–Xiao solvers do not take.
 func TestWXRefuses(t *testing.T) {
-	x, b := sparseData(50, 10, 3, 1)
+	x, b := enginetest.SparseData(50, 10, 3, 1)
 	for _, sv := range Solvers {
 		cases := map[string]struct {
 			prob objective.Problem
@@ -128,7 +129,7 @@ func TestWXRefuses(t *testing.T) {
 				continue
 			}
 			c.opt.Solver, c.opt.MaxEpochs, c.opt.Tol = sv, 5, 1e-6
-			if _, _, err := Train(context.Background(), c.prob, c.opt); err == nil {
+			if _, _, err := enginetest.Train(context.Background(), c.prob, c.opt); err == nil {
 				t.Errorf("%s took %s", sv, name)
 			}
 		}
@@ -138,17 +139,17 @@ func TestWXRefuses(t *testing.T) {
 // TestWXElasticNet checks a run with an L1 term (the plain elastic net's
 // soft-thresholding path) against the KKT conditions.
 func TestWXElasticNet(t *testing.T) {
-	x, b := sparseData(200, 40, 6, 5)
+	x, b := enginetest.SparseData(200, 40, 6, 5)
 	x.NormalizeRowsUnit()
 	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3, L1: 1e-3}}
 	for _, sv := range []driver.Solver{"wx-adaspdc", "adfspdc", "adabpd"} {
-		opt := adaspdcOptions()
+		opt := enginetest.AdaSPDCOptions()
 		opt.Solver, opt.Tol, opt.MaxEpochs = sv, 1e-9, 5000
-		model, res, err := Train(context.Background(), prob, opt)
+		model, res, err := enginetest.Train(context.Background(), prob, opt)
 		if err != nil || !res.Converged {
 			t.Fatalf("%s: %v (stop %s)", sv, err, res.Stop)
 		}
-		if v := kktViolation(prob, model.Weights); v > 1e-4 {
+		if v := enginetest.KktViolation(prob, model.Weights); v > 1e-4 {
 			t.Errorf("%s: KKT violation %.3g", sv, v)
 		}
 	}

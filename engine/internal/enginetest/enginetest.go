@@ -519,3 +519,11 @@ func LassoMaxL1(x *sparse.CSR, b []float64) float64 {
 	}
 	return worst
 }
+
+// AdaSPDCOptions returns the default options with their defaults filled in
+// and AdaSPDC named, where many tests start from.
+func AdaSPDCOptions() driver.Options {
+	o := driver.DefaultOptions()
+	o.Solver = "adaspdc"
+	return o.WithDefaults()
+}
