@@ -446,12 +446,21 @@ func (e *Evaluator) dualValue(y, v, conj []float64) (float64, float64) {
 	return ds.Sum()/float64(e.n) - gc, s
 }
 
-// dualVector sets v = (1/n) Σₖ yₖaₖ on the columns [lo, hi), summing the
-// rows in order with Neumaier's compensation kept per coordinate in
-// e.comp, each product entering with its rounding error (exact by FMA),
-// and dividing by n once. With terms 1e4 times the sum, rounded products
-// alone left v 1e-11 off.
+// dualVector sets v = (1/n) Σₖ yₖaₖ on the columns [lo, hi): the sum of
+// dualVectorSum, divided by n once.
 func (e *Evaluator) dualVector(y, v []float64, lo, hi int32) {
+	e.dualVectorSum(y, v, lo, hi)
+	inv := 1 / float64(e.n)
+	for j := lo; j < hi; j++ {
+		v[j] *= inv
+	}
+}
+
+// dualVectorSum sets v = Σₖ yₖaₖ on the columns [lo, hi), summing the rows
+// in order with Neumaier's compensation kept per coordinate in e.comp,
+// each product entering with its rounding error (exact by FMA). With terms
+// 1e4 times the sum, rounded products alone left v 1e-11 off.
+func (e *Evaluator) dualVectorSum(y, v []float64, lo, hi int32) {
 	x := e.prob.X
 	clear(v[lo:hi])
 	full := lo == 0 && int(hi) == e.d
@@ -478,10 +487,9 @@ func (e *Evaluator) dualVector(y, v []float64, lo, hi int32) {
 			v[j] = u
 		}
 	}
-	inv := 1 / float64(e.n)
 	comp := e.comp[lo:hi]
 	for j := range comp {
-		v[int(lo)+j] = (v[int(lo)+j] + comp[j]) * inv
+		v[int(lo)+j] += comp[j]
 	}
 	clear(comp)
 }

@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/adaspdc/adaspdc/kernels"
-	"github.com/adaspdc/adaspdc/sched"
 )
 
 // Partial holds one rank's share of a certificate whose rows are spread
@@ -89,41 +88,6 @@ func (e *Evaluator) DualSum(y, out []float64) error {
 		e.dualVectorSum(yOwn, out, lo, hi)
 	})
 	return nil
-}
-
-// dualVectorSum is dualVector without the division by n.
-func (e *Evaluator) dualVectorSum(y, v []float64, lo, hi int32) {
-	x := e.prob.X
-	clear(v[lo:hi])
-	full := lo == 0 && int(hi) == e.d
-	for k := 0; k < e.n; k++ {
-		yk := y[k]
-		if yk == 0 {
-			continue
-		}
-		val, idx := x.Row(k)
-		if !full {
-			a, b := sched.Clip(idx, lo, hi)
-			val, idx = val[a:b], idx[a:b]
-		}
-		for p, j := range idx {
-			t := yk * val[p]
-			err := math.FMA(yk, val[p], -t)
-			sum := v[j]
-			u := sum + t
-			if math.Abs(sum) >= math.Abs(t) {
-				e.comp[j] += ((sum - u) + t) + err
-			} else {
-				e.comp[j] += ((t - u) + sum) + err
-			}
-			v[j] = u
-		}
-	}
-	comp := e.comp[lo:hi]
-	for j := range comp {
-		v[int(lo)+j] += comp[j]
-	}
-	clear(comp)
 }
 
 // ErrPartialIndicator is returned by Assemble for a regularizer whose
