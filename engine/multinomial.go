@@ -112,3 +112,17 @@ func TrainMultinomial(ctx context.Context, prob Problem, y []float64, opt Option
 	}
 	return model, res, err
 }
+
+// MultinomialSolvers describes the solvers that take the multinomial loss
+// alone, which Solvers (the registry of the scalar losses' solvers) does
+// not list. (sdca takes it too, through TrainMultinomial.)
+func MultinomialSolvers() []SolverInfo {
+	return []SolverInfo{{
+		Name:         newton.SolverLBFGS,
+		Summary:      "limited-memory BFGS on the primal (Nocedal & Wright, Alg. 7.5), the default solver of -multiclass multinomial",
+		Losses:       "multinomial logistic (-multiclass multinomial; sdca takes it too)",
+		Regularizers: "L2 with λ > 0",
+		Parallel:     true,
+		Certified:    true,
+	}}
+}

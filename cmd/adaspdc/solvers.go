@@ -23,7 +23,8 @@ const listingWidth = 100
 // runSolvers prints one paragraph per solver: its name, then the method,
 // the losses and regularizers it takes, and how it runs, wrapped to
 // listingWidth columns. The order is the registry's, which is not how
-// train chooses: train's choice depends on the data (engine.AutoSolver).
+// train chooses: train's choice depends on the data (engine.AutoSolver);
+// the multinomial loss's own solvers come last.
 func runSolvers(args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("adaspdc", "solvers", stderr)
 	fs.Usage = func() {
@@ -34,7 +35,7 @@ func runSolvers(args []string, stdout, stderr io.Writer) error {
 	}
 	const indent = 18
 	var b strings.Builder
-	for i, s := range engine.Solvers() {
+	for i, s := range append(engine.Solvers(), engine.MultinomialSolvers()...) {
 		if i > 0 {
 			b.WriteByte('\n')
 		}

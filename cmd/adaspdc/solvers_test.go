@@ -18,7 +18,7 @@ func TestSolversListsEvery(t *testing.T) {
 		t.Fatal(err, errOut.String())
 	}
 	paras := strings.Split(strings.TrimSpace(out.String()), "\n\n")
-	solvers := engine.Solvers()
+	solvers := append(engine.Solvers(), engine.MultinomialSolvers()...)
 	if len(paras) != len(solvers) {
 		t.Fatalf("%d paragraphs for %d solvers:\n%s", len(paras), len(solvers), out.String())
 	}
