@@ -190,6 +190,9 @@ func (o Options) AsksForCoordinateMethod() bool {
 // ErrStop is returned by a Callback to end a run early without error.
 var ErrStop = errors.New("engine: stopped by callback")
 
+// WithDefaults returns o with every zero that stands for a default filled
+// in: m and the block size 1, the shuffle partition, automatic lazy
+// updates, uniform sampling, the stall window, step scale 1, ESO steps.
 func (o Options) WithDefaults() Options {
 	if o.M == 0 {
 		o.M = 1

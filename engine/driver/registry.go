@@ -70,6 +70,7 @@ func Register(e *Entry) {
 	})
 }
 
+// Lookup returns the registered solver called name, or nil.
 func Lookup(name Solver) *Entry {
 	for _, e := range registry {
 		if e.Name == name {
@@ -88,6 +89,8 @@ func Solvers() []SolverInfo {
 	return out
 }
 
+// Names returns the registered solvers' names, comma-separated, for
+// messages.
 func Names() string {
 	names := make([]string, len(registry))
 	for i, e := range registry {

@@ -46,6 +46,8 @@ const rowChunksPerWorker = 16
 // taking one stays cheap against sweeping it.
 const rowChunkMinNNZ = 1 << 12
 
+// NewRowSweep returns a sweep over x's rows on threads workers; dynamic
+// lets the workers take chunks as they go (see RowSweep).
 func NewRowSweep(x *sparse.CSR, threads int, dynamic bool) *RowSweep {
 	s := &RowSweep{pool: sched.NewPool(threads)}
 	nnz := x.NNZ()
@@ -64,13 +66,18 @@ func NewRowSweep(x *sparse.CSR, threads int, dynamic bool) *RowSweep {
 	return s
 }
 
+// Threads returns the number of workers.
 func (s *RowSweep) Threads() int { return s.pool.Threads() }
 
 // Pool returns the sweep's workers, for a method that runs phases of its
 // own on them between sweeps.
 func (s *RowSweep) Pool() *sched.Pool { return s.pool }
-func (s *RowSweep) Chunks() int       { return len(s.bounds) - 1 }
-func (s *RowSweep) Close() error      { return s.pool.Close() }
+
+// Chunks returns the number of chunks the rows are cut into.
+func (s *RowSweep) Chunks() int { return len(s.bounds) - 1 }
+
+// Close stops the workers.
+func (s *RowSweep) Close() error { return s.pool.Close() }
 
 // Run calls fn(lo, hi, acc) for each chunk of rows lo:hi, with acc the
 // zeroed accumulators of the worker that took the chunk, one per out, then
