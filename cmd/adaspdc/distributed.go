@@ -35,6 +35,7 @@ func distributedRefusals(f trainFlags, set map[string]bool) error {
 		{f.init != "", "-init"},
 		{f.liblinearModel != "", "-liblinear-model"},
 		{f.inner != "", "-inner"},
+		{f.multiclass == "multinomial", "-multiclass multinomial"},
 	} {
 		if c.on {
 			return fmt.Errorf("%s: not supported in a distributed run (more than one rank); run them in one process", c.flag)

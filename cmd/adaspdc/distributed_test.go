@@ -132,6 +132,7 @@ func TestTrainDistributedFailures(t *testing.T) {
 	}{
 		{trainFlags{solver: "adaspdc"}, nil, "-solver adaspdc"},
 		{trainFlags{cv: 5}, nil, "-cv"},
+		{trainFlags{multiclass: "multinomial"}, nil, "-multiclass multinomial"},
 		{trainFlags{}, map[string]bool{"m": true}, "-m"},
 	} {
 		err := distributedRefusals(c.f, c.set)
