@@ -90,6 +90,20 @@ func CoCoAWorkers(x *sparse.CSR, threads int) int {
 	return driver.WorkersFor(threads, float64(x.NNZ()), driver.SweepMinNNZ, min(x.Rows, 255))
 }
 
+// replicas returns k private replicas of a d-vector and the coordinate
+// ranges the workers merge them by, cols[w]:cols[w+1].
+func replicas(k, d int) ([][]float64, []int) {
+	rep := make([][]float64, k)
+	for w := range rep {
+		rep[w] = hugepage.Make[float64](d)
+	}
+	cols := make([]int, k+1)
+	for w := 1; w <= k; w++ {
+		cols[w] = d * w / k
+	}
+	return rep, cols
+}
+
 func startCoCoA(ctx context.Context, prob objective.Problem, opt driver.Options) (driver.Method, error) {
 	n := prob.X.Rows
 	k := CoCoAWorkers(prob.X, opt.Threads)
@@ -121,14 +135,7 @@ func startCoCoA(ctx context.Context, prob objective.Problem, opt driver.Options)
 			return nil, errors.New("engine: cocoa: no worker pool for K > 1 (a bug)")
 		}
 		s.pool = core.cert.Pool()
-		s.rep = make([][]float64, k)
-		for w := range s.rep {
-			s.rep[w] = hugepage.Make[float64](core.d)
-		}
-		s.cols = make([]int, k+1)
-		for w := 1; w <= k; w++ {
-			s.cols[w] = core.d * w / k
-		}
+		s.rep, s.cols = replicas(k, core.d)
 		s.counts = make([]paddedCounter, k)
 	}
 	return s, nil

@@ -380,14 +380,7 @@ func startDistCoCoA(c comm.Comm, prob objective.Problem, nGlobal int64, opt driv
 			}
 			s.pool = core.cert.Pool()
 		}
-		s.rep = make([][]float64, k)
-		for w := range s.rep {
-			s.rep[w] = hugepage.Make[float64](core.d)
-		}
-		s.cols = make([]int, k+1)
-		for w := 1; w <= k; w++ {
-			s.cols[w] = core.d * w / k
-		}
+		s.rep, s.cols = replicas(k, core.d)
 	}
 	return s, nil
 }
@@ -399,23 +392,7 @@ func startDistCoCoA(c comm.Comm, prob objective.Problem, nGlobal int64, opt driv
 // rank; the rows of all ranks being zero is an error of all.
 func newDistCore(c comm.Comm, prob objective.Problem, nGlobal int64, opt driver.Options, beta []float64, colNNZ []int64) (*sdcaCore, error) {
 	x := prob.X
-	en := prob.Reg.(objective.ElasticNet) // agreeProblem checked
-	core := &sdcaCore{prob: prob, x: x, n: x.Rows, d: x.Cols, en: en, invN: 1 / float64(nGlobal),
-		runningExact: true, tol: opt.Tol}
-	core.plainL2 = en.Plain() && en.L1 == 0
-	core.plainEN = en.Plain()
-	core.invLam = 1 / en.Lambda
-	core.eval = driver.NewEvaluator(prob, opt.Threads)
-	core.y = hugepage.Make[float64](core.n)
-	core.v = hugepage.Make[float64](core.d)
-	core.w = hugepage.Make[float64](core.d)
-	core.comp = hugepage.Make[float64](core.d)
-	if _, ok := prob.Loss.(objective.Logistic); ok {
-		core.logit = hugepage.Make[float64](core.n)
-		for k := range core.logit {
-			core.logit[k] = math.NaN()
-		}
-	}
+	core := allocCore(prob, opt, int(nGlobal)) // agreeProblem checked the regularizer
 	var localErr error
 	nonzero := false
 	core.sigma = hugepage.Make[float64](core.n)

@@ -108,16 +108,13 @@ type sdcaCore struct {
 // exactEvery bounds the certificates in a row that use the running v.
 const exactEvery = 8
 
-// newSDCACore sets the starting duals: yₖ = φ'(aₖᵀx₀) projected into dom φ*
-// for a warm start x₀, and yₖ = 0 otherwise (feasible for every loss here,
-// and x = ∇g*(0) is 0 or the centre). beta, when non-nil, scales the
-// curvature of coordinate j in the steps (the mini-batch factor βⱼ).
-// colNNZ, when non-nil, holds the column counts (CSR.ColumnCounts), which the
-// certificate's workers need: a caller that has them saves a pass.
-func newSDCACore(prob objective.Problem, opt driver.Options, beta []float64, colNNZ []int64) (*sdcaCore, error) {
+// allocCore returns the core's state for prob's rows, in a problem of
+// nGlobal rows (the rows of every rank in a distributed run): duals, v, w
+// and v's compensation at zero, the logistic's last logits unknown.
+func allocCore(prob objective.Problem, opt driver.Options, nGlobal int) *sdcaCore {
 	x := prob.X
-	en := prob.Reg.(objective.ElasticNet) // accepts checked
-	c := &sdcaCore{prob: prob, x: x, n: x.Rows, d: x.Cols, en: en, invN: 1 / float64(x.Rows),
+	en := prob.Reg.(objective.ElasticNet)
+	c := &sdcaCore{prob: prob, x: x, n: x.Rows, d: x.Cols, en: en, invN: 1 / float64(nGlobal),
 		runningExact: true, tol: opt.Tol}
 	c.plainL2 = en.Plain() && en.L1 == 0
 	c.plainEN = en.Plain()
@@ -133,6 +130,18 @@ func newSDCACore(prob objective.Problem, opt driver.Options, beta []float64, col
 			c.logit[k] = math.NaN()
 		}
 	}
+	return c
+}
+
+// newSDCACore sets the starting duals: yₖ = φ'(aₖᵀx₀) projected into dom φ*
+// for a warm start x₀, and yₖ = 0 otherwise (feasible for every loss here,
+// and x = ∇g*(0) is 0 or the centre). beta, when non-nil, scales the
+// curvature of coordinate j in the steps (the mini-batch factor βⱼ).
+// colNNZ, when non-nil, holds the column counts (CSR.ColumnCounts), which the
+// certificate's workers need: a caller that has them saves a pass.
+func newSDCACore(prob objective.Problem, opt driver.Options, beta []float64, colNNZ []int64) (*sdcaCore, error) {
+	x := prob.X
+	c := allocCore(prob, opt, x.Rows) // accepts checked the regularizer
 	threads := driver.ThreadBudget(opt.Threads)
 	if err := c.stepSizes(beta, threads); err != nil {
 		return nil, err
