@@ -86,8 +86,9 @@
 //	MALLOC_TOP_PAD_=1000000000
 //
 // in the environment of the ranks (mpirun -x passes them on) makes glibc keep
-// that memory in its heap and hand it out again; on one test host this
-// brought an allreduce of 10⁷ doubles from 1–2 s down to about 0.1 s.
+// that memory in its heap and hand it out again, so that a large allreduce
+// no longer pays the kernel's zeroing of fresh pages on every call
+// (bench/RESULTS.md has the measurement).
 //
 // # Sharing a data file
 //
