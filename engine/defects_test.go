@@ -343,3 +343,47 @@ func TestThreadsFollowBatchSize(t *testing.T) {
 		}
 	}
 }
+
+// TestProblemLiteralPredictsLabels: a Problem built as a struct literal,
+// with no Classes, trains a classifier whose Predict gives the labels −1
+// and +1 (its B), not the margin, alone and one against the rest; a
+// classifier model without labels is refused.
+func TestProblemLiteralPredictsLabels(t *testing.T) {
+	x, b := sharedData(t, "heart_scale")
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2}}
+	model, _, err := Train(context.Background(), prob, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	right := 0
+	for k := range x.Rows {
+		val, idx := x.Row(k)
+		p := model.Predict(val, idx)
+		if p != -1 && p != 1 {
+			t.Fatalf("row %d: Predict = %v, want a label −1 or +1", k, p)
+		}
+		if p == b[k] {
+			right++
+		}
+	}
+	if acc := float64(right) / float64(x.Rows); acc < 0.8 {
+		t.Errorf("training accuracy %.3f, want at least 0.8", acc)
+	}
+	if err := model.Validate(); err != nil {
+		t.Error(err)
+	}
+	for _, loss := range []Loss{Squared{}, SquaredHinge{}} {
+		m, _, err := Train(context.Background(), Problem{X: x, B: b, Loss: loss, Reg: ElasticNet{Lambda: 1e-2}}, DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := m.Labels == nil, !loss.Classification(); got != want {
+			t.Errorf("%s: model labels %v", loss.Name(), m.Labels)
+		}
+	}
+	bare := *model
+	bare.Labels = nil
+	if err := bare.Validate(); err == nil || !strings.Contains(err.Error(), "no labels") {
+		t.Errorf("a logistic model without labels: Validate = %v, want an error saying it has no labels", err)
+	}
+}

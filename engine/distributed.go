@@ -2,10 +2,10 @@ package engine
 
 import (
 	"context"
-	"slices"
 
 	"github.com/adaspdc/adaspdc/comm"
 	"github.com/adaspdc/adaspdc/engine/sdca"
+	"github.com/adaspdc/adaspdc/sparse"
 )
 
 // TrainDistributed trains the problem whose rows are spread over the ranks
@@ -19,18 +19,9 @@ func TrainDistributed(ctx context.Context, c comm.Comm, local Problem, opt Optio
 	if w == nil {
 		return nil, res, err
 	}
-	model := &Model{
-		Loss:    local.Loss.Name(),
-		Dim:     len(w),
-		Weights: w,
-		Bias:    local.Bias,
-		Labels:  slices.Clone(local.Classes),
-	}
-	if local.Bias != 0 {
-		model.Dim-- // the last column is the bias feature, which Margin adds
-	}
-	if en, ok := local.Reg.(ElasticNet); ok {
-		model.Lambda, model.L1 = en.Lambda, en.L1
-	}
+	// The ranks agreed on the columns: the model is as wide as w.
+	shape := local
+	shape.X = &sparse.CSR{Cols: len(w)}
+	model := newModel(shape, w, local.Classes)
 	return model, res, err
 }

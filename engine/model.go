@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Model is a trained linear model.
@@ -87,6 +88,10 @@ func (m *Model) Validate() error {
 	if !loss.Classification() && m.Labels != nil {
 		return fmt.Errorf("engine: the %s model is a regression but has labels %v", m.Loss, m.Labels)
 	}
+	if loss.Classification() && m.Labels == nil {
+		// Predict would return the margin where a label is meant.
+		return fmt.Errorf("engine: the %s model is a classifier but has no labels (want [negative, positive], such as [-1, 1])", m.Loss)
+	}
 	if m.Multinomial && (m.Classes() < 3 || m.Loss != "logistic") {
 		return fmt.Errorf("engine: a multinomial model is a logistic model of 3 classes or more (this one: %s, %d classes)", m.Loss, m.Classes())
 	}
@@ -94,6 +99,32 @@ func (m *Model) Validate() error {
 		return fmt.Errorf("engine: model bias %v: want a finite value", m.Bias)
 	}
 	return nil
+}
+
+// newModel returns the model of weights w trained on prob: its loss, its
+// regularizer's strengths, its bias and width, and for a classification
+// loss the raw labels that the margin's sign stands for, prob.Classes, or
+// −1 and +1 where the problem names none (its B are then those labels,
+// which Problem.Validate checks). Several classes pass their labels in
+// classes, and their weight vectors one after another in w.
+func newModel(prob Problem, w []float64, classes []float64) *Model {
+	m := &Model{
+		Loss:    prob.Loss.Name(),
+		Dim:     prob.X.Cols,
+		Weights: w,
+		Bias:    prob.Bias,
+		Labels:  slices.Clone(classes),
+	}
+	if prob.Bias != 0 {
+		m.Dim-- // the last column is the bias feature, which Margin adds
+	}
+	if prob.Loss.Classification() && m.Labels == nil {
+		m.Labels = []float64{-1, 1}
+	}
+	if en, ok := prob.Reg.(ElasticNet); ok {
+		m.Lambda, m.L1 = en.Lambda, en.L1
+	}
+	return m
 }
 
 // Classes returns the number of classes a one-vs-rest model holds (≥ 3),

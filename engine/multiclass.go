@@ -102,23 +102,11 @@ func TrainOneVsRest(ctx context.Context, prob Problem, y []float64, opt Options,
 	if err := context.Cause(ctx); err != nil {
 		return nil, results, fmt.Errorf("engine: one-vs-rest: %w", err)
 	}
-	w := len(weights[0])
-	model := &Model{
-		Loss:    prob.Loss.Name(),
-		Dim:     w,
-		Bias:    prob.Bias,
-		Labels:  classes,
-		Weights: make([]float64, 0, k*w),
-	}
-	if prob.Bias != 0 {
-		model.Dim--
-	}
-	if en, ok := prob.Reg.(ElasticNet); ok {
-		model.Lambda, model.L1 = en.Lambda, en.L1
-	}
+	all := make([]float64, 0, k*len(weights[0]))
 	for _, wc := range weights {
-		model.Weights = append(model.Weights, wc...)
+		all = append(all, wc...)
 	}
+	model := newModel(prob, all, classes)
 	return model, results, nil
 }
 

@@ -83,17 +83,7 @@ func TrainMultinomial(ctx context.Context, prob Problem, y []float64, opt Option
 		return nil, res, err
 	}
 	cols := prob.X.Cols
-	model := &Model{
-		Loss:   prob.Loss.Name(),
-		Dim:    cols,
-		Bias:   prob.Bias,
-		Labels: classes,
-		Lambda: en.Lambda,
-		L1:     en.L1,
-	}
-	if prob.Bias != 0 {
-		model.Dim--
-	}
+	model := newModel(prob, nil, classes)
 	if k == 2 {
 		// σ(a·(W₁ − W₀)) is the softmax's probability of the second class.
 		model.Weights = make([]float64, cols)

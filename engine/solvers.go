@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
@@ -106,18 +105,6 @@ func Train(ctx context.Context, prob Problem, opt Options) (*Model, *Result, err
 	if w == nil {
 		return nil, res, err
 	}
-	model := &Model{
-		Loss:    prob.Loss.Name(),
-		Dim:     prob.X.Cols,
-		Weights: w, // the method is done with it
-		Bias:    prob.Bias,
-		Labels:  slices.Clone(prob.Classes),
-	}
-	if prob.Bias != 0 {
-		model.Dim-- // the last column is the bias feature, which Margin adds
-	}
-	if en, ok := prob.Reg.(ElasticNet); ok {
-		model.Lambda, model.L1 = en.Lambda, en.L1
-	}
+	model := newModel(prob, w, prob.Classes) // the method is done with w
 	return model, res, err
 }

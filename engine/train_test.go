@@ -189,7 +189,7 @@ func TestCertifyAgreesWithSolver(t *testing.T) {
 // TestModelNormalizeUnit checks that a model trained on unit-norm rows scales
 // a raw row the same way before its margin.
 func TestModelNormalizeUnit(t *testing.T) {
-	m := &Model{Loss: "logistic", Lambda: 1, Dim: 3, Bias: 1, Normalize: "unit", Weights: []float64{1, 2, 3, 0.5}}
+	m := &Model{Loss: "logistic", Lambda: 1, Dim: 3, Bias: 1, Normalize: "unit", Labels: []float64{-1, 1}, Weights: []float64{1, 2, 3, 0.5}}
 	val, idx := []float64{3, 4, 7}, []int32{0, 2, 5} // column 5 is beyond Dim: ignored, but part of the norm
 	want := (3*1+4*3)/math.Sqrt(9+16+49) + 0.5
 	if got := m.Margin(val, idx); math.Abs(got-want) > 1e-15 {
