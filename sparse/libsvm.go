@@ -65,7 +65,19 @@ type ParseError struct {
 	File         string
 	Line, Column int
 	Msg          string
+	// Err is the cause that errors.Is can find, where there is one to
+	// tell apart: ErrNoDataLines for an input without a data line.
+	Err error
 }
+
+// ErrNoDataLines is the cause of the ParseError for an input that holds no
+// data line at all (empty, or only blank and comment lines). A caller for
+// whom an empty part is valid, such as a rank whose share of a file holds
+// no line, tells it apart with errors.Is.
+var ErrNoDataLines = errors.New("no data lines")
+
+// Unwrap returns the error's cause, if any.
+func (e *ParseError) Unwrap() error { return e.Err }
 
 // Error formats the error as "file:line:column: msg", the form compilers use,
 // so that editors can jump to the spot: "a9a:17:23: index 0: feature indices
@@ -962,11 +974,10 @@ func summarize(chunks []*chunk, name string, opt ReadOptions) (ReadStats, int, e
 		maxIdx = max(maxIdx, c.maxIndex)
 	}
 	if rows == 0 {
-		msg := "no data lines"
 		if stats.Skipped > 0 {
-			msg = fmt.Sprintf("no valid data lines (%d malformed lines skipped)", stats.Skipped)
+			return stats, 0, &ParseError{File: name, Msg: fmt.Sprintf("no valid data lines (%d malformed lines skipped)", stats.Skipped)}
 		}
-		return stats, 0, &ParseError{File: name, Msg: msg}
+		return stats, 0, &ParseError{File: name, Msg: ErrNoDataLines.Error(), Err: ErrNoDataLines}
 	}
 	cols := int(maxIdx) + 1
 	if opt.NumFeatures > 0 {

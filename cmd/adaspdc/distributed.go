@@ -72,11 +72,19 @@ func readShare(c comm.Comm, pattern string, opt sparse.ReadOptions) (*sparse.Dat
 	}
 	path, split := comm.SharePath(pattern, c.Rank())
 	if !split {
-		return sparse.ReadFile(path, opt)
+		ds, err := sparse.ReadFile(path, opt)
+		if errors.Is(err, sparse.ErrNoDataLines) {
+			return emptyShare(path, opt), nil
+		}
+		return ds, err
 	}
 	start, end, line, err := comm.ShareRange(path, c.Rank(), c.Size())
 	if err != nil {
 		return nil, err
+	}
+	if start == end {
+		// More ranks than lines: this rank's range holds none.
+		return emptyShare(path, opt), nil
 	}
 	file, err := os.Open(path)
 	if err != nil {
@@ -84,10 +92,32 @@ func readShare(c comm.Comm, pattern string, opt sparse.ReadOptions) (*sparse.Dat
 	}
 	defer file.Close()
 	ds, err := sparse.ReadLIBSVM(io.NewSectionReader(file, start, end-start), path, opt)
+	if errors.Is(err, sparse.ErrNoDataLines) {
+		return emptyShare(path, opt), nil // only blank and comment lines
+	}
 	if err != nil {
 		return nil, fmt.Errorf("rank %d's share of %s, which starts at line %d (add %d to the line numbers below): %w", c.Rank(), path, line, line-1, err)
 	}
 	return ds, nil
+}
+
+// agreedFailure ends a run on an error that every rank has found alike:
+// rank 0 reports it, and the ranks meet once more before they return, so
+// that none ends the job before the report is out.
+func agreedFailure(c comm.Comm, err error, stderr io.Writer) error {
+	if c.Rank() == 0 {
+		fmt.Fprintf(stderr, "adaspdc train: %s\n", flagWords(err.Error()))
+	}
+	if berr := c.Barrier(); berr != nil {
+		return berr
+	}
+	return exitError{1}
+}
+
+// emptyShare is the share of a rank that holds no row: valid, as long as
+// the ranks together hold some (trainDistributed checks that).
+func emptyShare(path string, opt sparse.ReadOptions) *sparse.Dataset {
+	return &sparse.Dataset{Name: path, X: &sparse.CSR{Cols: max(opt.NumFeatures, 0), Indptr: []int64{0}}, Y: []float64{}}
 }
 
 // agreeLabels maps the rank's raw labels y to what the loss needs, the
@@ -158,23 +188,23 @@ func trainDistributed(c comm.Comm, f trainFlags, opt engine.Options, loss engine
 	if err != nil {
 		return fail(err)
 	}
+	rows := []float64{float64(ds.X.Rows)}
+	if err := c.AllreduceSum(rows); err != nil {
+		return fail(err)
+	}
+	if rows[0] == 0 {
+		return agreedFailure(c, fmt.Errorf("%s: no data lines on any of the %d ranks", dataPath, size), stderr)
+	}
 	b, classes, err := agreeLabels(c, ds.Y, loss)
 	if err != nil {
 		var ae *comm.AbortError
 		if errors.As(err, &ae) {
 			return fail(err)
 		}
-		if lead {
-			fmt.Fprintf(stderr, "adaspdc train: %v\n", err)
-		}
-		return exitError{1}
+		return agreedFailure(c, err, stderr)
 	}
 	agree := []float64{float64(ds.X.Cols)}
 	if err := c.AllreduceMax(agree); err != nil {
-		return fail(err)
-	}
-	rows := []float64{float64(ds.X.Rows)}
-	if err := c.AllreduceSum(rows); err != nil {
 		return fail(err)
 	}
 	x := ds.X
@@ -240,7 +270,7 @@ func trainDistributed(c comm.Comm, f trainFlags, opt engine.Options, loss engine
 		fmt.Fprintf(stdout, "epochs=%d passes=%.1f primal=%.12g dual=%.12g gap=%.3e rel_gap=%.3e seconds=%.3f threads=%d ranks=%d solver=%s\n",
 			fp.Epoch, fp.Passes, mp.Primal, mp.Dual, mp.Gap, mp.RelGap, fp.Seconds, res.Threads, size, res.Solver)
 		if res.Note != "" && !f.quiet {
-			fmt.Fprintf(stderr, "adaspdc train: %s over %d ranks: %s\n", res.Solver, size, res.Note)
+			fmt.Fprintf(stderr, "adaspdc train: %s over %d ranks: %s\n", res.Solver, size, flagWords(res.Note))
 		}
 		if mp.Gap < fp.Gap {
 			fmt.Fprintf(stderr, "adaspdc train: the model is that of the best certificate (epoch %d, relative gap %.3g), not the last (epoch %d, relative gap %.3g)\n",
@@ -249,7 +279,7 @@ func trainDistributed(c comm.Comm, f trainFlags, opt engine.Options, loss engine
 		if short != "" {
 			fmt.Fprintf(stderr, "adaspdc train: warning: stopped (%s) after %d epochs short of the goal: %s\n", stopReason(res.Stop, f), fp.Epoch, short)
 			if res.Stop == "stalled" {
-				fmt.Fprintf(stderr, "adaspdc train: %s\n", res.StallNote)
+				fmt.Fprintf(stderr, "adaspdc train: %s\n", flagWords(res.StallNote))
 			}
 		}
 		if err := saveModel(f, model); err != nil {

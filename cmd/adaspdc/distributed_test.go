@@ -144,3 +144,52 @@ func TestTrainDistributedFailures(t *testing.T) {
 		t.Errorf("-solver cocoa refused: %v", err)
 	}
 }
+
+// TestTrainDistributedMoreRanksThanRows: a file of three lines on four
+// ranks leaves one rank's byte range without a line, and a rank's own file
+// may hold none; both train, as the engine's empty ranks do. Ranks that
+// hold no line at all end with an error that names the data.
+func TestTrainDistributedMoreRanksThanRows(t *testing.T) {
+	dir := t.TempDir()
+	three := filepath.Join(dir, "three")
+	if err := os.WriteFile(three, []byte("1 1:1 2:0.5\n-1 1:-1 3:1\n1 2:1 3:-0.25\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"part-0", "part-2"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("1 1:1 2:0.5\n-1 1:-1 3:1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "part-1"), []byte("# no rows here\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		ranks int
+		data  string
+	}{{4, three}, {8, three}, {3, filepath.Join(dir, "part-%d")}} {
+		f := trainFlags{loss: "logistic", lambda: 0.1, tol: 1e-8, maxEpochs: 1000, seed: 1, quiet: true}
+		errs, out, errOut := trainRanks(t, c.ranks, f, c.data)
+		for r, err := range errs {
+			if err != nil {
+				t.Errorf("%d ranks on %s: rank %d: %v (%s)", c.ranks, filepath.Base(c.data), r, err, errOut)
+			}
+		}
+		if m := distSummaryRE.FindStringSubmatch(out); m == nil || m[5] != strconv.Itoa(c.ranks) {
+			t.Errorf("%d ranks on %s: summary %q", c.ranks, filepath.Base(c.data), out)
+		}
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, []byte("\n# nothing\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := trainFlags{loss: "logistic", tol: 1e-6, maxEpochs: 100, seed: 1, quiet: true}
+	errs, _, errOut := trainRanks(t, 2, f, empty)
+	for r, err := range errs {
+		if err == nil {
+			t.Errorf("rank %d: no error on a file without data lines", r)
+		}
+	}
+	if !strings.Contains(errOut, empty) || !strings.Contains(errOut, "no data lines") {
+		t.Errorf("no data on any rank: stderr %q, errors %v; want the file and \"no data lines\"", errOut, errs)
+	}
+}
