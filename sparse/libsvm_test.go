@@ -438,8 +438,11 @@ func TestReadFileNamesAndErrors(t *testing.T) {
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadFile(empty, ReadOptions{}); err == nil || err.Error() != empty+": no data lines" {
-		t.Errorf("empty file: got %v", err)
+	if _, err := ReadFile(empty, ReadOptions{}); err == nil || err.Error() != empty+": no data lines" || !errors.Is(err, ErrNoDataLines) {
+		t.Errorf("empty file: got %v, want ErrNoDataLines", err)
+	}
+	if _, err := ReadLIBSVM(strings.NewReader("1 1:x\n"), "bad", ReadOptions{SkipInvalid: true}); errors.Is(err, ErrNoDataLines) || err == nil {
+		t.Errorf("only malformed lines, skipped: got %v, want an error other than ErrNoDataLines", err)
 	}
 }
 
