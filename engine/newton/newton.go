@@ -55,7 +55,7 @@ func acceptsNewton(prob objective.Problem, opt driver.Options) error {
 		return err
 	}
 	if opt.M > 1 || opt.BlockSize > 1 {
-		return fmt.Errorf("engine: %s uses every sample in each step: -m %d and block size %d are the coordinate methods' (drop them, or use adaspdc)", opt.Solver, opt.M, opt.BlockSize)
+		return fmt.Errorf("engine: %s uses every sample in each step: Options.M %d and Options.BlockSize %d are the coordinate methods' (drop them, or use Options.Solver \"adaspdc\")", opt.Solver, opt.M, opt.BlockSize)
 	}
 	return nil
 }
@@ -196,17 +196,19 @@ const newtonLastStepSafety = 0.1
 // classification", ACML 2018), (1 − α)I + α·diag(H) for H = I + C·XᵀDX,
 // with their α = 0.01, written for our scaling. λⱼ and Hⱼⱼ scale alike
 // when a feature is rescaled (Aⱼ ← cAⱼ, λⱼ ← c²λⱼ), so the steps stay
-// invariant to feature scale (TestNewtonScaleInvariant). Measured in
-// passes to a 1e-7 gap, two threads, -deterministic (the lab notebook (git show c876b51:bench/README.md),
-// "A mixed preconditioner on wide data"): news20 binarised, unit rows
-// (d = 3.9n), logistic 55.5 → 40.5 (λ = 1e-5) and 98.5 → 78.5 (1e-6),
-// squared hinge 58.9 → 43.3 and 161 → 116; url-shaped (d = 16n) 55.5 →
-// 44.5 and 194 → 154; news20 without row scaling 1180 → 678. On taller
-// data it costs passes (rcv1-shaped, d = 0.24n: 25.5 → 53.5), so there M
-// stays diag(H). Which Newton step first crosses a target can move either
-// way: on url-shaped data with 1M rows (d = 3.2n) the mix took 46.5
-// passes against 64.5 to a 1e-7 gap, but 46.5 against 29.5 to a 1e-6
-// relative suboptimality (AutoSolver gives those data to cocoa).
+// invariant to feature scale (TestNewtonScaleInvariant). In passes to a
+// 1e-7 gap (`adaspdc train -data news20.binary -normalize unit -solver
+// newton -lambda 1e-5 -tol 1e-7 -threads 2 -deterministic`, news20.binary
+// as bench/README.md makes it; passes= in the summary, against the same
+// run with precondMix = 1): news20 binarised, unit rows (d = 3.9n),
+// logistic 55.5 → 40.5 (λ = 1e-5) and 98.5 → 78.5 (1e-6), squared hinge
+// 58.9 → 43.3 and 161 → 116; url-shaped (d = 16n) 55.5 → 44.5 and 194 →
+// 154; news20 without row scaling 1180 → 678. On taller data it costs
+// passes (rcv1-shaped, d = 0.24n: 25.5 → 53.5), so there M stays diag(H).
+// Which Newton step first crosses a target can move either way: on
+// url-shaped data with 1M rows (d = 3.2n) the mix took 46.5 passes
+// against 64.5 to a 1e-7 gap, but 46.5 against 29.5 to a 1e-6 relative
+// suboptimality (AutoSolver gives those data to cocoa).
 const precondMix = 0.01
 
 // newtonDenseMaxD bounds the width at which newton forms the Hessian: it
@@ -354,9 +356,11 @@ func (s *newton) newtonStep() (moved bool, err error) {
 		// is a tenth of the tolerance, if the forcing term asks for more.
 		// Each CG step is a pass here: to the default 1e-6, news20's
 		// (unit rows, two threads) logistic at λ = 1e-6 took 64.5 passes
-		// instead of 78.5 and its squared hinge 93 instead of 106
-		// (the lab notebook (git show c876b51:bench/README.md), "The last Newton step"). The certificate
-		// still decides the stop; a short guess costs one more step.
+		// instead of 78.5 and its squared hinge 93 instead of 106 (passes=
+		// of `adaspdc train -data news20.binary -normalize unit -solver
+		// newton -lambda 1e-6 -threads 2 -deterministic`, against the same
+		// run with this rule removed). The certificate still decides the
+		// stop; a short guess costs one more step.
 		eta = math.Max(eta, math.Min(0.5, math.Sqrt(newtonLastStepSafety*s.tol/g)))
 	}
 	for it := 0; it < s.maxCG; it++ {
@@ -760,11 +764,11 @@ const newtonMaxStretch = 4.0
 //     two secant steps on d from the last two points, up to α = 4,
 //     stretch it: each costs one exponential a row, against a sweep that
 //     forms the Hessian, and they saved 1–2 of 5–14 Newton steps on a9a,
-//     w8a and ijcnn1 (the lab notebook (git show c876b51:bench/README.md), "Newton's line search, long
-//     decimals and waking workers"). Where
-//     it does not, a Newton step's cost is its CG steps, and the longer
-//     steps left more of them to the next steps (news20, logistic,
-//     λ = 1e-6: 52 → 70 CG steps, 0.18 → 0.23 s), so α = 1.
+//     w8a and ijcnn1 (epochs= of `adaspdc train -data ../shared/data/w8a
+//     -solver newton -lambda 1e-5`, against the same run with at most no
+//     secant step). Where it does not, a Newton step's cost is its CG
+//     steps, and the longer steps left more of them to the next steps
+//     (news20, logistic, λ = 1e-6: 52 → 70 CG steps), so α = 1.
 //   - d(1) > 0: α = 1 if it meets Armijo's condition (which needs P's
 //     values, one pass), otherwise bisection on [0, 1] until |d| is within
 //     a tenth of |d(0)|.

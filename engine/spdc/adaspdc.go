@@ -271,7 +271,7 @@ func newSolver(ctx context.Context, prob objective.Problem, opt driver.Options) 
 	}
 	s.nb = s.part.NumBlocks()
 	if opt.M > s.nb {
-		return nil, fmt.Errorf("engine: m = %d blocks per iteration, but the data has only %d blocks of %d samples: lower -m or -block", opt.M, s.nb, opt.BlockSize)
+		return nil, fmt.Errorf("engine: m = %d blocks per iteration, but the data has only %d blocks of %d samples: lower Options.M or Options.BlockSize", opt.M, s.nb, opt.BlockSize)
 	}
 	threads := driver.ThreadBudget(opt.Threads)
 	// Each iteration pays two barrier rounds and moves the touched
@@ -348,8 +348,10 @@ func newSolver(ctx context.Context, prob objective.Problem, opt driver.Options) 
 	}
 	s.stepSizes()
 
-	// Lazy pays when the O(d) dense update dwarfs the batch's nonzeros;
-	// measured on a9a and w8a, the break-even is near d = 16 × batch nnz.
+	// Lazy pays once the O(d) dense update outweighs the batch's nonzeros:
+	// the break-even is driver.LazyBreakEven (d = batch nnz), where the
+	// lazy record's extra reads per nonzero cost about what the dense
+	// sweep of d coordinates does.
 	switch opt.Lazy {
 	case driver.LazyOn:
 		s.lazy = true
@@ -1259,7 +1261,7 @@ func (s *solver) Point() []float64                    { return s.xv }
 func (s *solver) Passes() float64                     { return float64(s.sampled) / float64(s.n) }
 func (s *solver) Threads() int                        { return len(s.workers) }
 func (s *solver) DivergenceHint() string {
-	return "scale the features (e.g. to [-1, 1]) or the rows (-normalize unit), lower -m, or raise -lambda"
+	return "scale the features (e.g. to [-1, 1]), or normalise the rows to unit norm (sparse.CSR.NormalizeRowsUnit), lower Options.M, or raise λ (ElasticNet.Lambda)"
 }
 
 // Importance sampling for SPDC (Zhang & Xiao's non-uniform variant, m = 1).

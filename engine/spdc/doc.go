@@ -53,7 +53,8 @@
 // disjoint rows a batch of m is worth m single steps. θ is Eq. 15 with the
 // same substitution. The rows of news20 with unit norm share little
 // (the mean of vᵢ/Rᵢ² is 1.5 at m = 16, 9 at m = 256), a9a's share much
-// (7.7 at m = 16); the lab notebook (git show c876b51:bench/README.md) ("ESO steps") has passes against m.
+// (7.7 at m = 16); bench/eso-passes.sh measures passes against m, and
+// bench/README.md ("ESO steps: passes against m") reads them.
 //
 // # Lazy updates
 //
@@ -131,9 +132,10 @@
 // AdaSPDC's primal step τᵗ ∝ 1/Rᵗ_max follows the sampled blocks. On data
 // whose row norms spread over orders of magnitude (raw counts) and with
 // small m, short rows then take very long primal steps with a noisy batch
-// estimate, and the gap can stall far above the tolerance; the measurements
-// are in the lab notebook (git show c876b51:bench/README.md). Rows scaled to unit norm (as in the paper's
-// experiments), or blocks grouped by norm, avoid it.
+// estimate, and the gap can stall far above the tolerance (`adaspdc train
+// -data news20.binary -solver adaspdc -m 1 -lambda 1e-5` on the raw counts,
+// against the same with -normalize unit). Rows scaled to unit norm (as in
+// the paper's experiments), or blocks grouped by norm, avoid it.
 //
 // # How many workers
 //
