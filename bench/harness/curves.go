@@ -9,11 +9,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/adaspdc/adaspdc/engine"
+	"gonum.org/v1/gonum/optimize"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 )
@@ -373,106 +375,22 @@ func lbfgs(prob engine.Problem) ([]float64, error) {
 			}
 		}
 	}
-	return minimizeLBFGS(fn, grad, make([]float64, x.Cols), 20000), nil
-}
-
-// minimizeLBFGS runs L-BFGS (memory 20, two-loop recursion, backtracking
-// Armijo line search from the unit step) from w until the objective stops
-// falling or iters iterations, and returns the best point.
-func minimizeLBFGS(fn func([]float64) float64, grad func(g, w []float64), w []float64, iters int) []float64 {
-	const mem = 20
-	d := len(w)
-	g := make([]float64, d)
-	grad(g, w)
-	f := fn(w)
-	var ss, ys [][]float64
-	var rho []float64
-	dir := make([]float64, d)
-	wn := make([]float64, d)
-	gn := make([]float64, d)
-	alpha := make([]float64, mem)
-	dot := func(a, b []float64) float64 {
-		var s float64
-		for i := range a {
-			s += a[i] * b[i]
-		}
-		return s
+	// The stop: the objective no longer falls by a relative 1e-16 over ten
+	// iterations (the limits of float64), or 20000 iterations.
+	res, err := optimize.Minimize(optimize.Problem{Func: fn, Grad: grad}, make([]float64, x.Cols),
+		&optimize.Settings{MajorIterations: 20000, Converger: &optimize.FunctionConverge{Relative: 1e-16, Iterations: 10}},
+		&optimize.LBFGS{})
+	if res == nil {
+		return nil, fmt.Errorf("L-BFGS: %w", err)
 	}
-	flat := 0
-	for it := 0; it < iters; it++ {
-		copy(dir, g)
-		for i := len(ss) - 1; i >= 0; i-- {
-			alpha[i] = rho[i] * dot(ss[i], dir)
-			for j := range dir {
-				dir[j] -= alpha[i] * ys[i][j]
-			}
-		}
-		h := 1.0
-		if k := len(ss) - 1; k >= 0 {
-			h = dot(ss[k], ys[k]) / dot(ys[k], ys[k])
-		} else if gg := math.Sqrt(dot(g, g)); gg > 0 {
-			h = 1 / gg
-		}
-		for j := range dir {
-			dir[j] *= h
-		}
-		for i := range ss {
-			beta := rho[i] * dot(ys[i], dir)
-			for j := range dir {
-				dir[j] += (alpha[i] - beta) * ss[i][j]
-			}
-		}
-		slope := -dot(g, dir)
-		if !(slope < 0) {
-			if len(ss) == 0 {
-				break
-			}
-			ss, ys, rho = nil, nil, nil // a bad curvature pair: restart from the gradient
-			continue
-		}
-		step := 1.0
-		var fn2 float64
-		ok := false
-		for ls := 0; ls < 60; ls++ {
-			for j := range wn {
-				wn[j] = w[j] - step*dir[j]
-			}
-			fn2 = fn(wn)
-			if fn2 <= f+1e-4*step*slope {
-				ok = true
-				break
-			}
-			step /= 2
-		}
-		if !ok {
-			break
-		}
-		grad(gn, wn)
-		s := make([]float64, d)
-		y := make([]float64, d)
-		for j := range s {
-			s[j] = wn[j] - w[j]
-			y[j] = gn[j] - g[j]
-		}
-		if sy := dot(s, y); sy > 0 {
-			ss, ys, rho = append(ss, s), append(ys, y), append(rho, 1/sy)
-			if len(ss) > mem {
-				ss, ys, rho = ss[1:], ys[1:], rho[1:]
-			}
-		}
-		if f-fn2 <= 1e-16*math.Abs(f) {
-			flat++
-		} else {
-			flat = 0
-		}
-		copy(w, wn)
-		copy(g, gn)
-		f = fn2
-		if flat >= 10 {
-			break
+	// Near the optimum the line search can fail on rounding; the best point
+	// found is still returned, and its certificate says what it is worth.
+	for _, v := range res.X {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("L-BFGS: a non-finite point (%v)", err)
 		}
 	}
-	return w
+	return res.X, nil
 }
 
 func readReferences(path string) map[string]Reference {
@@ -521,7 +439,7 @@ func (res *CurvesResult) Write() error {
 	for k, r := range refs {
 		rows = append(rows, []string{k, strconv.FormatFloat(r.Primal, 'g', 17, 64), strconv.FormatFloat(r.Dual, 'g', 17, 64), r.From, strconv.FormatFloat(r.Seconds, 'f', 1, 64)})
 	}
-	sortRows(rows)
+	slices.SortFunc(rows, func(a, b []string) int { return strings.Compare(a[0], b[0]) })
 	if err := writeCSVFile(filepath.Join(dir, "reference.csv"), []string{"key", "primal", "dual", "from", "seconds"}, rows); err != nil {
 		return err
 	}
@@ -551,14 +469,6 @@ func (res *CurvesResult) Write() error {
 	return os.WriteFile(filepath.Join(dir, "summary.md"), []byte(res.markdown()), 0o644)
 }
 
-func sortRows(rows [][]string) {
-	for i := 1; i < len(rows); i++ {
-		for j := i; j > 0 && rows[j][0] < rows[j-1][0]; j-- {
-			rows[j], rows[j-1] = rows[j-1], rows[j]
-		}
-	}
-}
-
 func writeCSVFile(path string, header []string, rows [][]string) error {
 	f, err := os.Create(path)
 	if err != nil {
@@ -578,20 +488,11 @@ func writeCSVFile(path string, header []string, rows [][]string) error {
 func (res *CurvesResult) groups() []string {
 	var gs []string
 	for _, p := range res.Config.Panels {
-		if !slicesContains(gs, p.Group) {
+		if !slices.Contains(gs, p.Group) {
 			gs = append(gs, p.Group)
 		}
 	}
 	return gs
-}
-
-func slicesContains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // FileBase is the file name (without extension) of a group's figure.

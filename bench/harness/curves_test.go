@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/adaspdc/adaspdc/engine"
 )
 
 // writeUnequalRows writes a LIBSVM file of n dense rows in d columns whose
@@ -177,5 +179,41 @@ func TestCheckpoints(t *testing.T) {
 	got := fmt.Sprint(Checkpoints(20))
 	if got != "[0 1 2 3 4 6 9 13 19 20]" {
 		t.Errorf("Checkpoints(20) = %s", got)
+	}
+}
+
+// The reference's L-BFGS (gonum's) reaches the limits of float64 on a
+// smooth L2 problem by itself, so that smooth panels' P* is certified
+// without the AdaSPDC run; it refuses what it cannot minimise.
+func TestLBFGSReference(t *testing.T) {
+	data, err := LoadData(filepath.Join(tinyData(t), "cls"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, loss := range []string{"logistic", "smoothhinge", "squared"} {
+		prob, err := data.Problem(loss, 1e-3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := lbfgs(prob)
+		if err != nil {
+			t.Fatalf("%s: %v", loss, err)
+		}
+		cert, err := engine.Certify(prob, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(cert.RelGap <= 1e-10) {
+			t.Errorf("%s: L-BFGS's point has relative gap %.3g", loss, cert.RelGap)
+		}
+	}
+	hinge, _ := data.Problem("hinge", 1e-3)
+	if _, err := lbfgs(hinge); err == nil {
+		t.Error("L-BFGS accepted the non-smooth hinge loss")
+	}
+	l1, _ := data.Problem("logistic", 1e-3)
+	l1.Reg = engine.ElasticNet{Lambda: 1e-3, L1: 1e-4}
+	if _, err := lbfgs(l1); err == nil {
+		t.Error("L-BFGS accepted an L1 term")
 	}
 }
