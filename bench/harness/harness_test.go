@@ -256,7 +256,10 @@ func TestFig1Small(t *testing.T) {
 	}
 }
 
-func TestReadLIBLINEARModel(t *testing.T) {
+// LIBLINEAR's models are read by modelio's reader: its weights point to
+// our +1 whichever label LIBLINEAR lists first, and a model the comparison
+// cannot use (a bias, more classes or features, weights missing) is refused.
+func TestLIBLINEARWeights(t *testing.T) {
 	dir := t.TempDir()
 	write := func(s string) string {
 		p := filepath.Join(dir, "m")
@@ -264,19 +267,28 @@ func TestReadLIBLINEARModel(t *testing.T) {
 		return p
 	}
 	head := "solver_type L2R_LR\nnr_class 2\n"
-	w, err := readLIBLINEARModel(write(head+"label 1 -1\nnr_feature 2\nbias -1\nw\n0.5\n-2\n"), 4, 1)
+	w, err := liblinearWeights(write(head+"label 1 -1\nnr_feature 2\nbias -1\nw\n0.5 \n-2 \n"), 4, 1)
 	if err != nil || !slices.Equal(w, []float64{0.5, -2, 0, 0}) {
 		t.Errorf("first label is our +1: %v %v", w, err)
 	}
-	w, err = readLIBLINEARModel(write(head+"label -1 1\nnr_feature 2\nbias -1\nw\n0.5\n-2\n"), 2, 1)
+	w, err = liblinearWeights(write(head+"label -1 1\nnr_feature 2\nbias -1\nw\n0.5\n-2\n"), 2, 1)
 	if err != nil || !slices.Equal(w, []float64{-0.5, 2}) {
 		t.Errorf("first label is our −1: %v %v", w, err)
 	}
-	if _, err := readLIBLINEARModel(write(head+"label 1 -1\nnr_feature 1\nbias 1\nw\n0.5\n1\n"), 2, 1); err == nil {
-		t.Error("a model with a bias was accepted")
+	w, err = liblinearWeights(write("solver_type L2R_L2LOSS_SVR\nnr_class 2\nnr_feature 2\nbias -1\nw\n0.5\n-2\n"), 3, 0)
+	if err != nil || !slices.Equal(w, []float64{0.5, -2, 0}) {
+		t.Errorf("regression: %v %v", w, err)
 	}
-	if _, err := readLIBLINEARModel(write(head+"label 1 -1\nw\n0.5\n1\n3\n"), 2, 1); err == nil {
-		t.Error("more weights than features were accepted")
+	for _, c := range []struct{ what, file string }{
+		{"a model with a bias", head + "label 1 -1\nnr_feature 1\nbias 1\nw\n0.5\n1\n"},
+		{"more weights than features", head + "label 1 -1\nnr_feature 3\nbias -1\nw\n0.5\n1\n3\n"},
+		{"a model cut short of its nr_feature weights", head + "label 1 -1\nnr_feature 2\nbias -1\nw\n0.5\n"},
+		{"a weight that is not a number", head + "label 1 -1\nnr_feature 2\nbias -1\nw\n0.5\nx\n"},
+		{"three classes", "solver_type L2R_LR\nnr_class 3\nlabel 1 2 3\nnr_feature 1\nbias -1\nw\n0.5 1 2\n"},
+	} {
+		if w, err := liblinearWeights(write(c.file), 2, 1); err == nil {
+			t.Errorf("%s was accepted: %v", c.what, w)
+		}
 	}
 }
 
@@ -294,40 +306,60 @@ func TestPeersLIBLINEAR(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/adaspdc").CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	cfg := PeersConfig{Data: []string{"../../testdata/heart_scale"}, Objectives: []Objective{{Loss: "logistic", Lambda: 1e-2}},
-		Ms: []int{1}, Threads: 1, Runs: 1, RefEpochs: 20000, Timeout: 20 * time.Second, Self: bin, Python: "/nonexistent/python3"}
-	if _, err := os.Stat(cfg.Data[0]); err != nil {
+	if _, err := os.Stat("../../testdata/heart_scale"); err != nil {
 		t.Skip("no heart_scale in testdata")
 	}
-	res, err := Peers(context.Background(), cfg, &bytes.Buffer{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Missing) != 1 || !strings.Contains(res.Missing[0], "python3-sklearn") {
-		t.Errorf("missing: %v", res.Missing)
-	}
-	pp := res.Problems[0]
-	if !(pp.Bound < 1e-8*math.Abs(pp.PStar)) {
-		t.Errorf("P* = %g is only certified within %g", pp.PStar, pp.Bound)
-	}
-	for i := range PeerTargets {
-		if b := pp.best(i); math.IsNaN(b.Seconds) || !strings.HasPrefix(b.Tool, "liblinear") {
-			t.Errorf("target %g: best peer %+v", PeerTargets[i], b)
+	// With NormalizeUnit every tool reads the scaled rows: LIBLINEAR's
+	// models reach the targets of the scaled problem's optimum.
+	for _, unit := range []bool{false, true} {
+		cfg := PeersConfig{Data: []string{"../../testdata/heart_scale"}, Objectives: []Objective{{Loss: "logistic", Lambda: 1e-2}},
+			Ms: []int{1}, Threads: 1, Runs: 1, RefEpochs: 20000, Timeout: 20 * time.Second, Self: bin, Python: "/nonexistent/python3",
+			NormalizeUnit: unit}
+		res, err := Peers(context.Background(), cfg, &bytes.Buffer{})
+		if err != nil {
+			t.Fatal(err)
 		}
-		if o := pp.Times["adaspdc"][i]; math.IsNaN(o.Seconds) {
-			t.Errorf("target %g: adaspdc did not reach it", PeerTargets[i])
+		if len(res.Missing) != 1 || !strings.Contains(res.Missing[0], "python3-sklearn") {
+			t.Errorf("missing: %v", res.Missing)
 		}
-	}
-	dir := t.TempDir()
-	if err := res.Write(dir); err != nil {
-		t.Fatal(err)
-	}
-	md, _ := os.ReadFile(filepath.Join(dir, "peers.md"))
-	if !strings.Contains(string(md), "| heart_scale | logistic | 0.01 |") {
-		t.Errorf("peers.md has no row for heart_scale:\n%s", md)
-	}
-	if st, err := os.Stat(filepath.Join(dir, "peers_1.png")); err != nil || st.Size() < 1000 {
-		t.Errorf("peers_1.png: %v", err)
+		pp := res.Problems[0]
+		if !(pp.Bound < 1e-8*math.Abs(pp.PStar)) {
+			t.Errorf("unit rows %v: P* = %g is only certified within %g", unit, pp.PStar, pp.Bound)
+		}
+		data, err := LoadData(cfg.Data[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := "heart_scale"
+		if unit {
+			data.X.NormalizeRowsUnit()
+			name += " (unit rows)"
+		}
+		prob, _ := data.Problem("logistic", 1e-2)
+		opt := engine.DefaultOptions()
+		opt.Tol = 1e-10
+		if _, r, err := engine.Train(context.Background(), prob, opt); err != nil || !(math.Abs(r.Best.Primal-pp.PStar) <= 1e-8*math.Abs(pp.PStar)) {
+			t.Errorf("unit rows %v: P* = %.12g, the problem's optimum %.12g (%v)", unit, pp.PStar, r.Best.Primal, err)
+		}
+		for i := range PeerTargets {
+			if b := pp.best(i); math.IsNaN(b.Seconds) || !strings.HasPrefix(b.Tool, "liblinear") {
+				t.Errorf("unit rows %v, target %g: best peer %+v", unit, PeerTargets[i], b)
+			}
+			if o := pp.Times["adaspdc"][i]; math.IsNaN(o.Seconds) {
+				t.Errorf("unit rows %v, target %g: adaspdc did not reach it", unit, PeerTargets[i])
+			}
+		}
+		dir := t.TempDir()
+		if err := res.Write(dir); err != nil {
+			t.Fatal(err)
+		}
+		md, _ := os.ReadFile(filepath.Join(dir, "peers.md"))
+		if !strings.Contains(string(md), "| "+name+" | logistic | 0.01 |") {
+			t.Errorf("peers.md has no row for %s:\n%s", name, md)
+		}
+		if st, err := os.Stat(filepath.Join(dir, "peers_1.png")); err != nil || st.Size() < 1000 {
+			t.Errorf("peers_1.png: %v", err)
+		}
 	}
 }
 

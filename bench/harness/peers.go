@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/adaspdc/adaspdc/engine"
+	"github.com/adaspdc/adaspdc/engine/modelio"
 	"github.com/adaspdc/adaspdc/sparse"
 	"gonum.org/v1/plot/plotter"
 )
@@ -63,6 +64,10 @@ type PeersConfig struct {
 	Python     string        // a python3 that imports sklearn; empty: found on PATH or /usr/bin
 	LIBLINEAR  string        // liblinear-train; empty: found on PATH
 	Command    string
+	// NormalizeUnit scales every row to unit norm before anything runs;
+	// the scaled data is written to a temporary file that every tool reads
+	// (LIBLINEAR and scikit-learn cannot scale rows themselves).
+	NormalizeUnit bool
 }
 
 // InstallHint says how to install the peers on Debian and Ubuntu.
@@ -176,7 +181,7 @@ func BuildAdaspdc(ctx context.Context, dir string) (string, error) {
 	bin := filepath.Join(dir, "adaspdc")
 	out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/adaspdc/adaspdc/cmd/adaspdc").CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("peers: building adaspdc to time it (run from the module's directory, or pass its binary): %v\n%s", err, out)
+		return "", fmt.Errorf("peers: building adaspdc to time it (run from the module's directory, or pass its binary: -adaspdc): %v\n%s", err, out)
 	}
 	return bin, nil
 }
@@ -225,9 +230,14 @@ func Peers(ctx context.Context, cfg PeersConfig, log io.Writer) (*PeersResult, e
 			return nil, err
 		}
 		path := spec
-		if strings.HasPrefix(spec, "synth:") {
-			// The tools read files: write the generated data once.
-			path = filepath.Join(tmp, "synth.libsvm")
+		if cfg.NormalizeUnit {
+			data.X.NormalizeRowsUnit()
+			data.Name += " (unit rows)"
+		}
+		if strings.HasPrefix(spec, "synth:") || cfg.NormalizeUnit {
+			// The tools read files: write the generated or scaled data
+			// once, in a form that reads back bit for bit.
+			path = filepath.Join(tmp, "data.libsvm")
 			if err := writeLIBSVM(path, data); err != nil {
 				return nil, err
 			}
@@ -359,7 +369,7 @@ func peersOne(ctx context.Context, cfg PeersConfig, data *Data, path string, obj
 					args := append([]string{"-q", "-s", s, "-c", cs, "-e", tol}, extraArgs...)
 					return exec.CommandContext(ctx, ll, append(args, dataPath, out)...)
 				},
-				weights: func(out string) ([]float64, error) { return readLIBLINEARModel(out, d, pos) },
+				weights: func(out string) ([]float64, error) { return liblinearWeights(out, d, pos) },
 			})
 		}
 	}
@@ -570,59 +580,27 @@ func outputField(out, key string) float64 {
 	return math.NaN()
 }
 
-// readLIBLINEARModel reads the weights of a two-class or regression
-// LIBLINEAR model file with no bias and returns them oriented towards our
-// +1, the larger raw label pos (LIBLINEAR's weights point towards its
-// first label). Trailing features LIBLINEAR never saw are zero.
-func readLIBLINEARModel(path string, d int, pos float64) ([]float64, error) {
-	f, err := os.Open(path)
+// liblinearWeights reads a LIBLINEAR model file (modelio.LoadLIBLINEAR)
+// whose problem is ours: two-class or regression, no bias, at most d
+// features. The weights come back oriented towards our +1, the larger raw
+// label pos (LIBLINEAR's point towards its first label), with zeros for
+// the trailing features LIBLINEAR never saw.
+func liblinearWeights(path string, d int, pos float64) ([]float64, error) {
+	m, err := modelio.LoadLIBLINEAR(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	var w []float64
-	flip, inW := false, false
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		switch {
-		case inW:
-			v, err := strconv.ParseFloat(line, 64)
-			if err != nil {
-				return nil, fmt.Errorf("%s: weight %d: %v", path, len(w)+1, err)
-			}
-			w = append(w, v)
-		case line == "w":
-			inW = true
-		case strings.HasPrefix(line, "nr_class "):
-			if f := strings.Fields(line); len(f) == 2 && f[1] != "2" {
-				return nil, fmt.Errorf("%s: %s classes: only two-class models can be compared", path, f[1])
-			}
-		case strings.HasPrefix(line, "bias "):
-			if f := strings.Fields(line); len(f) == 2 && f[1] != "-1" {
-				return nil, fmt.Errorf("%s: the model has a bias term; the comparison runs without one", path)
-			}
-		case strings.HasPrefix(line, "label "):
-			first, err := strconv.ParseFloat(strings.Fields(line)[1], 64)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %q: %v", path, line, err)
-			}
-			flip = first != pos
-		}
+	switch {
+	case m.Classes() > 2:
+		return nil, fmt.Errorf("%s: %d classes: only two-class models can be compared", path, m.Classes())
+	case m.Bias != 0:
+		return nil, fmt.Errorf("%s: the model has a bias term; the comparison runs without one", path)
+	case m.Dim > d:
+		return nil, fmt.Errorf("%s: %d weights for %d features", path, m.Dim, d)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	if !inW {
-		return nil, fmt.Errorf("%s: no weights", path)
-	}
-	if len(w) > d {
-		return nil, fmt.Errorf("%s: %d weights for %d features", path, len(w), d)
-	}
-	for len(w) < d {
-		w = append(w, 0)
-	}
-	if flip {
+	w := make([]float64, d)
+	copy(w, m.Weights)
+	if m.Labels != nil && m.Labels[1] != pos {
 		for j := range w {
 			w[j] = -w[j]
 		}

@@ -16,7 +16,7 @@ import (
 func runBenchPeers(args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("adaspdc-bench", "peers", stderr)
 	cfg := harness.PeersConfig{}
-	var data, objectives, ms, solvers, out string
+	var data, objectives, ms, solvers, normalize, out string
 	fs.StringVar(&data, "data", "", "comma-separated LIBSVM `files` or synth:rcv1:ROWS / synth:url:ROWS specs")
 	fs.StringVar(&objectives, "objectives", "logistic:1e-5,sqhinge:1e-5", "comma-separated loss:λ pairs (logistic, sqhinge, squared), or loss:l1=X for the L1 problem at strength X (λ = 0: LIBLINEAR -s 6 and -s 5, scikit-learn's L1 penalties and Lasso)")
 	fs.StringVar(&ms, "m", "1,4,16,64", "our -m values; the fastest is kept")
@@ -25,6 +25,8 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.Runs, "runs", 3, "timed runs per configuration (the median is kept)")
 	fs.IntVar(&cfg.RefEpochs, "ref-epochs", 20000, "epochs allowed to the reference run (relative gap 1e-10)")
 	fs.DurationVar(&cfg.Timeout, "timeout", time.Minute, "longest a single tool process may run")
+	fs.StringVar(&cfg.Self, "adaspdc", "", "the adaspdc `binary` to time; empty: built from this module's source (go build, from the module's directory)")
+	fs.StringVar(&normalize, "normalize", "none", "scale rows first: none, or unit (each row to norm 1; a scaled copy is written for every tool)")
 	fs.StringVar(&cfg.Python, "python", "", "a python3 with scikit-learn; empty: python3 on PATH, then /usr/bin/python3")
 	fs.StringVar(&out, "out", "bench-peers", "write peers.md and the figures to this `directory`")
 	fs.Usage = func() {
@@ -37,6 +39,13 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
+	}
+	switch normalize {
+	case "none":
+	case "unit":
+		cfg.NormalizeUnit = true
+	default:
+		return cli.UsageErrorf(fs, "-normalize must be none or unit, not %q", normalize)
 	}
 	cfg.Data = parseList(data)
 	cfg.Solvers = parseList(solvers)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -75,6 +76,7 @@ func TestBenchMistakes(t *testing.T) {
 		{[]string{"peers", "-data", "x", "-objectives", "hinge:1e-5"}, 2, "must be logistic"},
 		{[]string{"peers", "-data", "x", "-objectives", "logistic:l1=0"}, 2, "loss:l1=X"},
 		{[]string{"peers", "-data", "x", "-objectives", "logistic:l1=x"}, 2, "loss:l1=X"},
+		{[]string{"peers", "-data", "x", "-normalize", "rows"}, 2, "-normalize must be none or unit"},
 	} {
 		var out, errOut bytes.Buffer
 		status := run(c.args, &out, &errOut)
@@ -261,5 +263,40 @@ func TestBenchOutChecked(t *testing.T) {
 		if ents, _ := os.ReadDir(parent); len(ents) != 0 {
 			t.Errorf("%v: left %v in %s", args, ents, parent)
 		}
+	}
+}
+
+// peers -adaspdc times the binary it names instead of building one: a
+// binary that does not exist reaches no target (LIBLINEAR still does), and
+// -normalize unit names the data's rows as scaled.
+func TestBenchPeersFlags(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs processes")
+	}
+	if _, err := exec.LookPath("liblinear-train"); err != nil {
+		t.Skip("liblinear-train is not installed")
+	}
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	status := run([]string{"peers", "-data", "../../testdata/heart_scale", "-objectives", "logistic:1e-2", "-m", "1", "-runs", "1",
+		"-threads", "1", "-python", "/nonexistent/python3", "-adaspdc", "/nonexistent/adaspdc", "-normalize", "unit", "-out", out}, &stdout, &stderr)
+	if status != 0 {
+		t.Fatalf("status %d:\n%s%s", status, stdout.String(), stderr.String())
+	}
+	md, err := os.ReadFile(filepath.Join(out, "peers.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := "| heart_scale (unit rows) | logistic | 0.01 |"
+	i := strings.Index(string(md), row)
+	if i < 0 {
+		t.Fatalf("peers.md has no row %q:\n%s", row, md)
+	}
+	line, _, _ := strings.Cut(string(md[i:]), "\n")
+	if strings.Count(line, "| not reached |") != 3 || !strings.Contains(line, "liblinear -s") {
+		t.Errorf("the missing binary should reach no target, LIBLINEAR every one:\n%s", line)
+	}
+	if strings.Contains(stderr.String(), "building") {
+		t.Errorf("built adaspdc although -adaspdc named one:\n%s", stderr.String())
 	}
 }
