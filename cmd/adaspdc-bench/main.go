@@ -12,9 +12,8 @@
 // does not link the plotting packages: their initialisation, parsing the
 // fonts above all, runs in every process that links them, and would be paid
 // by every training run, whose whole-process time the peer comparisons
-// measure (the lab notebook, git show c876b51:bench/README.md, has the
-// measurements in "Start-up, a Hessian kept between steps, and set-up on
-// every core").
+// measure (`hyperfine -N --ignore-failure './adaspdc -version'
+// './adaspdc-bench -h'` shows the difference).
 package main
 
 import (
