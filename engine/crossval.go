@@ -7,9 +7,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sync"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
+	"golang.org/x/sync/errgroup"
 )
 
 // Folds splits the rows of a problem with labels b into k folds for
@@ -160,7 +160,8 @@ func L1Max(prob Problem) float64 {
 
 // regPath is the path of LambdaPath, L1Path and OneVsRestPath: set returns
 // the regularizer at a grid value; y, when not nil, are the raw labels of a
-// one-vs-rest problem.
+// one-vs-rest problem. The folds of a grid point run side by side, each
+// warm-started from its own fit at the point before.
 func regPath(ctx context.Context, prob Problem, y []float64, opt Options, folds [][]int, grid []float64, patience int, set func(ElasticNet, float64) ElasticNet) (*PathResult, error) {
 	if err := prob.Validate(); err != nil {
 		return nil, err
@@ -172,57 +173,14 @@ func regPath(ctx context.Context, prob Problem, y []float64, opt Options, folds 
 	if len(grid) == 0 {
 		return nil, errors.New("engine: the λ path has no grid")
 	}
-	k := len(folds)
-	held := make([]bool, prob.X.Rows)
-	for _, f := range folds {
-		for _, r := range f {
-			if r < 0 || r >= prob.X.Rows || held[r] {
-				return nil, fmt.Errorf("engine: fold row %d is out of range or held out twice", r)
-			}
-			held[r] = true
-		}
+	fs, err := splitFolds(prob, y, folds)
+	if err != nil {
+		return nil, err
 	}
+	k := len(fs)
 	budget := driver.ThreadBudget(opt.Threads)
 	parallel := min(k, budget)
-	per := max(1, budget/parallel)
-	type fold struct {
-		train  Problem
-		labels []float64 // the training rows' raw labels, one-vs-rest
-		test   []int
-		warm   []float64
-	}
-	fs := make([]fold, k)
-	for f, test := range folds {
-		in := make([]bool, prob.X.Rows)
-		for _, r := range test {
-			in[r] = true
-		}
-		rows := make([]int, 0, prob.X.Rows-len(test))
-		for r := range prob.X.Rows {
-			if !in[r] {
-				rows = append(rows, r)
-			}
-		}
-		b := make([]float64, len(rows))
-		for i, r := range rows {
-			b[i] = prob.B[r]
-		}
-		tp := prob
-		tp.X, tp.B = prob.X.SelectRows(rows), b
-		if prob.SampleWeights != nil {
-			tp.SampleWeights = make([]float64, len(rows))
-			for i, r := range rows {
-				tp.SampleWeights[i] = prob.SampleWeights[r]
-			}
-		}
-		fs[f] = fold{train: tp, test: test}
-		if y != nil {
-			fs[f].labels = make([]float64, len(rows))
-			for i, r := range rows {
-				fs[f].labels[i] = y[r]
-			}
-		}
-	}
+	opt.Threads, opt.Callback = max(1, budget/parallel), nil
 	res := &PathResult{}
 	stale := 0
 	for _, lam := range grid {
@@ -230,78 +188,29 @@ func regPath(ctx context.Context, prob Problem, y []float64, opt Options, folds 
 			return nil, fmt.Errorf("engine: λ = %v in the grid: want finite values ≥ 0", lam)
 		}
 		reg := set(en, lam)
-		score := CVScore{Lambda: lam, Accuracy: math.NaN(), RMSE: math.NaN(), Gaps: make([]float64, k)}
-		var correct, sse []float64 = make([]float64, k), make([]float64, k)
-		nonzeros := make([]int, k)
-		errs := make([]error, k)
-		var wg sync.WaitGroup
-		sem := make(chan struct{}, parallel)
+		scores := make([]foldScore, k)
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(parallel)
 		for f := range fs {
-			wg.Add(1)
-			sem <- struct{}{}
-			go func() {
-				defer func() { <-sem; wg.Done() }()
-				fd := &fs[f]
-				p := fd.train
-				p.Reg = reg
-				o := opt
-				o.Threads, o.WarmStart, o.Callback = per, fd.warm, nil
-				var model *Model
-				var err error
-				if y != nil {
-					var rs []ClassResult
-					o.WarmStart = nil
-					model, rs, err = TrainOneVsRest(ctx, p, fd.labels, o, nil)
-					for _, c := range rs {
-						if c.Result != nil {
-							score.Gaps[f] = math.Max(score.Gaps[f], c.Result.Model.RelGap)
-						}
-					}
-				} else {
-					var r *Result
-					model, r, err = Train(ctx, p, o)
-					if err == nil {
-						fd.warm = model.Weights
-						score.Gaps[f] = r.Model.RelGap
-					}
-				}
+			g.Go(func() error {
+				sc, err := fs[f].fit(gctx, prob, y, reg, opt)
 				if err != nil {
-					errs[f] = fmt.Errorf("fold %d of %d at λ = %g: %w", f+1, k, lam, err)
-					return
+					return fmt.Errorf("fold %d of %d at λ = %g: %w", f+1, k, lam, err)
 				}
-				for _, v := range model.Weights {
-					if v != 0 {
-						nonzeros[f]++
-					}
-				}
-				for _, row := range fd.test {
-					val, idx := prob.X.Row(row)
-					if y != nil {
-						if model.Predict(val, idx) == y[row] {
-							correct[f]++
-						}
-						continue
-					}
-					z := model.Margin(val, idx)
-					if prob.Loss.Classification() {
-						if (z > 0) == (prob.B[row] > 0) {
-							correct[f]++
-						}
-					} else {
-						sse[f] += (z - prob.B[row]) * (z - prob.B[row])
-					}
-				}
-			}()
+				scores[f] = sc
+				return nil
+			})
 		}
-		wg.Wait()
-		if err := errors.Join(errs...); err != nil {
+		if err := g.Wait(); err != nil {
 			return nil, err
 		}
+		score := CVScore{Lambda: lam, Accuracy: math.NaN(), RMSE: math.NaN(), Gaps: make([]float64, k)}
 		var c, s float64
-		for f := range k {
-			c += correct[f]
-			s += sse[f]
-			score.NonZeros += float64(nonzeros[f]) / float64(k)
+		for f, sc := range scores {
+			c += sc.correct
+			s += sc.sse
+			score.NonZeros += float64(sc.nonzeros) / float64(k)
+			score.Gaps[f] = sc.gap
 		}
 		if prob.Loss.Classification() {
 			score.Accuracy = c / float64(prob.X.Rows)
@@ -316,6 +225,119 @@ func regPath(ctx context.Context, prob Problem, y []float64, opt Options, folds 
 		}
 	}
 	return res, nil
+}
+
+// pathFold is one fold of a path: its training problem, the raw labels of
+// its training rows for one-vs-rest, its held-out rows, and the weights of
+// its last fit, from which the next grid point starts.
+type pathFold struct {
+	train  Problem
+	labels []float64
+	test   []int
+	warm   []float64
+}
+
+// foldScore is what one fold's fit scores on its held-out rows.
+type foldScore struct {
+	correct, sse float64
+	nonzeros     int
+	gap          float64 // the fit's relative gap (the largest of its classes')
+}
+
+// splitFolds checks the folds (rows in range, none held out twice) and
+// builds each fold's training problem from the rows it does not hold out.
+func splitFolds(prob Problem, y []float64, folds [][]int) ([]pathFold, error) {
+	held := make([]bool, prob.X.Rows)
+	for _, f := range folds {
+		for _, r := range f {
+			if r < 0 || r >= prob.X.Rows || held[r] {
+				return nil, fmt.Errorf("engine: fold row %d is out of range or held out twice", r)
+			}
+			held[r] = true
+		}
+	}
+	fs := make([]pathFold, len(folds))
+	for f, test := range folds {
+		in := make([]bool, prob.X.Rows)
+		for _, r := range test {
+			in[r] = true
+		}
+		rows := make([]int, 0, prob.X.Rows-len(test))
+		for r := range prob.X.Rows {
+			if !in[r] {
+				rows = append(rows, r)
+			}
+		}
+		pick := func(v []float64) []float64 {
+			out := make([]float64, len(rows))
+			for i, r := range rows {
+				out[i] = v[r]
+			}
+			return out
+		}
+		tp := prob
+		tp.X, tp.B = prob.X.SelectRows(rows), pick(prob.B)
+		if prob.SampleWeights != nil {
+			tp.SampleWeights = pick(prob.SampleWeights)
+		}
+		fs[f] = pathFold{train: tp, test: test}
+		if y != nil {
+			fs[f].labels = pick(y)
+		}
+	}
+	return fs, nil
+}
+
+// fit trains the fold at the regularizer reg (one-vs-rest when y is not
+// nil, from scratch; otherwise warm-started from the fold's last fit) and
+// scores the model on the held-out rows of prob.
+func (fd *pathFold) fit(ctx context.Context, prob Problem, y []float64, reg Regularizer, opt Options) (foldScore, error) {
+	var sc foldScore
+	p := fd.train
+	p.Reg = reg
+	var model *Model
+	if y != nil {
+		opt.WarmStart = nil
+		m, rs, err := TrainOneVsRest(ctx, p, fd.labels, opt, nil)
+		if err != nil {
+			return sc, err
+		}
+		for _, c := range rs {
+			if c.Result != nil {
+				sc.gap = math.Max(sc.gap, c.Result.Model.RelGap)
+			}
+		}
+		model = m
+	} else {
+		opt.WarmStart = fd.warm
+		m, r, err := Train(ctx, p, opt)
+		if err != nil {
+			return sc, err
+		}
+		fd.warm, sc.gap, model = m.Weights, r.Model.RelGap, m
+	}
+	for _, v := range model.Weights {
+		if v != 0 {
+			sc.nonzeros++
+		}
+	}
+	for _, row := range fd.test {
+		val, idx := prob.X.Row(row)
+		switch {
+		case y != nil:
+			if model.Predict(val, idx) == y[row] {
+				sc.correct++
+			}
+		case prob.Loss.Classification():
+			if (model.Margin(val, idx) > 0) == (prob.B[row] > 0) {
+				sc.correct++
+			}
+		default:
+			z := model.Margin(val, idx)
+			sc.sse += (z - prob.B[row]) * (z - prob.B[row])
+		}
+	}
+	return sc, nil
 }
 
 // LambdaGrid returns the geometric grid of count values from hi down to lo.

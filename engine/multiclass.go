@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
+	"golang.org/x/sync/errgroup"
 )
 
 // ClassResult is how the binary problem of one class went in a
@@ -54,23 +55,16 @@ func TrainOneVsRest(ctx context.Context, prob Problem, y []float64, opt Options,
 	budget := driver.ThreadBudget(opt.Threads)
 	parallel := min(k, budget)
 	opt.Threads = max(1, budget/parallel)
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
 	results := make([]ClassResult, k)
 	weights := make([][]float64, k)
 	var mu sync.Mutex // serialises done
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, parallel)
-	errs := make([]error, k)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(parallel)
 	for c, label := range classes {
-		sem <- struct{}{}
-		if ctx.Err() != nil {
-			<-sem
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
+		g.Go(func() error {
+			if gctx.Err() != nil {
+				return nil // another class failed: its error is the run's
+			}
 			b := make([]float64, len(y))
 			for i, v := range y {
 				b[i] = -1
@@ -80,12 +74,10 @@ func TrainOneVsRest(ctx context.Context, prob Problem, y []float64, opt Options,
 			}
 			p := prob
 			p.B, p.Classes = b, nil
-			m, res, err := Train(ctx, p, opt)
+			m, res, err := Train(gctx, p, opt)
 			results[c] = ClassResult{Label: label, Result: res}
 			if err != nil {
-				errs[c] = fmt.Errorf("class %v against the rest: %w", label, err)
-				cancel(errs[c])
-				return
+				return fmt.Errorf("class %v against the rest: %w", label, err)
 			}
 			weights[c] = m.Weights
 			if done != nil {
@@ -93,10 +85,10 @@ func TrainOneVsRest(ctx context.Context, prob Problem, y []float64, opt Options,
 				done(results[c])
 				mu.Unlock()
 			}
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err := g.Wait(); err != nil {
 		return nil, results, err
 	}
 	if err := context.Cause(ctx); err != nil {
