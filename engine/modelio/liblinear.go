@@ -98,8 +98,13 @@ func SaveLIBLINEAR(path string, m *engine.Model) error {
 	if bias < 0 {
 		bias, biasSign = -bias, -1
 	}
+	// The weights are streamed through a small buffer, each formatted
+	// into one reused scratch slice, so that writing allocates nothing per
+	// weight and never holds the file's text, several times the size of
+	// the weights, in memory.
 	return writeAtomic(path, func(w io.Writer) error {
-		bw := bufio.NewWriter(w)
+		bw := bufio.NewWriterSize(w, 64<<10)
+		scratch := make([]byte, 0, 32)
 		fmt.Fprintf(bw, "solver_type %s\n", liblinearSolver[m.Loss])
 		fmt.Fprintf(bw, "nr_class %d\n%s", max(2, classes), labels)
 		fmt.Fprintf(bw, "nr_feature %d\n", m.Dim)
@@ -117,7 +122,8 @@ func SaveLIBLINEAR(path string, m *engine.Model) error {
 					if j == m.Dim {
 						wj *= biasSign
 					}
-					bw.WriteString(strconv.FormatFloat(wj, 'g', 17, 64))
+					scratch = strconv.AppendFloat(scratch[:0], wj, 'g', 17, 64)
+					bw.Write(scratch)
 					bw.WriteByte(' ')
 				}
 				bw.WriteByte('\n')
@@ -128,7 +134,8 @@ func SaveLIBLINEAR(path string, m *engine.Model) error {
 			if j == m.Dim {
 				wj *= biasSign
 			}
-			bw.WriteString(strconv.FormatFloat(wj, 'g', 17, 64))
+			scratch = strconv.AppendFloat(scratch[:0], wj, 'g', 17, 64)
+			bw.Write(scratch)
 			bw.WriteString(" \n")
 		}
 		return bw.Flush()
