@@ -56,7 +56,7 @@ func AutoSolver(prob Problem, opt Options) (Solver, string) {
 		if t > 1 {
 			sweeps = fmt.Sprintf("and its sweeps over rows run on %d threads", t)
 		}
-		return fmt.Sprintf("%s: Newton's steps do not depend on feature scale, %s (-solver sdca or -solver adaspdc, or -m M, for a coordinate method)", what, sweeps)
+		return fmt.Sprintf("%s: Newton's steps do not depend on feature scale, %s (Options.Solver \"sdca\" or Options.Solver \"adaspdc\", or a batch of M blocks with Options.M, for a coordinate method)", what, sweeps)
 	}
 	if newtonOK {
 		n, d := prob.X.Rows, prob.X.Cols
@@ -71,7 +71,7 @@ func AutoSolver(prob Problem, opt Options) (Solver, string) {
 		o := opt
 		o.Solver = SolverGLMNET
 		if driver.Lookup(SolverGLMNET).Accepts(prob, o) == nil {
-			return SolverGLMNET, "a smooth loss with an L1 term: newGLMNET's Newton steps, whose models coordinate descent minimises over the features not shrunk, reach a 1e-6 gap in a fraction of the passes of the dual coordinate methods (-solver sdca or adaptreg for another method)"
+			return SolverGLMNET, "a smooth loss with an L1 term: newGLMNET's Newton steps, whose models coordinate descent minimises over the features not shrunk, reach a 1e-6 gap in a fraction of the passes of the dual coordinate methods (Options.Solver \"sdca\" or Options.Solver \"adaptreg\" for another method)"
 		}
 		if e := driver.Lookup(SolverSDCA); e != nil {
 			o := opt
@@ -85,9 +85,9 @@ func AutoSolver(prob Problem, opt Options) (Solver, string) {
 					}
 				}
 				if gain >= 1.5 {
-					return SolverCoCoA, fmt.Sprintf("SDCA on %d threads, each on its own share of the samples against a private copy of the model, merged every epoch: at most %.2g× SDCA's passes here, so predicted %.2g× faster than SDCA on one thread; -solver sdca for one thread, -solver newton or adaspdc for another method", k, float64(k)/gain, gain)
+					return SolverCoCoA, fmt.Sprintf("SDCA on %d threads, each on its own share of the samples against a private copy of the model, merged every epoch: at most %.2g× SDCA's passes here, so predicted %.2g× faster than SDCA on one thread; Options.Solver \"sdca\" for one thread, Options.Solver \"newton\" or Options.Solver \"adaspdc\" for another method", k, float64(k)/gain, gain)
 				}
-				return SolverSDCA, fmt.Sprintf("one sample at a time with exact dual steps, κ/n = %.3g: predicted to need few passes on these data (-solver newton or adaspdc for another method, -m M for mini-batches)", kappa())
+				return SolverSDCA, fmt.Sprintf("one sample at a time with exact dual steps, κ/n = %.3g: predicted to need few passes on these data (Options.Solver \"newton\" or Options.Solver \"adaspdc\" for another method, Options.M for mini-batches)", kappa())
 			}
 		}
 	}

@@ -31,6 +31,10 @@ const (
 	StepsESO            = driver.StepsESO
 )
 
+// Never, given to Options.StallEpochs or Options.Tol, switches the stall
+// rule or the gap test off (driver.Never).
+const Never = driver.Never
+
 // ErrStop is returned by a Callback to end a run early without error.
 var ErrStop = driver.ErrStop
 

@@ -35,7 +35,7 @@ func TrainMultinomial(ctx context.Context, prob Problem, y []float64, opt Option
 		return nil, nil, fmt.Errorf("engine: multinomial: %d labels for %d rows", len(y), rowsOf(prob))
 	}
 	if _, ok := prob.Loss.(Logistic); !ok {
-		return nil, nil, errors.New("engine: -multiclass multinomial is the softmax generalisation of the logistic loss: use -loss logistic")
+		return nil, nil, errors.New("engine: the multinomial loss (TrainMultinomial) is the softmax generalisation of the logistic loss: use Problem.Loss Logistic")
 	}
 	en, ok := prob.Reg.(ElasticNet)
 	if !ok {
@@ -109,8 +109,8 @@ func TrainMultinomial(ctx context.Context, prob Problem, y []float64, opt Option
 func MultinomialSolvers() []SolverInfo {
 	return []SolverInfo{{
 		Name:         newton.SolverLBFGS,
-		Summary:      "limited-memory BFGS on the primal (Nocedal & Wright, Alg. 7.5), the default solver of -multiclass multinomial",
-		Losses:       "multinomial logistic (-multiclass multinomial; sdca takes it too)",
+		Summary:      "limited-memory BFGS on the primal (Nocedal & Wright, Alg. 7.5), the default solver of the multinomial loss (TrainMultinomial)",
+		Losses:       "multinomial logistic (TrainMultinomial; sdca takes it too)",
 		Regularizers: "L2 with λ > 0",
 		Parallel:     true,
 		Certified:    true,

@@ -60,8 +60,8 @@ func TestReductionRefusesColdDualInner(t *testing.T) {
 	prob := Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{L1: l1}}
 	for _, inner := range []Solver{"dfsdca", "wx-adaspdc"} {
 		_, _, err := Train(context.Background(), prob, Options{Solver: SolverAdaptReg, Inner: inner, Tol: 1e-7})
-		if err == nil || !strings.Contains(err.Error(), "-inner adaspdc") {
-			t.Errorf("adaptreg over %s: error %v, want a refusal that names -inner adaspdc", inner, err)
+		if err == nil || !strings.Contains(err.Error(), `Options.Inner "adaspdc"`) {
+			t.Errorf("adaptreg over %s: error %v, want a refusal that names Options.Inner \"adaspdc\"", inner, err)
 		}
 	}
 	ref := referenceLasso(t, x, b, l1)

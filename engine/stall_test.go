@@ -26,7 +26,7 @@ func TestStalledRunStops(t *testing.T) {
 	if res.Stop != "stalled" || model == nil {
 		t.Fatalf("stop %q after %d epochs (relative gap %.3g), want \"stalled\" and a model", res.Stop, res.Final.Epoch, res.Final.RelGap)
 	}
-	if res.Final.Epoch >= 3000 || !strings.Contains(res.StallNote, "normalize") {
+	if res.Final.Epoch >= 3000 || !strings.Contains(res.StallNote, "NormalizeRowsUnit") {
 		t.Errorf("stalled at epoch %d, note %q", res.Final.Epoch, res.StallNote)
 	}
 	t.Logf("stalled at epoch %d: %s", res.Final.Epoch, res.StallNote)

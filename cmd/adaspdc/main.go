@@ -76,7 +76,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case errors.As(err, &ee):
 		return ee.status
 	default:
-		fmt.Fprintf(stderr, "adaspdc %s: %v\n", args[0], err)
+		// An error of the engine names its settings as a program sets
+		// them (Options.M); the command line's user sets them by flags.
+		fmt.Fprintf(stderr, "adaspdc %s: %s\n", args[0], flagWords(err.Error()))
 		return 1
 	}
 }

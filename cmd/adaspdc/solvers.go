@@ -54,9 +54,9 @@ func runSolvers(args []string, stdout, stderr io.Writer) error {
 		name := string(s.Name)
 		b.WriteString(name + strings.Repeat(" ", max(1, indent-len(name))))
 		lines := []string{
-			s.Summary,
-			"losses: " + s.Losses,
-			"regularizers: " + s.Regularizers,
+			flagWords(s.Summary),
+			"losses: " + flagWords(s.Losses),
+			"regularizers: " + flagWords(s.Regularizers),
 			strings.Join(traits, ", "),
 		}
 		for k, l := range lines {

@@ -28,7 +28,7 @@ func TestSolversListsEvery(t *testing.T) {
 		}
 		words := strings.Join(strings.Fields(paras[i]), " ")
 		for _, want := range []string{s.Summary, s.Losses, s.Regularizers} {
-			if !strings.Contains(words, strings.Join(strings.Fields(want), " ")) {
+			if !strings.Contains(words, strings.Join(strings.Fields(flagWords(want)), " ")) {
 				t.Errorf("%s: %q is missing from\n%s", s.Name, want, paras[i])
 			}
 		}

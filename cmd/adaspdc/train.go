@@ -91,10 +91,10 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.lazy, "lazy", "auto", "lazy primal updates: auto, on or off")
 	fs.StringVar(&f.steps, "steps", "eso", "step rule of adaspdc and spdc for -m > 1: eso (shrink the steps only as much as a batch's rows share features; Quartz's expected separable over-approximation) or paper (Zhu & Storkey's, as printed); equal at -m 1")
 	fs.Float64Var(&f.stepScale, "step-scale", 1, "multiply the paper's steps σ and τ by this `factor` in (0, 2]; 2 is often faster but outside the paper's proof")
-	fs.Float64Var(&f.tol, "tol", 1e-6, "stop at this relative duality gap (P−D)/max(1,|P|); ≤ 0: run exactly -max-epochs epochs")
+	fs.Float64Var(&f.tol, "tol", engine.DefaultOptions().Tol, "stop at this relative duality gap (P−D)/max(1,|P|), as Options.Tol; 0: only at a zero gap, the optimum to rounding, else after -max-epochs epochs; negative (-1): no gap test, run -max-epochs epochs (0 meant no gap test before)")
 	fs.Float64Var(&f.targetPrimal, "target-primal", 0, "also stop once the primal objective is at or below this `value` (for benchmarks)")
-	fs.IntVar(&f.maxEpochs, "max-epochs", 1000, "stop after this many epochs")
-	fs.IntVar(&f.stallEpochs, "stall-epochs", 0, "stop a run whose duality gaps over this many epochs have a geometric mean less than 1% below the window's before; 0: never (default: 200 epochs, 2000 for the non-smooth losses, whose gaps rest on plateaus)")
+	fs.IntVar(&f.maxEpochs, "max-epochs", engine.DefaultOptions().MaxEpochs, "stop after this many epochs; 0: run none, only certify the starting point (0, or the -init model), as Options.MaxEpochs")
+	fs.IntVar(&f.stallEpochs, "stall-epochs", 0, "stop a run whose duality gaps over this many epochs have a geometric mean less than 1% below the window's before; 0: the default, 200 epochs, 2000 for the non-smooth losses, whose gaps rest on plateaus; negative (-1): never, as Options.StallEpochs (0 meant never before; it is now the default)")
 	fs.DurationVar(&f.timeLimit, "time-limit", 0, "stop after this long, set-up included (e.g. 30s); 0: no limit")
 	fs.StringVar(&f.model, "model", "", "write the model as JSON to this `file`")
 	fs.StringVar(&f.liblinearModel, "liblinear-model", "", "write the model in LIBLINEAR's format to this `file`")
@@ -185,13 +185,13 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	for _, c := range []struct {
 		name string
 		v    int
-	}{{"m", f.m}, {"block", f.block}, {"max-epochs", f.maxEpochs}} {
+	}{{"m", f.m}, {"block", f.block}} {
 		if c.v < 1 {
 			return cli.UsageErrorf(fs, "-%s %d: must be at least 1", c.name, c.v)
 		}
 	}
-	if f.stallEpochs < 0 {
-		return cli.UsageErrorf(fs, "-stall-epochs %d: must be 0 (never) or more", f.stallEpochs)
+	if f.maxEpochs < 0 {
+		return cli.UsageErrorf(fs, "-max-epochs %d: must be 0 (certify the starting point only) or more", f.maxEpochs)
 	}
 	if math.IsNaN(f.tol) || math.IsInf(f.tol, 0) {
 		return cli.UsageErrorf(fs, "-tol %v: must be a finite number", f.tol)
@@ -214,7 +214,17 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	loss, err := engine.LossByNameParams(f.loss, engine.LossParams{Smoothing: f.smoothing, Epsilon: f.epsilon, Quantile: f.quantile})
 	if err != nil {
-		return cli.UsageErrorf(fs, "-loss: %v", err)
+		return cli.UsageErrorf(fs, "-loss: %s", flagWords(err.Error()))
+	}
+	if f.classWeights != "" {
+		// The flag's syntax, and whether the loss has classes at all, are
+		// known before the data: a mistake there is the command line's.
+		if _, err := parseClassWeights(f.classWeights); err != nil {
+			return cli.UsageErrorf(fs, "%v", err)
+		}
+		if !loss.Classification() {
+			return cli.UsageErrorf(fs, "-class-weights: the %s loss is a regression, whose rows have no class to weigh", loss.Name())
+		}
 	}
 	solver := engine.Solver(f.solver)
 	if f.multiclass == "multinomial" && solver == "lbfgs" {
@@ -235,12 +245,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		Steps:         engine.Steps(f.steps),
 		Tol:           f.tol,
 		MaxEpochs:     f.maxEpochs,
-		StallEpochs:   stallOption(f.stallEpochs, set["stall-epochs"]),
+		StallEpochs:   f.stallEpochs, // the same values, meaning the same
 		TimeLimit:     f.timeLimit,
 		TargetPrimal:  f.targetPrimal,
-	}
-	if !gapTest {
-		opt.Tol = -1 // the engine's "no gap test": run to -max-epochs
 	}
 	// The flags that only the coordinate methods read are a request for
 	// one, like -m: the automatic choice would otherwise drop them in
@@ -264,8 +271,14 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if f.l1 > 0 && noL1[engine.Solver(f.solver)] {
 		return cli.UsageErrorf(fs, "-l1 %g: solver %s takes no L1 term (sdca and adaspdc take the elastic net)", f.l1, f.solver)
 	}
+	if f.l1 > 0 && engine.IsReduction(engine.Solver(f.solver)) && noL1[engine.Solver(f.inner)] {
+		return cli.UsageErrorf(fs, "-l1 %g: the inner solver %s takes no L1 term, and %s's stages keep the problem's (sdca and adaspdc take the elastic net)", f.l1, f.inner, f.solver)
+	}
+	// The engine's own check of the options, the inner solver of a
+	// reduction included, refuses before any data is read what no data
+	// could make valid.
 	if err := opt.Validate(); err != nil {
-		return cli.UsageErrorf(fs, "%v", err)
+		return cli.UsageErrorf(fs, "%s", flagWords(err.Error()))
 	}
 	if f.liblinearModel != "" {
 		stub := engine.Model{Loss: loss.Name(), L1: f.l1}
@@ -414,7 +427,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		if s, why := engine.AutoSolver(prob, opt); s != "" {
 			opt.Solver = s
 			if !f.quiet {
-				fmt.Fprintf(stderr, "adaspdc train: picked %s: %s\n", s, why)
+				fmt.Fprintf(stderr, "adaspdc train: picked %s: %s\n", s, flagWords(why))
 			}
 		}
 	}
@@ -447,7 +460,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if f.normalize != "unit" && !f.quiet && opt.Solver != engine.SolverNewton {
 		// AdaSPDC's primal step follows 1/R of the sampled rows; with m = 1
 		// on data whose row norms spread widely (raw counts) it can stall
-		// at a gap of 1e-4..1e-3 (the lab notebook (git show c876b51:bench/README.md), news20). The norms cost
+		// at a gap of 1e-4..1e-3 (news20). The norms cost
 		// a pass over the data, so only a run that may print the hint
 		// computes them.
 		if lo, hi := normRange(x); hi > 10*lo {
@@ -522,7 +535,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	fp, mp := res.Final, res.Model
 	if res.Note != "" && !f.quiet {
-		fmt.Fprintf(stderr, "adaspdc train: %s: %s\n", res.Solver, res.Note)
+		fmt.Fprintf(stderr, "adaspdc train: %s: %s\n", res.Solver, flagWords(res.Note))
 	}
 	// The numbers printed are those of the model written: after a run cut
 	// short, its best certificate, not the last.
@@ -537,10 +550,11 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	case short != "":
 		fmt.Fprintf(stderr, "adaspdc train: warning: stopped (%s) after %d epochs short of the goal: %s\n", stopReason(res.Stop, f), fp.Epoch, short)
 		if res.Stop == "stalled" {
-			fmt.Fprintf(stderr, "adaspdc train: %s\n", res.StallNote)
+			fmt.Fprintf(stderr, "adaspdc train: %s\n", flagWords(res.StallNote))
 		}
 	case f.quiet:
-	case res.Stop == "optimal":
+	case res.Stop == "optimal" || !gapTest && res.Stop == "tol":
+		// -tol 0 asks for a zero gap: reaching it is the optimum too.
 		fmt.Fprintf(stderr, "adaspdc train: stopped at epoch %d at the optimum to rounding (relative gap %.3g): no further step can change the model in double precision\n", fp.Epoch, mp.RelGap)
 	case !gapTest && res.Stop == "max-epochs":
 		fmt.Fprintf(stderr, "adaspdc train: ran the %d epochs asked for (-tol %g: no gap test)\n", fp.Epoch, f.tol)
@@ -561,17 +575,20 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 // goal, or returns "" when it met it. The goal is -tol's relative gap and
 // -target-primal's objective; with neither (-tol ≤ 0), it is to run the
 // -max-epochs asked for, so a time limit, an interrupt or a stall falls
-// short of it too. A run at the optimum to rounding (Stop "optimal") met
+// short of it too. A run at the optimum to rounding (Stop "optimal", or
+// a zero gap under -tol 0) met
 // any -tol, since no tolerance can ask for more; a -target-primal below
 // its dual bound is out of reach of every model.
 func shortfall(res *engine.Result, f trainFlags, gapTest bool) string {
 	mp := res.Model
+	// -tol 0 asks for a zero gap, which is the optimum to rounding too.
+	optimal := res.Stop == "optimal" || !gapTest && res.Stop == "tol"
 	switch {
-	case res.Converged && !(f.targetPrimal > 0 && res.Stop == "optimal" && mp.Primal > f.targetPrimal):
+	case res.Converged && !(f.targetPrimal > 0 && optimal && mp.Primal > f.targetPrimal):
 		return ""
 	case res.Stop == "target":
 		return ""
-	case f.targetPrimal > 0 && res.Stop == "optimal":
+	case f.targetPrimal > 0 && optimal:
 		return fmt.Sprintf("the primal %.12g is at the optimum to rounding, and -target-primal %g is below the dual bound %.12g ≤ P*: no model reaches it", mp.Primal, f.targetPrimal, mp.Dual)
 	case f.targetPrimal > 0:
 		return fmt.Sprintf("the primal %.12g is %.3g above -target-primal %g", mp.Primal, mp.Primal-f.targetPrimal, f.targetPrimal)
@@ -581,19 +598,6 @@ func shortfall(res *engine.Result, f trainFlags, gapTest bool) string {
 		return fmt.Sprintf("-tol %g asked for %d epochs and the run ran %d (relative gap %.3g)", f.tol, f.maxEpochs, res.Final.Epoch, mp.RelGap)
 	}
 	return ""
-}
-
-// stallOption maps -stall-epochs to Options.StallEpochs: unset, the
-// engine's default (which depends on the loss); 0, never (a negative
-// window); otherwise the window given.
-func stallOption(epochs int, set bool) int {
-	switch {
-	case !set:
-		return 0
-	case epochs == 0:
-		return -1
-	}
-	return epochs
 }
 
 // stopReason says in the command line's words why a run ended.
@@ -610,7 +614,7 @@ func stopReason(stop string, f trainFlags) string {
 	case "callback", "rule":
 		return "by the caller"
 	case "stalled":
-		if f.stallEpochs == 0 {
+		if f.stallEpochs <= 0 {
 			return "stalled"
 		}
 		return fmt.Sprintf("stalled: -stall-epochs %d", f.stallEpochs)

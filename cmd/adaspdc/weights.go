@@ -77,28 +77,64 @@ func readWeights(path string, w []float64) error {
 	return nil
 }
 
-// classWeights parses -class-weights: LABEL:W pairs, or "balanced", the
+// parseClassWeights checks the syntax of -class-weights before any data is
+// read, so that a mistake in the flag is one of the command line (status
+// 2), named with its bad part: "balanced", or LABEL:WEIGHT pairs, each
+// label a finite number given once and each weight a finite number > 0.
+// It returns the pairs (nil for balanced).
+func parseClassWeights(spec string) (map[float64]float64, error) {
+	if spec == "balanced" {
+		return nil, nil
+	}
+	cw := map[float64]float64{}
+	for _, pair := range strings.Split(spec, ",") {
+		pair = strings.TrimSpace(pair)
+		l, ws, ok := strings.Cut(pair, ":")
+		l, ws = strings.TrimSpace(l), strings.TrimSpace(ws)
+		label, lerr := strconv.ParseFloat(l, 64)
+		w, werr := strconv.ParseFloat(ws, 64)
+		switch {
+		case pair == "":
+			return nil, fmt.Errorf("-class-weights %s: an empty pair (a stray comma?)", spec)
+		case !ok:
+			return nil, fmt.Errorf("-class-weights %s: %q is not LABEL:WEIGHT (want pairs such as 1:10,-1:1, or balanced)", spec, pair)
+		case l == "":
+			return nil, fmt.Errorf("-class-weights %s: %q has no label before the colon", spec, pair)
+		case lerr != nil || math.IsNaN(label) || math.IsInf(label, 0):
+			return nil, fmt.Errorf("-class-weights %s: label %q of %q is not a finite number", spec, l, pair)
+		case ws == "":
+			return nil, fmt.Errorf("-class-weights %s: %q has no weight after the colon", spec, pair)
+		case werr != nil && !errors.Is(werr, strconv.ErrRange) || math.IsNaN(w):
+			return nil, fmt.Errorf("-class-weights %s: weight %q of %q is not a number", spec, ws, pair)
+		case !(w > 0) || math.IsInf(w, 0):
+			return nil, fmt.Errorf("-class-weights %s: weight %q of %q must be a finite number > 0 (leave a class out to weigh it 1)", spec, ws, pair)
+		}
+		if _, dup := cw[label]; dup {
+			return nil, fmt.Errorf("-class-weights %s: label %q is given twice", spec, l)
+		}
+		cw[label] = w
+	}
+	return cw, nil
+}
+
+// classWeights returns the weight of each class of -class-weights: the
+// LABEL:W pairs, each label one that a row has, or for "balanced" the
 // weight n/(K·n_k) of scikit-learn for each of the K classes of y.
 func classWeights(spec string, y []float64) (map[float64]float64, error) {
-	cw := map[float64]float64{}
-	if spec == "balanced" {
+	cw, err := parseClassWeights(spec)
+	if err != nil {
+		return nil, err
+	}
+	if cw == nil {
 		count := map[float64]int{}
 		for _, v := range y {
 			count[v]++
 		}
+		cw = map[float64]float64{}
 		for c, nk := range count {
 			cw[c] = float64(len(y)) / (float64(len(count)) * float64(nk))
 		}
 		return cw, nil
-	}
-	for _, pair := range strings.Split(spec, ",") {
-		l, ws, ok := strings.Cut(strings.TrimSpace(pair), ":")
-		label, err1 := strconv.ParseFloat(l, 64)
-		w, err2 := strconv.ParseFloat(ws, 64)
-		if !ok || errors.Join(err1, err2) != nil || !(w > 0) || math.IsInf(w, 0) {
-			return nil, fmt.Errorf("-class-weights %q: want LABEL:WEIGHT pairs with weights > 0, or balanced", pair)
-		}
-		cw[label] = w
 	}
 	var missing []string
 	for c := range cw {

@@ -15,20 +15,21 @@
 // depends only on certificate values, which objective.Evaluator makes
 // bit-identical across thread counts, so the schedule is too.
 //
-// The run stops when (P − D)/max(1, |P|) ≤ Tol, when the primal reaches
-// TargetPrimal, at MaxEpochs (zero: certify the start point only), at the
-// time limit, when the context is cancelled, when the callback returns
-// ErrStop, when a StopRule says so, or when the gap stalls (the geometric
-// mean of the last StallEpochs epochs' gaps less than 1% below the window
-// before). The divergence guard ends it with an error that says what to
-// change when a certificate is not finite, or when five certificates in a
-// row have a gap a thousandfold above the best one (gaps within
-// 1e-12·|P| of zero count as that floor, the rounding of P − D) or a primal
-// a thousandfold above the first certificate's. A method whose step can no
-// longer move the point in float64 returns ErrCannotMove: at a gap within
-// the rounding of P that is convergence (Stop "optimal"), above it an
-// error. A run that ends in an error after its first certificate returns
-// the model of its best certificate beside the error (Result.ModelPoint).
+// The run stops when (P − D)/max(1, |P|) ≤ Tol (a negative Tol: never),
+// when the primal reaches TargetPrimal, at MaxEpochs
+// (zero: certify the start point only), at the time limit, when the context
+// is cancelled, when the callback returns ErrStop, when a StopRule says so,
+// or when the gap stalls (the geometric mean of the last StallEpochs
+// epochs' gaps less than 1% below the window before). The divergence guard
+// ends it with an error that says what to change when a certificate is not
+// finite, or when five certificates in a row have a gap a thousandfold
+// above the best one (gaps within 1e-12·|P| of zero count as that floor,
+// the rounding of P − D) or a primal a thousandfold above the first
+// certificate's. A method whose step can no longer move the point in
+// float64 returns ErrCannotMove: at a gap within the rounding of P that is
+// convergence (Stop "optimal"), above it an error. A run that ends in an
+// error after its first certificate returns the model of its best
+// certificate beside the error (Result.ModelPoint).
 //
 // Workers that panic (a bug in a user's Loss, say) do not take the process
 // down: sched's pool recovers the panic, breaks the barrier so that the

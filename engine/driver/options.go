@@ -55,10 +55,13 @@ const (
 )
 
 // Options controls Train. Start from DefaultOptions and change what you
-// need: Tol and MaxEpochs take their zero values literally (stop at a zero
-// gap; run no epoch, which certifies the starting point), so that every
-// value can be asked for. The other fields treat their zero value, which
-// would be meaningless, as the default noted on the field.
+// need. Each field's zero value has one meaning, noted on the field, and a
+// command line that sets the field from a flag gives the flag's values the
+// very same meanings. Tol and MaxEpochs take their zero values literally
+// (stop at a zero gap; run no epoch, which certifies the starting point),
+// so that every value can be asked for, and DefaultOptions sets both; the
+// other fields treat their zero value as their default. "Never" is said
+// with a negative value (Never), not with zero.
 type Options struct {
 	Solver    Solver    // zero: the first of Solvers() that takes the problem
 	M         int       // blocks per iteration; zero: 1
@@ -101,16 +104,20 @@ type Options struct {
 	Deterministic bool
 
 	// Tol stops the run once a certificate's relative gap
-	// (P−D)/max(1,|P|) is at most Tol. Zero asks for a gap of zero (a
-	// certificate exact to rounding); a negative value switches the test
-	// off, so that the run ends on MaxEpochs, the time limit or a callback.
-	// DefaultOptions sets 1e-6.
+	// (P−D)/max(1,|P|) is at most Tol. Zero asks for a gap of zero: the
+	// run ends once a certificate's dual bound meets its primal to
+	// rounding, or at the optimum to rounding (Result.Stop "optimal"),
+	// else on MaxEpochs, TargetPrimal, the time limit, a stall or a
+	// callback; it is the most a run can be asked for, not a default. A
+	// negative value (Never) switches the test off, so that the run ends
+	// on those other rules alone. DefaultOptions sets 1e-6.
 	Tol float64
 
 	// MaxEpochs is the number of epochs after which the run stops, ≥ 0; an
 	// epoch is ⌈blocks/M⌉ iterations. Zero runs no epoch: Train then only
-	// certifies the starting point (a warm start, or 0). DefaultOptions
-	// sets 1000.
+	// certifies the starting point (a warm start, or 0), which is how a
+	// caller measures where a run starts. There is no "no limit": a
+	// negative value is refused. DefaultOptions sets 1000.
 	MaxEpochs int
 
 	// StallEpochs ends a run whose gap has stopped falling, with
@@ -121,7 +128,7 @@ type Options struct {
 	// (a relative 1e-10) is never stalled. Zero selects the default: 200
 	// epochs, or 2000 for a loss that is not smooth (γ = 0, such as the
 	// hinge), whose gaps rest on plateaus for hundreds of epochs before
-	// falling again. A negative value switches the rule off.
+	// falling again. A negative value (Never) switches the rule off.
 	StallEpochs int
 
 	// TimeLimit bounds the whole run, set-up included; 0: none. A run that
@@ -169,6 +176,11 @@ type Options struct {
 	// loss, since a plateau has other causes than a divergence.
 	StallHint string
 }
+
+// Never, given to StallEpochs or Tol, switches the stall rule or the gap
+// test off. Any negative value does the same; zero means the field's
+// default (StallEpochs) or a zero gap (Tol), never "never" by accident.
+const Never = -1
 
 // DefaultOptions returns the options Train is meant to start from: a
 // relative gap of 1e-6, at most 1000 epochs, and no solver named, so that
@@ -258,7 +270,7 @@ func (o Options) Validate() error {
 			if o.Solver != "" {
 				got = "solver " + string(o.Solver)
 			}
-			return fmt.Errorf("engine: importance sampling is a non-uniform variant of %s: it needs -solver %s, and -m 1 (got %s, m = %d)", strings.Join(takers, " and "), strings.Join(takers, " or "), got, o.M)
+			return fmt.Errorf("engine: importance sampling is a non-uniform variant of %s: it needs Options.Solver %s, and Options.M 1 (got %s, m = %d)", strings.Join(takers, " and "), strings.Join(takers, " or "), got, o.M)
 		}
 	default:
 		return fmt.Errorf("engine: unknown sampling %q (want uniform or importance)", o.Sampling)
@@ -289,6 +301,9 @@ func (o Options) Validate() error {
 	if o.Inner != "" && Lookup(o.Inner) == nil {
 		return fmt.Errorf("engine: unknown inner solver %q (want one of %s)", o.Inner, Names())
 	}
+	if err := o.checkInner(); err != nil {
+		return err
+	}
 	if !(o.ReductionScale >= 0) || math.IsInf(o.ReductionScale, 0) {
 		return fmt.Errorf("engine: reduction scale %v: must be a finite value ≥ 0 (0: 1)", o.ReductionScale)
 	}
@@ -296,6 +311,38 @@ func (o Options) Validate() error {
 		return fmt.Errorf("engine: target primal %v: must be a finite number", o.TargetPrimal)
 	}
 	return nil
+}
+
+// checkInner refuses an inner solver that cannot run under the solver
+// named (its Entry.CheckInner), whatever the data. With no solver named,
+// Inner only matters if the choice falls on a solver that runs one, so it
+// is refused when none of those could run it.
+func (o Options) checkInner() error {
+	if o.Inner == "" && o.Solver == "" {
+		return nil
+	}
+	if o.Solver != "" {
+		if e := Lookup(o.Solver); e != nil && e.CheckInner != nil {
+			return e.CheckInner(o)
+		}
+		return nil
+	}
+	var first error
+	for _, e := range registry {
+		if e.CheckInner == nil {
+			continue
+		}
+		oo := o
+		oo.Solver = e.Name
+		err := e.CheckInner(oo)
+		if err == nil {
+			return nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 // ValidateFor adds the checks that depend on the n samples of the data.

@@ -37,6 +37,13 @@ type Entry struct {
 	Rank int
 	// Accepts returns why the solver cannot solve prob with opt, or nil.
 	Accepts func(prob Problem, opt Options) error
+	// CheckInner, for the solvers that run another on each stage
+	// (Options.Inner: the reductions), returns why the inner solver that opt
+	// names cannot run under this solver whatever the data, or nil; it is
+	// nil for the other solvers. Options.Validate calls it, so that a
+	// combination no problem can make work is refused before any data is
+	// read, and not once the run has started.
+	CheckInner func(opt Options) error
 	// Start builds the method at its starting point; the driver runs it.
 	// A method that holds workers or buffers also implements Finisher.
 	Start func(ctx context.Context, prob Problem, opt Options) (Method, error)

@@ -17,9 +17,9 @@ import (
 // The point is nil, with the error, when the method could not start (or
 // the time limit ran out first), or failed before its first certificate.
 func Solve(ctx context.Context, e *Entry, prob Problem, opt Options) ([]float64, *Result, error) {
-	opt.StallHint = "the steps may not fit the data (one feature on a much larger scale than the others sets every coordinate's step): scale the features or the rows (-normalize unit), try -solver newton for a smooth loss with an L2 term, or allow a longer plateau with -stall-epochs"
+	opt.StallHint = "the steps may not fit the data (one feature on a much larger scale than the others sets every coordinate's step): scale the features, or normalise the rows to unit norm (sparse.CSR.NormalizeRowsUnit), try Options.Solver \"newton\" for a smooth loss with an L2 term, or allow a longer plateau with a larger Options.StallEpochs"
 	if prob.Loss.Gamma() == 0 {
-		opt.StallHint = "a loss that is not smooth converges sublinearly, and its gap rests on plateaus before falling again: allow a longer plateau with -stall-epochs (0: never stall), or use a smooth loss (sqhinge, smoothhinge)"
+		opt.StallHint = "a loss that is not smooth converges sublinearly, and its gap rests on plateaus before falling again: allow a longer plateau with a larger Options.StallEpochs (negative: never stall), or use a smooth loss (sqhinge, smoothhinge)"
 		if opt.StallEpochs == 0 {
 			// Methods on a non-smooth loss converge sublinearly, and their
 			// gaps sit on plateaus for hundreds of epochs before falling

@@ -78,7 +78,7 @@ func acceptsPdprox(prob objective.Problem, opt driver.Options) error {
 		return fmt.Errorf("engine: %s takes the losses with a bilinear dual (hinge, absolute, epsinsensitive, quantile), not %s; for a smooth loss use adaspdc", opt.Solver, prob.Loss.Name())
 	}
 	if opt.M > 1 || opt.BlockSize > 1 {
-		return fmt.Errorf("engine: %s is a full-batch method: it takes no -m (%d) or -block (%d)", opt.Solver, opt.M, opt.BlockSize)
+		return fmt.Errorf("engine: %s is a full-batch method: it takes no Options.M (%d) or Options.BlockSize (%d)", opt.Solver, opt.M, opt.BlockSize)
 	}
 	return nil
 }
@@ -340,7 +340,7 @@ func (m *pdprox) Passes() float64 { return 2 * float64(m.iters) }
 func (m *pdprox) Threads() int { return 1 }
 
 func (m *pdprox) DivergenceHint() string {
-	return "Pdprox's step is γ = 1/√(2c) with c = ‖A‖²/n² (Theorem 6); a -step-scale above 1 leaves the paper's proof"
+	return "Pdprox's step is γ = 1/√(2c) with c = ‖A‖²/n² (Theorem 6); an Options.StepScale above 1 leaves the paper's proof"
 }
 
 // Finish returns the averaged dual point of the final certificate, scaled

@@ -11,6 +11,7 @@ import (
 	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/kernels"
+	"github.com/adaspdc/adaspdc/sparse"
 )
 
 // The reductions of Allen-Zhu & Hazan, "Optimal Black-Box Reductions
@@ -195,8 +196,9 @@ func init() {
 				Parallel:     true,
 				Certified:    true,
 			},
-			Rank:    reductionRank,
-			Accepts: func(prob objective.Problem, opt driver.Options) error { return acceptsReduction(kind, prob, opt) },
+			Rank:       reductionRank,
+			Accepts:    func(prob objective.Problem, opt driver.Options) error { return acceptsReduction(kind, prob, opt) },
+			CheckInner: func(opt driver.Options) error { return checkInner(kind, opt) },
 			Start: func(ctx context.Context, prob objective.Problem, opt driver.Options) (driver.Method, error) {
 				return startReduction(ctx, kind, prob, opt)
 			},
@@ -234,9 +236,59 @@ func innerEntry(opt driver.Options) (*driver.Entry, error) {
 				takers = append(takers, string(o.Name))
 			}
 		}
-		return nil, fmt.Errorf("engine: %s cannot run on %s yet: a stage must start from the last stage's duals or from its point alone (%s do), and %s takes neither; measured over sdca from cold duals on the lasso, the stages stalled or diverged. Use -inner adaspdc", opt.Solver, name, strings.Join(takers, ", "), name)
+		return nil, fmt.Errorf("engine: %s cannot run on %s yet: a stage must start from the last stage's duals or from its point alone (%s do), and %s takes neither; measured over sdca from cold duals on the lasso, the stages stalled or diverged. Use Options.Inner \"adaspdc\", the default", opt.Solver, name, strings.Join(takers, ", "), name)
 	}
 	return e, nil
+}
+
+// checkInner reports why the reduction of the given kind cannot run the
+// inner solver opt names on any data, so that Options.Validate refuses the
+// combination before a command line reads the data, and not once the run
+// has started: a reduction as the inner solver, a solver whose stages
+// cannot start where the last ended (innerEntry), or one that refuses
+// every stage problem the reduction could hand it with these options. The
+// last is asked of the inner solver itself, on one-row stand-ins of the
+// stage problems: each smooth loss the stages could have (the smoothed
+// hinge for AdaptSmooth and JointAdapt) with an L2 term, with and without
+// an L1 term, centred as AdaptReg's stages are. A solver that takes none
+// of them takes no stage of any problem: spdc-async, which keeps the
+// (λ/2)‖x‖² prox in closed form, takes no centre, so it cannot run under
+// AdaptReg, whose every stage is centred; and a solver that refuses
+// Options.M > 1 or Options.BlockSize > 1 refuses them on every stage.
+func checkInner(kind reductionKind, opt driver.Options) error {
+	e, err := innerEntry(opt)
+	if err != nil {
+		return err
+	}
+	losses := []objective.Loss{objective.SmoothHinge{S: 1}}
+	if !kind.smooth {
+		losses = []objective.Loss{objective.Squared{}, objective.Logistic{}, objective.SquaredHinge{}, objective.SmoothHinge{S: 1}}
+	}
+	x := &sparse.CSR{Rows: 1, Cols: 1, Indptr: []int64{0, 1}, Indices: []int32{0}, Values: []float64{1}}
+	var x0 []float64
+	if kind.reg {
+		x0 = []float64{0}
+	}
+	o := innerOptions(opt.WithDefaults(), e, nil)
+	var first error
+	for _, loss := range losses {
+		for _, l1 := range []float64{0, 1} {
+			en := objective.ElasticNet{Lambda: 1, L1: l1}
+			prob := objective.Problem{X: x, B: []float64{1}, Loss: loss, Reg: en}
+			err := e.Accepts(reductionStage(kind, prob, en, x0, 1, 1), o)
+			if err == nil {
+				return nil
+			}
+			if first == nil {
+				first = err
+			}
+		}
+	}
+	why := ""
+	if kind.reg {
+		why = " (each stage adds (σ/2)‖x − x̂‖², centred at the last stage's point)"
+	}
+	return fmt.Errorf("engine: %s cannot run %s on its stage problems%s, whatever the data: %w", opt.Solver, e.Name, why, first)
 }
 
 // defaultInner is the inner solver of a reduction with none named.

@@ -298,7 +298,7 @@ func (s *dfsdca) Point() []float64 { return s.w }
 func (s *dfsdca) Passes() float64  { return float64(s.sampled) * s.invN }
 func (s *dfsdca) Threads() int     { return 1 }
 func (s *dfsdca) DivergenceHint() string {
-	return "scale the features (e.g. to [-1, 1]) or the rows (-normalize unit), or raise -lambda"
+	return "scale the features (e.g. to [-1, 1]), or normalise the rows to unit norm (sparse.CSR.NormalizeRowsUnit), or raise λ (ElasticNet.Lambda)"
 }
 
 // Finish reports the duals of the final certificate's dual value: the

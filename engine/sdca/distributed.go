@@ -178,13 +178,13 @@ func TrainDistributed(ctx context.Context, c comm.Comm, local objective.Problem,
 	if nGlobal == 0 {
 		return nil, nil, errAgreed("engine: cocoa: no rank has any rows")
 	}
-	opt.StallHint = "a loss that is not smooth converges sublinearly, and its gap rests on plateaus before falling again: allow a longer plateau with -stall-epochs (0: never stall), or use a smooth loss (sqhinge, smoothhinge)"
+	opt.StallHint = "a loss that is not smooth converges sublinearly, and its gap rests on plateaus before falling again: allow a longer plateau with a larger Options.StallEpochs (negative: never stall), or use a smooth loss (sqhinge, smoothhinge)"
 	if prob.Loss.Gamma() == 0 {
 		if opt.StallEpochs == 0 {
 			opt.StallEpochs = driver.NonSmoothStallEpochs
 		}
 	} else {
-		opt.StallHint = "scale the features or the rows (-normalize unit), or allow a longer plateau with -stall-epochs"
+		opt.StallHint = "scale the features, or normalise the rows to unit norm (sparse.CSR.NormalizeRowsUnit), or allow a longer plateau with a larger Options.StallEpochs"
 	}
 	opt = opt.WithDefaults()
 	opt.Solver = SolverCoCoA

@@ -25,7 +25,7 @@ func init() {
 	driver.Register(&driver.Entry{
 		SolverInfo: driver.SolverInfo{
 			Name:           SolverSDCA,
-			Summary:        "proximal stochastic dual coordinate ascent, exact dual steps, mini-batches with -m (Shalev-Shwartz & Zhang 2014; Takáč et al. 2013)",
+			Summary:        "proximal stochastic dual coordinate ascent, exact dual steps, mini-batches with Options.M (Shalev-Shwartz & Zhang 2014; Takáč et al. 2013)",
 			Losses:         "any (squared, logistic, sqhinge, smoothhinge, hinge)",
 			Regularizers:   "elastic net with λ > 0 on every coordinate, optional centre and weights",
 			Parallel:       true,
@@ -51,7 +51,7 @@ func acceptsSDCA(prob objective.Problem, opt driver.Options) error {
 		return fmt.Errorf("%w (%s reads its primal point x = ∇g*(−v) from the duals, which needs λ > 0)", err, opt.Solver)
 	}
 	if opt.BlockSize > 1 {
-		return fmt.Errorf("engine: %s updates single samples: block size %d is AdaSPDC's (use -m for mini-batches)", opt.Solver, opt.BlockSize)
+		return fmt.Errorf("engine: %s updates single samples: block size %d is AdaSPDC's (use Options.M for mini-batches)", opt.Solver, opt.BlockSize)
 	}
 	return nil
 }

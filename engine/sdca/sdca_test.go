@@ -116,7 +116,7 @@ func TestSDCAFamilyRefuses(t *testing.T) {
 		want   string
 	}{
 		{SolverSDCA, objective.Problem{Loss: objective.Logistic{}, Reg: objective.ElasticNet{L1: 1e-3}}, driver.Options{}, "λ > 0"},
-		{SolverSDCA, objective.Problem{Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}, driver.Options{BlockSize: 4}, "-m"},
+		{SolverSDCA, objective.Problem{Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}, driver.Options{BlockSize: 4}, "Options.M"},
 		{SolverSDCAAsync, objective.Problem{Loss: objective.Hinge{}, Reg: objective.ElasticNet{}}, driver.Options{}, "λ > 0"},
 		{SolverSDCAAsync, objective.Problem{Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}, driver.Options{M: 4}, "sdca"},
 		{SolverDFSDCA, objective.Problem{Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3, L1: 1e-4}}, driver.Options{}, "use sdca"},

@@ -222,7 +222,7 @@ func (s *spdcAsync) Finish(res *driver.Result) error {
 }
 
 func (s *spdcAsync) DivergenceHint() string {
-	return "asynchronous SPDC assumes small delays: try fewer -threads, or -solver spdc or sdca-async"
+	return "asynchronous SPDC assumes small delays: try fewer Options.Threads, or Options.Solver \"spdc\" or Options.Solver \"sdca-async\""
 }
 
 // scale returns Pₜ = aᵗ.

@@ -92,7 +92,7 @@ func acceptsVR(prob objective.Problem, opt driver.Options) error {
 		return fmt.Errorf("engine: the %s loss has γ = %g: %s needs a smooth loss (φ' Lipschitz, γ > 0)", prob.Loss.Name(), g, opt.Solver)
 	}
 	if opt.M > 1 || opt.BlockSize > 1 {
-		return fmt.Errorf("engine: %s samples one row per iteration: it takes no -m (%d) or block size (%d) above 1", opt.Solver, opt.M, opt.BlockSize)
+		return fmt.Errorf("engine: %s samples one row per iteration: it takes no Options.M (%d) or Options.BlockSize (%d) above 1", opt.Solver, opt.M, opt.BlockSize)
 	}
 	return nil
 }
@@ -185,7 +185,7 @@ func (m *vrMethod) Passes() float64 { return float64(m.rows) / float64(m.n) }
 func (m *vrMethod) Threads() int { return 1 }
 
 func (m *vrMethod) DivergenceHint() string {
-	return fmt.Sprintf("%s; lower it with Options.StepScale (-step-scale) below 1", m.stepRule)
+	return fmt.Sprintf("%s; lower Options.StepScale below 1", m.stepRule)
 }
 
 // Finish reports the lazy mode and the last certificate's duals.

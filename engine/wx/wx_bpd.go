@@ -273,5 +273,5 @@ func (s *wxBPD) Point() []float64 { return s.xv }
 func (s *wxBPD) Passes() float64  { return float64(s.iters) }
 func (s *wxBPD) Threads() int     { return 1 }
 func (s *wxBPD) DivergenceHint() string {
-	return "scale the rows (-normalize unit), lower -step-scale, or raise -lambda"
+	return "normalise the rows to unit norm (sparse.CSR.NormalizeRowsUnit), lower Options.StepScale, or raise λ (ElasticNet.Lambda)"
 }

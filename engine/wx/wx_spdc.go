@@ -321,5 +321,5 @@ func (s *wxSPDC) Point() []float64                    { return s.xv }
 func (s *wxSPDC) Passes() float64                     { return float64(s.sampled) / float64(s.n) }
 func (s *wxSPDC) Threads() int                        { return 1 }
 func (s *wxSPDC) DivergenceHint() string {
-	return "scale the rows (-normalize unit), lower -step-scale, or raise -lambda"
+	return "normalise the rows to unit norm (sparse.CSR.NormalizeRowsUnit), lower Options.StepScale, or raise λ (ElasticNet.Lambda)"
 }
