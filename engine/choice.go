@@ -157,7 +157,7 @@ func coCoAGain(prob Problem, opt Options, kappa float64) (int, float64) {
 // or the regularizer has no L2 term.
 func sdcaKappaPerSample(prob Problem) float64 {
 	x := prob.X
-	en, ok := prob.Reg.(ElasticNet)
+	en, ok := prob.Reg.AsElasticNet()
 	gamma := prob.Loss.Gamma()
 	if !ok || !(gamma > 0) || !(en.StrongConvexity() > 0) || x.Rows == 0 {
 		return math.Inf(1)

@@ -86,7 +86,7 @@ type PathResult struct {
 // each of the k folds, at the problem's own regularizer, and returns the
 // pooled score. The folds share the cores (see LambdaPath).
 func CrossValidate(ctx context.Context, prob Problem, opt Options, folds [][]int) (CVScore, error) {
-	en, ok := prob.Reg.(ElasticNet)
+	en, ok := prob.Reg.AsElasticNet()
 	if !ok {
 		return CVScore{}, fmt.Errorf("engine: cross-validation takes the elastic net, not %s", prob.Reg.Name())
 	}
@@ -166,7 +166,7 @@ func regPath(ctx context.Context, prob Problem, y []float64, opt Options, folds 
 	if err := prob.Validate(); err != nil {
 		return nil, err
 	}
-	en, ok := prob.Reg.(ElasticNet)
+	en, ok := prob.Reg.AsElasticNet()
 	if !ok {
 		return nil, fmt.Errorf("engine: the λ path takes the elastic net, not %s", prob.Reg.Name())
 	}

@@ -121,9 +121,7 @@ func newModel(prob Problem, w []float64, classes []float64) *Model {
 	if prob.Loss.Classification() && m.Labels == nil {
 		m.Labels = []float64{-1, 1}
 	}
-	if en, ok := prob.Reg.(ElasticNet); ok {
-		m.Lambda, m.L1 = en.Lambda, en.L1
-	}
+	m.Lambda, m.L1 = prob.Reg.Strengths()
 	return m
 }
 

@@ -37,7 +37,7 @@ func TrainMultinomial(ctx context.Context, prob Problem, y []float64, opt Option
 	if _, ok := prob.Loss.(Logistic); !ok {
 		return nil, nil, errors.New("engine: the multinomial loss (TrainMultinomial) is the softmax generalisation of the logistic loss: use Problem.Loss Logistic")
 	}
-	en, ok := prob.Reg.(ElasticNet)
+	en, ok := prob.Reg.AsElasticNet()
 	if !ok {
 		return nil, nil, fmt.Errorf("engine: the multinomial loss takes the elastic net, not the %s regularizer", prob.Reg.Name())
 	}

@@ -334,7 +334,7 @@ func curveReference(ctx context.Context, p CurvePanel, cfg CurvesConfig) (Refere
 // lbfgs minimises a smooth L2-regularised objective from 0 by L-BFGS
 // (gonum's), to the limits of float64.
 func lbfgs(prob engine.Problem) ([]float64, error) {
-	en, ok := prob.Reg.(engine.ElasticNet)
+	en, ok := prob.Reg.AsElasticNet()
 	if !ok || en.L1 != 0 || en.Center != nil || en.Weights != nil || !(en.Lambda > 0) || prob.Loss.Gamma() == 0 {
 		return nil, errors.New("L-BFGS: only for a smooth loss with a plain L2 regularizer")
 	}

@@ -118,7 +118,7 @@ func addedL2(frac float64) func(engine.Problem) engine.Problem {
 		for _, q := range p.X.RowSquaredNorms() {
 			s += q
 		}
-		en := p.Reg.(engine.ElasticNet)
+		en, _ := p.Reg.AsElasticNet()
 		en.Lambda += frac * s / float64(p.X.Rows)
 		p.Reg = en
 		return p

@@ -266,7 +266,7 @@ func (c AZHConfig) Build() (CurvesConfig, error) {
 		cfg.Methods = append(cfg.Methods, CurveMethod{Label: "fixed σ = " + lambdaName(s), Solver: engine.SolverAdaSPDC,
 			Accepts: func(p CurvePanel) bool { return p.Group == "lasso" },
 			Modify: func(p engine.Problem) engine.Problem {
-				en := p.Reg.(engine.ElasticNet)
+				en, _ := p.Reg.AsElasticNet()
 				en.Lambda += s
 				p.Reg = en
 				return p

@@ -215,10 +215,11 @@ func Scale(ctx context.Context, cfg ScaleConfig, progressOut io.Writer, tty bool
 	if err != nil {
 		return nil, err
 	}
+	lambda, _ := prob.Reg.Strengths()
 	res := &ScaleResult{
 		Config: cfg, Machine: ThisMachine(), DataName: data.Name,
 		Rows: data.X.Rows, Cols: data.X.Cols, NNZ: data.X.NNZ(),
-		Lambda: prob.Reg.(engine.ElasticNet).Lambda, BaseThreads: slices.Min(cfg.Threads), Started: time.Now(),
+		Lambda: lambda, BaseThreads: slices.Min(cfg.Threads), Started: time.Now(),
 		LoadBefore: LoadAverage(),
 	}
 	total := cfg.Repeats * len(cfg.Solvers) * len(cfg.Ms) * len(cfg.Threads)

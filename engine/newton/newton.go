@@ -44,7 +44,7 @@ func acceptsNewton(prob objective.Problem, opt driver.Options) error {
 	if _, ok := prob.Loss.(objective.CurvedLoss); !ok {
 		return fmt.Errorf("engine: the %s loss has no second derivative: %s takes squared, logistic, sqhinge and smoothhinge; use sdca or adaptsmooth", prob.Loss.Name(), opt.Solver)
 	}
-	en, ok := prob.Reg.(objective.ElasticNet)
+	en, ok := prob.Reg.AsElasticNet()
 	if !ok {
 		return fmt.Errorf("engine: %s takes the L2 regularizer, not the %s regularizer", opt.Solver, prob.Reg.Name())
 	}
@@ -137,7 +137,8 @@ type newton struct {
 
 func newNewton(prob objective.Problem, opt driver.Options) (*newton, error) {
 	x := prob.X
-	s := &newton{prob: prob, loss: prob.Loss.(objective.CurvedLoss), reg: prob.Reg.(objective.ElasticNet), x: x,
+	en, _ := prob.Reg.AsElasticNet() // Accepts checked that it is one
+	s := &newton{prob: prob, loss: prob.Loss.(objective.CurvedLoss), reg: en, x: x,
 		n: x.Rows, d: x.Cols, invN: 1 / float64(x.Rows)}
 	n, d := s.n, s.d
 	s.w = hugepage.Make[float64](d)

@@ -44,7 +44,7 @@ func rawData(t *testing.T) map[string]func() (*sparse.CSR, []float64) {
 func gonumNewtonReference(t *testing.T, prob objective.Problem) float64 {
 	t.Helper()
 	x, loss := prob.X, prob.Loss.(objective.CurvedLoss)
-	lam := prob.Reg.(objective.ElasticNet).Lambda
+	lam, _ := prob.Reg.Strengths()
 	n, d := x.Rows, x.Cols
 	invN := 1 / float64(n)
 	objective := func(w []float64) float64 {

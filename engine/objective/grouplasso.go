@@ -110,6 +110,13 @@ func (r *GroupLasso) Validate(d int) error {
 // StrongConvexity returns Lambda.
 func (r *GroupLasso) StrongConvexity() float64 { return r.Lambda }
 
+// Strengths returns the ridge weight Lambda and no L1 term: the group
+// penalty is not one.
+func (r *GroupLasso) Strengths() (lambda, l1 float64) { return r.Lambda, 0 }
+
+// AsElasticNet reports false: the group lasso is no elastic net.
+func (r *GroupLasso) AsElasticNet() (ElasticNet, bool) { return ElasticNet{}, false }
+
 // Value returns g(x).
 func (r *GroupLasso) Value(x []float64) float64 {
 	r.index()

@@ -30,6 +30,15 @@ type Regularizer interface {
 	// PrimalFromDual sets dst = ∇g*(−v), the x that maximises
 	// −vᵀx − g(x); defined when StrongConvexity() > 0. dst may be v.
 	PrimalFromDual(dst, v []float64)
+	// Strengths returns the weights of g's ridge and L1 terms, λ and l1,
+	// as a model records them: (Lambda, L1) for the elastic net, and the
+	// group lasso's ridge weight with no L1 term.
+	Strengths() (lambda, l1 float64)
+	// AsElasticNet returns g as an elastic net, and whether it is one:
+	// the methods built on the elastic net's one-coordinate operations
+	// (its Coord, ProxPlain and the lazy updates) read its terms through
+	// it, and refuse the problem where it reports false.
+	AsElasticNet() (ElasticNet, bool)
 }
 
 // Separable is a Regularizer that is a sum of one-coordinate terms,
@@ -144,6 +153,12 @@ func (r ElasticNet) Coord(j int) (l1, lam, shift float64) {
 	}
 	return l1, lam, shift
 }
+
+// Strengths returns Lambda and L1.
+func (r ElasticNet) Strengths() (lambda, l1 float64) { return r.Lambda, r.L1 }
+
+// AsElasticNet returns r itself.
+func (r ElasticNet) AsElasticNet() (ElasticNet, bool) { return r, true }
 
 // StrongConvexity returns Lambda·minⱼ wⱼ.
 func (r ElasticNet) StrongConvexity() float64 {

@@ -316,7 +316,7 @@ func acceptsReduction(kind reductionKind, prob objective.Problem, opt driver.Opt
 	if err != nil {
 		return err
 	}
-	en, ok := prob.Reg.(objective.ElasticNet)
+	en, ok := prob.Reg.AsElasticNet()
 	if !ok {
 		return fmt.Errorf("engine: %s takes the elastic net, not the %s regularizer", opt.Solver, prob.Reg.Name())
 	}
@@ -421,8 +421,9 @@ func startReduction(ctx context.Context, kind reductionKind, prob objective.Prob
 	if err != nil {
 		return nil, err
 	}
+	en, _ := prob.Reg.AsElasticNet() // acceptsReduction checked that it is one
 	r := &reduction{
-		kind: kind, prob: prob, en: prob.Reg.(objective.ElasticNet), opt: opt, inner: e, // acceptsReduction checked
+		kind: kind, prob: prob, en: en, opt: opt, inner: e,
 		n: prob.X.Rows, d: prob.X.Cols,
 	}
 	r.yBest = make([]float64, r.n)

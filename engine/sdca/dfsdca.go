@@ -38,7 +38,7 @@ func init() {
 // η = 1/(L + λn) needs a smooth loss (L = maxᵢ ‖aᵢ‖²/γ) and its invariant
 // λw = (1/n) Σ αᵢaᵢ a plain L2 regularizer.
 func acceptsDFSDCA(prob objective.Problem, opt driver.Options) error {
-	en, ok := prob.Reg.(objective.ElasticNet)
+	en, ok := prob.Reg.AsElasticNet()
 	if !ok {
 		return fmt.Errorf("engine: %s takes the L2 regularizer, not the %s regularizer", opt.Solver, prob.Reg.Name())
 	}
@@ -96,7 +96,7 @@ type dfsdca struct {
 // αᵢ = −φ'(aᵢᵀx₀) and w = (1/(λn)) Σ αᵢaᵢ, which keeps the invariant.
 func startDFSDCA(ctx context.Context, prob objective.Problem, opt driver.Options) (driver.Method, error) {
 	x := prob.X
-	en := prob.Reg.(objective.ElasticNet)
+	en, _ := prob.Reg.AsElasticNet()
 	s := &dfsdca{prob: prob, x: x, n: x.Rows, d: x.Cols, lam: en.Lambda, invN: 1 / float64(x.Rows)}
 	s.w = make([]float64, s.d)
 	s.alpha = make([]float64, s.n)

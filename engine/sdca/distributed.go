@@ -262,7 +262,7 @@ func agreeProblem(c comm.Comm, local objective.Problem, opt driver.Options) (obj
 		if err := acceptsSDCAAsync(local, o.WithDefaults()); err != nil {
 			fail(err)
 		} else {
-			en = local.Reg.(objective.ElasticNet)
+			en, _ = local.Reg.AsElasticNet()
 		}
 	}
 	// One maximum agrees on the columns and finds a failed rank, and the

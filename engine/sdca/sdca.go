@@ -43,7 +43,7 @@ func init() {
 // is strongly convex on every coordinate, and it steps one sample at a time
 // (mini-batches are samples, not blocks).
 func acceptsSDCA(prob objective.Problem, opt driver.Options) error {
-	en, ok := prob.Reg.(objective.ElasticNet)
+	en, ok := prob.Reg.AsElasticNet()
 	if !ok {
 		return fmt.Errorf("engine: %s takes the elastic net, not the %s regularizer", opt.Solver, prob.Reg.Name())
 	}
@@ -113,7 +113,7 @@ const exactEvery = 8
 // and v's compensation at zero, the logistic's last logits unknown.
 func allocCore(prob objective.Problem, opt driver.Options, nGlobal int) *sdcaCore {
 	x := prob.X
-	en := prob.Reg.(objective.ElasticNet)
+	en, _ := prob.Reg.AsElasticNet()
 	c := &sdcaCore{prob: prob, x: x, n: x.Rows, d: x.Cols, en: en, invN: 1 / float64(nGlobal),
 		runningExact: true, tol: opt.Tol}
 	c.plainL2 = en.Plain() && en.L1 == 0

@@ -50,7 +50,7 @@ func acceptsSPDCAsync(prob objective.Problem, opt driver.Options) error {
 	if g := prob.Loss.Gamma(); !(g > 0) {
 		return fmt.Errorf("engine: the %s loss has γ = %g: %s needs a smooth loss (φ* strongly convex, γ > 0)", prob.Loss.Name(), g, opt.Solver)
 	}
-	if en := prob.Reg.(objective.ElasticNet); en.L1 != 0 || !en.Plain() {
+	if en, _ := prob.Reg.AsElasticNet(); en.L1 != 0 || !en.Plain() {
 		return fmt.Errorf("engine: %s keeps the primal in the closed form of the (λ/2)‖x‖² prox: it takes no L1 term, centre or weights (sdca-async takes all three, spdc the L1 term and a centre)", opt.Solver)
 	}
 	if opt.M > 1 {

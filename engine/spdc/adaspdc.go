@@ -219,7 +219,7 @@ func startAdaSPDC(ctx context.Context, prob objective.Problem, opt driver.Option
 // (Eq. 10, 12, 15) need λ > 0 and γ > 0, and the update one λ for all
 // coordinates.
 func acceptsAdaSPDC(prob objective.Problem, opt driver.Options) error {
-	en, ok := prob.Reg.(objective.ElasticNet)
+	en, ok := prob.Reg.AsElasticNet()
 	if !ok {
 		return fmt.Errorf("engine: %s takes the elastic net (with or without a centre), not the %s regularizer", opt.Solver, prob.Reg.Name())
 	}
@@ -245,7 +245,7 @@ func (s *solver) Finish(res *driver.Result) error {
 
 func newSolver(ctx context.Context, prob objective.Problem, opt driver.Options) (*solver, error) {
 	x := prob.X
-	en := prob.Reg.(objective.ElasticNet) // Train checked
+	en, _ := prob.Reg.AsElasticNet() // Accepts checked that it is one
 	s := &solver{prob: prob, opt: opt, x: x, n: x.Rows, d: x.Cols, lam: en.Lambda}
 	s.reg = objective.ElasticNet{Lambda: en.Lambda, L1: en.L1}
 	if en.Center != nil {

@@ -78,7 +78,7 @@ type vrMethod struct {
 
 // acceptsVR reports why SAG, SAGA or SVRG cannot solve prob.
 func acceptsVR(prob objective.Problem, opt driver.Options) error {
-	en, ok := prob.Reg.(objective.ElasticNet)
+	en, ok := prob.Reg.AsElasticNet()
 	if !ok {
 		return fmt.Errorf("engine: %s takes the elastic net (with or without a centre), not the %s regularizer", opt.Solver, prob.Reg.Name())
 	}
@@ -101,9 +101,10 @@ func acceptsVR(prob objective.Problem, opt driver.Options) error {
 // step η = StepScale / (div·L); rule names it for messages ("1/(3L)").
 func newVRMethod(prob objective.Problem, opt driver.Options, div float64, rule string) (*vrMethod, error) {
 	x := prob.X
+	en, _ := prob.Reg.AsElasticNet() // acceptsVR checked that it is one
 	m := &vrMethod{
 		prob: prob, name: opt.Solver, n: x.Rows, d: x.Cols, loss: prob.Loss,
-		reg:    prob.Reg.(objective.ElasticNet), // acceptsVR checked
+		reg:    en,
 		values: x.Values, indices: x.Indices, indptr: x.Indptr,
 		rng: rand.New(rand.NewPCG(opt.Seed, 0x5a6a)),
 	}

@@ -20,7 +20,9 @@ var vrSolvers = []driver.Solver{SolverSAGA, SolverSAG, SolverSVRG}
 func TestVRCertificateIsCertify(t *testing.T) {
 	x, b := enginetest.SparseData(300, 200, 6, 5)
 	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-2, L1: 1e-3, Center: make([]float64, 200)}}
-	prob.Reg.(objective.ElasticNet).Center[3] = 0.5
+	if en, ok := prob.Reg.AsElasticNet(); ok {
+		en.Center[3] = 0.5
+	}
 	for _, s := range vrSolvers {
 		model, res, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: s, Tol: -1, MaxEpochs: 3})
 		if err != nil {

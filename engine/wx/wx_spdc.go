@@ -113,7 +113,7 @@ func newWXSPDC(prob objective.Problem, opt driver.Options, dualFree, adaptive bo
 	x := prob.X
 	s := &wxSPDC{prob: prob, opt: opt, x: x, n: x.Rows, d: x.Cols, dualFree: dualFree}
 	s.reg = prob.Reg.(objective.Separable) // acceptsWX checked
-	if en, ok := prob.Reg.(objective.ElasticNet); ok && en.Plain() {
+	if en, ok := prob.Reg.AsElasticNet(); ok && en.Plain() {
 		s.en, s.plain = en, true
 	}
 	s.lam = prob.Reg.StrongConvexity()
