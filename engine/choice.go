@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
-	"github.com/adaspdc/adaspdc/engine/sdca"
 	"github.com/adaspdc/adaspdc/kernels"
 	"github.com/adaspdc/adaspdc/sparse"
 )
@@ -142,7 +141,7 @@ func predictedCosts(prob Problem, opt Options, kappa, gain float64) (sdca, newto
 // On url-shaped data (κ/n = 0.125 at λ = 1e-5) K = 2 gives 1.8; on a9a
 // (κ/n = 11) 1.04.
 func coCoAGain(prob Problem, opt Options, kappa float64) (int, float64) {
-	k := sdca.CoCoAWorkers(prob.X, opt.Threads)
+	k := driver.Lookup(SolverCoCoA).Workers(prob.X, opt.Threads)
 	if k < 2 || math.IsInf(kappa, 1) {
 		return k, 1
 	}

@@ -11,10 +11,6 @@ import (
 	"github.com/adaspdc/adaspdc/sparse"
 )
 
-// wx.Solvers are named by their strings (bpd, adabpd, wx-adaspdc, dfspdc,
-// adfspdc).
-var _ = wx.Solvers
-
 // The solver families register their methods with the driver when their
 // packages load; engine imports each of them, and names their solvers.
 const (
@@ -26,6 +22,7 @@ const (
 	SolverSVRG         = vr.SolverSVRG
 	SolverNewton       = newton.SolverNewton
 	SolverGLMNET       = newton.SolverGLMNET
+	SolverLBFGS        = newton.SolverLBFGS
 	SolverSDCA         = sdca.SolverSDCA
 	SolverSDCAAsync    = sdca.SolverSDCAAsync
 	SolverSDCAWild     = sdca.SolverSDCAWild
@@ -37,6 +34,11 @@ const (
 	SolverAdaptReg     = reduce.SolverAdaptReg
 	SolverAdaptSmooth  = reduce.SolverAdaptSmooth
 	SolverJointAdapt   = reduce.SolverJointAdapt
+	SolverBPD          = wx.SolverBPD
+	SolverAdaBPD       = wx.SolverAdaBPD
+	SolverWXAdaSPDC    = wx.SolverWXAdaSPDC
+	SolverDFSPDC       = wx.SolverDFSPDC
+	SolverADFSPDC      = wx.SolverADFSPDC
 )
 
 // MeanESO is spdc.MeanESO: the mean over the rows of vᵢ/‖aᵢ‖², the ESO

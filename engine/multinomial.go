@@ -5,11 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
-	"github.com/adaspdc/adaspdc/engine/newton"
 	"github.com/adaspdc/adaspdc/engine/objective"
-	"github.com/adaspdc/adaspdc/engine/sdca"
 )
 
 // TrainMultinomial fits the multinomial (softmax) logistic regression of
@@ -20,7 +19,7 @@ import (
 // where one-vs-rest (TrainOneVsRest) fits K separate binary problems. prob
 // holds the data (with its bias column), the logistic loss, the elastic
 // net (λ > 0, no L1 term, no centre or weights) and the sample weights;
-// its B and Classes are not read. The run is L-BFGS (newton.SolverLBFGS,
+// its B and Classes are not read. The run is L-BFGS (SolverLBFGS,
 // the default) or, with Options.Solver sdca, multinomial SDCA, whose dual
 // step is exact, under the driver's rules, certified by the multinomial
 // duality gap
@@ -41,15 +40,15 @@ func TrainMultinomial(ctx context.Context, prob Problem, y []float64, opt Option
 	if !ok {
 		return nil, nil, fmt.Errorf("engine: the multinomial loss takes the elastic net, not the %s regularizer", prob.Reg.Name())
 	}
-	start := newton.StartSoftmax
-	switch opt.Solver {
-	case "", newton.SolverLBFGS:
-		opt.Solver = newton.SolverLBFGS
-	case sdca.SolverSDCA:
-		start = sdca.StartSoftmax
-	default:
-		return nil, nil, fmt.Errorf("engine: the multinomial loss runs on %s (the default) or %s; %s takes binary (scalar) losses only", newton.SolverLBFGS, sdca.SolverSDCA, opt.Solver)
+	me := driver.LookupMultinomial(opt.Solver)
+	if me == nil {
+		var names []string
+		for _, e := range driver.MultinomialEntries() {
+			names = append(names, string(e.Name))
+		}
+		return nil, nil, fmt.Errorf("engine: the multinomial loss runs on %s (the first is the default); %s takes binary (scalar) losses only", strings.Join(names, " or "), opt.Solver)
 	}
+	opt.Solver = me.Name
 	if opt.WarmStart != nil {
 		return nil, nil, errors.New("engine: the multinomial loss takes no warm start yet")
 	}
@@ -73,7 +72,7 @@ func TrainMultinomial(ctx context.Context, prob Problem, y []float64, opt Option
 	entry := &driver.Entry{
 		SolverInfo: driver.SolverInfo{Name: opt.Solver, Certified: true},
 		Start: func(_ context.Context, _ Problem, o Options) (driver.Method, error) {
-			return start(mp, o)
+			return me.Start(mp, o)
 		},
 	}
 	// Solve reads the problem for its loss (the stall rule's advice) and
@@ -105,14 +104,13 @@ func TrainMultinomial(ctx context.Context, prob Problem, y []float64, opt Option
 
 // MultinomialSolvers describes the solvers that take the multinomial loss
 // alone, which Solvers (the registry of the scalar losses' solvers) does
-// not list. (sdca takes it too, through TrainMultinomial.)
+// not list; those that take both (sdca) are listed there.
 func MultinomialSolvers() []SolverInfo {
-	return []SolverInfo{{
-		Name:         newton.SolverLBFGS,
-		Summary:      "limited-memory BFGS on the primal (Nocedal & Wright, Alg. 7.5), the default solver of the multinomial loss (TrainMultinomial)",
-		Losses:       "multinomial logistic (TrainMultinomial; sdca takes it too)",
-		Regularizers: "L2 with λ > 0",
-		Parallel:     true,
-		Certified:    true,
-	}}
+	var out []SolverInfo
+	for _, e := range driver.MultinomialEntries() {
+		if driver.Lookup(e.Name) == nil {
+			out = append(out, e.SolverInfo)
+		}
+	}
+	return out
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
+	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/sparse"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/optimize"
@@ -187,5 +189,29 @@ func TestMultinomialSDCA(t *testing.T) {
 	bound := math.Sqrt(2*res.Model.Gap/1e-2) + math.Sqrt(2*rres.Model.Gap/1e-2)
 	if d := floats.Distance(m.Weights, ref.Weights, 2); d > bound+1e-9 {
 		t.Errorf("‖W_sdca − W_lbfgs‖ = %.3g beyond the gaps' bound %.3g", d, bound)
+	}
+}
+
+// TestMultinomialThroughRegistry: the solvers of the multinomial loss come
+// from the registry, lbfgs first (the default), and a solver of the scalar
+// losses alone is refused with the registry's names.
+func TestMultinomialThroughRegistry(t *testing.T) {
+	es := driver.MultinomialEntries()
+	if len(es) < 2 || es[0].Name != SolverLBFGS || driver.LookupMultinomial("") != es[0] || driver.LookupMultinomial(SolverSDCA) == nil {
+		t.Fatalf("multinomial registry %v: want lbfgs first, and sdca", es)
+	}
+	if ms := MultinomialSolvers(); len(ms) != 1 || ms[0].Name != SolverLBFGS {
+		t.Errorf("MultinomialSolvers = %v, want lbfgs alone (sdca is listed with the scalar solvers)", ms)
+	}
+	x, b := sharedData(t, "heart_scale")
+	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 0.01}}
+	opt := DefaultOptions()
+	opt.Solver = SolverNewton
+	_, _, err := TrainMultinomial(context.Background(), prob, b, opt)
+	if err == nil || !strings.Contains(err.Error(), "lbfgs or sdca") {
+		t.Errorf("newton on the multinomial loss: %v, want a refusal naming lbfgs or sdca", err)
+	}
+	if driver.Lookup(SolverCoCoA).Workers == nil {
+		t.Error("cocoa declares no Workers: the automatic choice cannot predict its cost")
 	}
 }

@@ -5,6 +5,9 @@ import (
 	"context"
 	"slices"
 	"strings"
+
+	"github.com/adaspdc/adaspdc/engine/objective"
+	"github.com/adaspdc/adaspdc/sparse"
 )
 
 // SolverInfo describes one solver: what `adaspdc solvers` prints and what
@@ -47,6 +50,53 @@ type Entry struct {
 	// Start builds the method at its starting point; the driver runs it.
 	// A method that holds workers or buffers also implements Finisher.
 	Start func(ctx context.Context, prob Problem, opt Options) (Method, error)
+	// Workers, when not nil, returns how many workers the solver runs on
+	// the data x with Options.Threads threads: a solver whose rate depends
+	// on its worker count (CoCoA+'s merge damps each step by up to the
+	// number of replicas) declares it, so that the automatic choice can
+	// predict its cost without knowing its family.
+	Workers func(x *sparse.CSR, threads int) int
+}
+
+// MultinomialEntry is a registered solver of the multinomial (softmax)
+// logistic loss, whose problem (objective.Multinomial) has a vector of K
+// weights per feature and a vector dual per row, so that it has a start
+// of its own. A solver may be registered for both kinds of loss.
+type MultinomialEntry struct {
+	SolverInfo
+	// Rank orders the solvers: the first is the default.
+	Rank int
+	// Start builds the method for prob at its starting point.
+	Start func(prob objective.Multinomial, opt Options) (Method, error)
+}
+
+var multinomialRegistry []*MultinomialEntry
+
+// RegisterMultinomial adds a solver of the multinomial loss, in rank
+// order; each family calls it from init.
+func RegisterMultinomial(e *MultinomialEntry) {
+	for _, o := range multinomialRegistry {
+		if o.Name == e.Name {
+			panic("engine: multinomial solver " + string(e.Name) + " registered twice")
+		}
+	}
+	multinomialRegistry = append(multinomialRegistry, e)
+	slices.SortStableFunc(multinomialRegistry, func(a, b *MultinomialEntry) int { return cmp.Compare(a.Rank, b.Rank) })
+}
+
+// MultinomialEntries returns the solvers of the multinomial loss, the
+// default first. The slice is the registry's: do not modify it.
+func MultinomialEntries() []*MultinomialEntry { return multinomialRegistry }
+
+// LookupMultinomial returns the multinomial solver called name, the
+// default one for an empty name, or nil.
+func LookupMultinomial(name Solver) *MultinomialEntry {
+	for _, e := range multinomialRegistry {
+		if e.Name == name || name == "" {
+			return e
+		}
+	}
+	return nil
 }
 
 // Finisher is implemented by methods that have something to add to the

@@ -14,6 +14,21 @@ import (
 // multinomial logistic regression (objective.Multinomial).
 const SolverLBFGS driver.Solver = "lbfgs"
 
+func init() {
+	driver.RegisterMultinomial(&driver.MultinomialEntry{
+		SolverInfo: driver.SolverInfo{
+			Name:         SolverLBFGS,
+			Summary:      "limited-memory BFGS on the primal (Nocedal & Wright, Alg. 7.5), the default solver of the multinomial loss (TrainMultinomial)",
+			Losses:       "multinomial logistic (TrainMultinomial; sdca takes it too)",
+			Regularizers: "L2 with λ > 0",
+			Parallel:     true,
+			Certified:    true,
+		},
+		Rank:  0,
+		Start: StartSoftmax,
+	})
+}
+
 // lbfgsMemory is the number of curvature pairs kept: 10, as in most
 // implementations (Nocedal & Wright, §7.2, find 3 to 20 enough).
 const lbfgsMemory = 10

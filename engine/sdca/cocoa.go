@@ -31,6 +31,7 @@ func init() {
 		Rank:    21,
 		Accepts: acceptsSDCAAsync, // one sample at a time per worker, as sdca-async
 		Start:   startCoCoA,
+		Workers: CoCoAWorkers,
 	})
 }
 

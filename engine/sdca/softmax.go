@@ -10,6 +10,20 @@ import (
 	"github.com/adaspdc/adaspdc/engine/objective"
 )
 
+func init() {
+	driver.RegisterMultinomial(&driver.MultinomialEntry{
+		SolverInfo: driver.SolverInfo{
+			Name:         SolverSDCA,
+			Summary:      "multinomial SDCA: exact dual steps on a row's vector dual (entropy on the simplex plus a quadratic)",
+			Losses:       "multinomial logistic",
+			Regularizers: "L2 with λ > 0",
+			Certified:    true,
+		},
+		Rank:  10,
+		Start: StartSoftmax,
+	})
+}
+
 // softmaxSDCA is Prox-SDCA (Shalev-Shwartz & Zhang) for the multinomial
 // logistic loss, whose dual variable is a vector per row: Yₖ ∈ ℝᴷ with
 // pₖ = Yₖ + e_{cₖ} in the simplex. With V = (1/n) Σₖ aₖYₖᵀ and the plain

@@ -31,7 +31,16 @@ import (
 // Solvers are the family's solvers: Wang & Xiao's batch primal-dual
 // method and its adaptive form, their stochastic SPDC with adaptive steps,
 // and the dual-free SPDC with and without them.
-var Solvers = []driver.Solver{"bpd", "adabpd", "wx-adaspdc", "dfspdc", "adfspdc"}
+var Solvers = []driver.Solver{SolverBPD, SolverAdaBPD, SolverWXAdaSPDC, SolverDFSPDC, SolverADFSPDC}
+
+// The family's solver names.
+const (
+	SolverBPD       driver.Solver = "bpd"
+	SolverAdaBPD    driver.Solver = "adabpd"
+	SolverWXAdaSPDC driver.Solver = "wx-adaspdc"
+	SolverDFSPDC    driver.Solver = "dfspdc"
+	SolverADFSPDC   driver.Solver = "adfspdc"
+)
 
 func init() {
 	driver.Register(&driver.Entry{
