@@ -41,7 +41,7 @@ func BenchmarkEpoch(b *testing.B) {
 				workers := 0
 				for b.Loop() {
 					for k, threads := range []int{1, 2, 0} { // 0: automatic (GOMAXPROCS as the bound)
-						_, res, err := Train(context.Background(), prob, Options{M: m, Threads: threads, Tol: -1, MaxEpochs: 10})
+						_, res, err := Train(context.Background(), prob, Options{Threads: threads, Tol: -1, MaxEpochs: 10}.With(CoordinateSettings{M: m}))
 						if err != nil {
 							b.Fatal(err)
 						}
@@ -88,7 +88,7 @@ func BenchmarkTwoWorkersForced(b *testing.B) {
 				var epochs [2]int
 				for b.Loop() {
 					for k, threads := range []int{1, 2} {
-						_, res, err := Train(context.Background(), prob, Options{M: m, Threads: threads, Tol: -1, MaxEpochs: 10})
+						_, res, err := Train(context.Background(), prob, Options{Threads: threads, Tol: -1, MaxEpochs: 10}.With(CoordinateSettings{M: m}))
 						if err != nil {
 							b.Fatal(err)
 						}
@@ -184,7 +184,7 @@ func BenchmarkLazyNews20(b *testing.B) {
 			var iter float64
 			epochs := 0
 			for b.Loop() {
-				_, res, err := Train(context.Background(), prob, Options{M: 8, Threads: 1, Tol: -1, MaxEpochs: 2, Lazy: tc.lazy})
+				_, res, err := Train(context.Background(), prob, Options{Threads: 1, Tol: -1, MaxEpochs: 2}.With(CoordinateSettings{M: 8, Lazy: tc.lazy}))
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -214,7 +214,7 @@ func BenchmarkLazyURLLike(b *testing.B) {
 			var iter float64
 			epochs := 0
 			for b.Loop() {
-				_, res, err := Train(context.Background(), prob, Options{M: 8, Threads: 1, Tol: -1, MaxEpochs: 2, Lazy: LazyOn})
+				_, res, err := Train(context.Background(), prob, Options{Threads: 1, Tol: -1, MaxEpochs: 2}.With(CoordinateSettings{M: 8, Lazy: LazyOn}))
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -288,7 +288,7 @@ func BenchmarkEpochVsSweep(b *testing.B) {
 						kernels.SparseAxpy(1e-9*(z+1), val, idx, w)
 					}
 					sweep += time.Since(t0).Seconds()
-					_, res, err := Train(context.Background(), prob, Options{M: m, Threads: 1, Tol: -1, MaxEpochs: 10})
+					_, res, err := Train(context.Background(), prob, Options{Threads: 1, Tol: -1, MaxEpochs: 10}.With(CoordinateSettings{M: m}))
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -41,7 +41,7 @@ func AutoSolver(prob Problem, opt Options) (Solver, string) {
 	if prob.SampleWeights != nil {
 		// Only newton and glmnet weight the rows.
 		for _, s := range []Solver{SolverNewton, SolverGLMNET} {
-			if e := driver.Lookup(s); e != nil && acceptsProblem(e, prob, Options{Solver: s, M: opt.M, BlockSize: opt.BlockSize}) == nil {
+			if e := driver.Lookup(s); e != nil && acceptsProblem(e, prob, Options{Solver: s}.With(driver.Coordinate{M: opt.Coordinate().M, BlockSize: opt.Coordinate().BlockSize})) == nil {
 				return s, "sample weights, which newton (L2) and glmnet (L1) take"
 			}
 		}
@@ -55,7 +55,7 @@ func AutoSolver(prob Problem, opt Options) (Solver, string) {
 		if t > 1 {
 			sweeps = fmt.Sprintf("and its sweeps over rows run on %d threads", t)
 		}
-		return fmt.Sprintf("%s: Newton's steps do not depend on feature scale, %s (Options.Solver \"sdca\" or Options.Solver \"adaspdc\", or a batch of M blocks with Options.M, for a coordinate method)", what, sweeps)
+		return fmt.Sprintf("%s: Newton's steps do not depend on feature scale, %s (Options.Solver \"sdca\" or Options.Solver \"adaspdc\", or a batch of M blocks with CoordinateSettings.M, for a coordinate method)", what, sweeps)
 	}
 	if newtonOK {
 		n, d := prob.X.Rows, prob.X.Cols
@@ -66,7 +66,7 @@ func AutoSolver(prob Problem, opt Options) (Solver, string) {
 			return SolverNewton, newtonWhy(fmt.Sprintf("a smooth loss with an L2 term on features whose scales range from %.3g to %.3g", lo, hi))
 		}
 	}
-	if opt.M <= 1 && opt.BlockSize <= 1 {
+	if opt.Coordinate().M <= 1 && opt.Coordinate().BlockSize <= 1 {
 		o := opt
 		o.Solver = SolverGLMNET
 		if driver.Lookup(SolverGLMNET).Accepts(prob, o) == nil {
@@ -86,7 +86,7 @@ func AutoSolver(prob Problem, opt Options) (Solver, string) {
 				if gain >= 1.5 {
 					return SolverCoCoA, fmt.Sprintf("SDCA on %d threads, each on its own share of the samples against a private copy of the model, merged every epoch: at most %.2g× SDCA's passes here, so predicted %.2g× faster than SDCA on one thread; Options.Solver \"sdca\" for one thread, Options.Solver \"newton\" or Options.Solver \"adaspdc\" for another method", k, float64(k)/gain, gain)
 				}
-				return SolverSDCA, fmt.Sprintf("one sample at a time with exact dual steps, κ/n = %.3g: predicted to need few passes on these data (Options.Solver \"newton\" or Options.Solver \"adaspdc\" for another method, Options.M for mini-batches)", kappa())
+				return SolverSDCA, fmt.Sprintf("one sample at a time with exact dual steps, κ/n = %.3g: predicted to need few passes on these data (Options.Solver \"newton\" or Options.Solver \"adaspdc\" for another method, CoordinateSettings.M for mini-batches)", kappa())
 			}
 		}
 	}

@@ -33,12 +33,12 @@ func TestCancelledContext(t *testing.T) {
 	}
 	ctx, cancel = context.WithCancel(context.Background())
 	defer cancel()
-	model, res, err := Train(ctx, prob, Options{Tol: -1, MaxEpochs: 100, Threads: 2, M: 4, Callback: func(tp TracePoint) error {
+	model, res, err := Train(ctx, prob, Options{Tol: -1, MaxEpochs: 100, Threads: 2, Callback: func(tp TracePoint) error {
 		if tp.Epoch == 2 {
 			cancel()
 		}
 		return nil
-	}})
+	}}.With(CoordinateSettings{M: 4}))
 	if err != nil || model == nil || res.Stop != "context" || res.Final.Epoch != 2 {
 		t.Errorf("context cancelled at epoch 2: model %v, error %v, stop %q at epoch %d", model != nil, err, res.Stop, res.Final.Epoch)
 	}
@@ -91,7 +91,7 @@ func TestDualIsTheDualOfY(t *testing.T) {
 	}
 	for _, lazy := range []Lazy{LazyOn, LazyOff} {
 		prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}
-		model, res, err := Train(context.Background(), prob, Options{M: 1, Tol: -1, MaxEpochs: 200, Lazy: lazy, Seed: 1, Threads: 1})
+		model, res, err := Train(context.Background(), prob, Options{Tol: -1, MaxEpochs: 200, Seed: 1, Threads: 1}.With(CoordinateSettings{M: 1, Lazy: lazy}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,11 +117,11 @@ func TestStepScaleBound(t *testing.T) {
 	x, b := sparseData(200, 50, 5, 4)
 	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2}}
 	for _, c := range []float64{2.0001, 3, 4, -1, math.NaN()} {
-		if _, _, err := Train(context.Background(), prob, Options{StepScale: c, MaxEpochs: 1}); err == nil || !strings.Contains(err.Error(), "step scale") {
+		if _, _, err := Train(context.Background(), prob, Options{MaxEpochs: 1}.With(CoordinateSettings{StepScale: c})); err == nil || !strings.Contains(err.Error(), "step scale") {
 			t.Errorf("step scale %v: error %v, want a refusal", c, err)
 		}
 	}
-	if _, res, err := Train(context.Background(), prob, Options{StepScale: 2, MaxEpochs: 1000, Tol: 1e-8}); err != nil || !res.Converged {
+	if _, res, err := Train(context.Background(), prob, Options{MaxEpochs: 1000, Tol: 1e-8}.With(CoordinateSettings{StepScale: 2})); err != nil || !res.Converged {
 		t.Errorf("step scale 2: error %v", err)
 	}
 }
@@ -156,7 +156,7 @@ func TestWorkerPanicIsAnError(t *testing.T) {
 			var err error
 			go func() {
 				defer close(done)
-				model, res, err = Train(context.Background(), prob, Options{M: 64, Threads: threads, Tol: -1, MaxEpochs: 10, Lazy: lazy})
+				model, res, err = Train(context.Background(), prob, Options{Threads: threads, Tol: -1, MaxEpochs: 10}.With(CoordinateSettings{M: 64, Lazy: lazy}))
 			}()
 			select {
 			case <-done:
@@ -182,7 +182,7 @@ func TestWorkerPanicIsAnError(t *testing.T) {
 func TestTimeLimitCoversSetUp(t *testing.T) {
 	x, b := sparseData(3000, 2000, 20, 7)
 	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}
-	model, _, err := Train(context.Background(), prob, Options{BlockSize: 300, TimeLimit: time.Nanosecond, MaxEpochs: 1})
+	model, _, err := Train(context.Background(), prob, Options{TimeLimit: time.Nanosecond, MaxEpochs: 1}.With(CoordinateSettings{BlockSize: 300}))
 	if err == nil || model != nil || !strings.Contains(err.Error(), "time limit") || !strings.Contains(err.Error(), "set-up") {
 		t.Errorf("time limit of 1ns: model %v, error %v; want no model and an error saying the time limit ran out during set-up", model != nil, err)
 	}
@@ -212,14 +212,14 @@ func TestZeroOptionsMeanZero(t *testing.T) {
 	if err != nil || res.Final.Epoch != 3 || res.Converged {
 		t.Errorf("Tol 0, MaxEpochs 3: error %v, %d epochs, converged %v", err, res.Final.Epoch, res.Converged)
 	}
-	if d := DefaultOptions(); d.Tol != 1e-6 || d.MaxEpochs != 1000 || d.M != 0 || d.Solver != "" {
+	if d := DefaultOptions(); d.Tol != 1e-6 || d.MaxEpochs != 1000 || len(d.Settings) != 0 || d.Solver != "" {
 		t.Errorf("DefaultOptions = %+v", d)
 	}
 	_, res, err = Train(context.Background(), prob, DefaultOptions())
 	if want, _ := AutoSolver(prob, DefaultOptions()); err != nil || res.Solver != want || res.Choice == "" {
 		t.Errorf("no solver named: ran %q (%q), error %v; want AutoSolver's %q with its reason", res.Solver, res.Choice, err, want)
 	}
-	_, res, err = Train(context.Background(), prob, Options{M: 1, Tol: 1e-6, MaxEpochs: 100})
+	_, res, err = Train(context.Background(), prob, Options{Tol: 1e-6, MaxEpochs: 100}.With(CoordinateSettings{M: 1}))
 	if err != nil || res.Solver != SolverAdaSPDC || res.Choice != "" {
 		t.Errorf("M = 1, no solver named: ran %q, want %q, the first coordinate method that takes a smooth loss with λ > 0", res.Solver, SolverAdaSPDC)
 	}
@@ -299,13 +299,13 @@ func TestLazyRenormalisation(t *testing.T) {
 	}
 	for _, reg := range []ElasticNet{{Lambda: 50}, {Lambda: 50, L1: 1e-3}} {
 		prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: reg}
-		opt := Options{M: 1, Threads: 1, Seed: 2, Tol: -1, MaxEpochs: 3}
-		opt.Lazy = LazyOn
+		opt := Options{Threads: 1, Seed: 2, Tol: -1, MaxEpochs: 3}.With(CoordinateSettings{M: 1})
+		opt = opt.WithCoordinate(func(c *CoordinateSettings) { c.Lazy = LazyOn })
 		lazy, lres, err := Train(context.Background(), prob, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		opt.Lazy = LazyOff
+		opt = opt.WithCoordinate(func(c *CoordinateSettings) { c.Lazy = LazyOff })
 		dense, _, err := Train(context.Background(), prob, opt)
 		if err != nil {
 			t.Fatal(err)
@@ -334,7 +334,7 @@ func TestThreadsFollowBatchSize(t *testing.T) {
 		{256, 8, 2}, // 2560 / 1000
 		{1024, 0, min(runtime.GOMAXPROCS(0), 10)},
 	} {
-		_, res, err := Train(context.Background(), prob, Options{M: tc.m, Threads: tc.threads, Tol: -1, MaxEpochs: 1})
+		_, res, err := Train(context.Background(), prob, Options{Threads: tc.threads, Tol: -1, MaxEpochs: 1}.With(CoordinateSettings{M: tc.m}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -59,7 +59,7 @@ func TestNoAllocationPerIteration(t *testing.T) {
 		prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: tc.reg}
 		allocs := func(epochs int) float64 {
 			return testing.AllocsPerRun(2, func() {
-				if _, _, err := Train(context.Background(), prob, Options{M: tc.m, Threads: tc.threads, Tol: -1, MaxEpochs: epochs}); err != nil {
+				if _, _, err := Train(context.Background(), prob, Options{Threads: tc.threads, Tol: -1, MaxEpochs: epochs}.With(CoordinateSettings{M: tc.m})); err != nil {
 					t.Fatal(err)
 				}
 			})

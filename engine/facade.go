@@ -1,6 +1,10 @@
 package engine
 
-import "github.com/adaspdc/adaspdc/engine/driver"
+import (
+	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/reduce"
+	"github.com/adaspdc/adaspdc/engine/sdca"
+)
 
 // The driver's settings and results live in package driver, the method
 // contract; these names keep them reachable as engine.X.
@@ -15,6 +19,19 @@ type (
 	Lazy       = driver.Lazy
 	Sampling   = driver.Sampling
 	Steps      = driver.Steps
+	// Settings are the settings of one family of methods, which
+	// Options.Settings carries (Options.With adds them).
+	Settings = driver.Settings
+	// CoordinateSettings are the coordinate methods' settings: AdaSPDC's
+	// and SPDC's batch, blocks, partition, sampling, lazy updates and
+	// steps, of which SDCA, the variance-reduced methods, Wang & Xiao's
+	// and Pdprox read some.
+	CoordinateSettings = driver.Coordinate
+	// ReductionSettings are the reductions' settings: the inner solver
+	// and the scale of the added regularization and smoothing.
+	ReductionSettings = reduce.Settings
+	// SDCASettings are the SDCA solvers' settings: warm duals.
+	SDCASettings = sdca.Settings
 )
 
 // The names of driver's constants, as engine.X.

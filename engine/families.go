@@ -48,5 +48,5 @@ func MeanESO(x *sparse.CSR, m int) (float64, error) { return spdc.MeanESO(x, m) 
 
 // IsReduction is reduce.IsReduction: whether name is one of the reductions
 // (adaptreg, adaptsmooth, jointadapt), which run another solver on each
-// stage (Options.Inner).
+// stage (ReductionSettings.Inner).
 func IsReduction(name Solver) bool { return reduce.IsReduction(name) }

@@ -45,7 +45,7 @@ func TestEverySolverOneOptimum(t *testing.T) {
 		for _, loss := range []Loss{Logistic{}, SquaredHinge{}} {
 			for _, l1 := range []float64{0, 1e-3} {
 				prob := Problem{X: x, B: b, Loss: loss, Reg: ElasticNet{Lambda: 1e-3, L1: l1}}
-				_, res, err := Train(t.Context(), prob, Options{Solver: SolverAdaSPDC, M: 4, Tol: 1e-11, MaxEpochs: 5000, StepScale: 2})
+				_, res, err := Train(t.Context(), prob, Options{Solver: SolverAdaSPDC, Tol: 1e-11, MaxEpochs: 5000}.With(CoordinateSettings{M: 4, StepScale: 2}))
 				if err != nil || !res.Converged {
 					t.Fatalf("%s reference: %v, gap %.3g", file, err, res.Final.RelGap)
 				}

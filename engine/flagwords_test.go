@@ -18,7 +18,7 @@ import (
 // flagPattern matches a command-line flag in a message: a dash and a
 // lower-case word at the start or after a space, a bracket, a quote or a
 // separator ("-normalize unit", "(-m 1)"). The engine's messages name its
-// own settings (Options.M, ElasticNet.Lambda), which a program that embeds
+// own settings (CoordinateSettings.M, ElasticNet.Lambda), which a program that embeds
 // it can change; the command line translates them into its flags.
 var flagPattern = regexp.MustCompile("(^|[\\s(`,;\"'])-[a-z][a-z0-9-]*")
 
@@ -96,13 +96,13 @@ func TestEngineMessagesNameNoFlags(t *testing.T) {
 		_, _, err := Train(context.Background(), p, o)
 		return err
 	}
-	add("importance sampling", Options{Sampling: SamplingImportance, Solver: SolverSDCA}.Validate(), "Options.Solver")
-	add("pdprox with m", train(hinge, Options{Solver: SolverPdproxDual, M: 2}), "Options.M")
-	add("newton with m", train(prob, Options{Solver: SolverNewton, M: 2}), "Options.M")
-	add("sdca with a block", train(prob, Options{Solver: SolverSDCA, BlockSize: 2}), "Options.M")
-	add("saga with m", train(prob, Options{Solver: SolverSAGA, M: 2}), "Options.M")
-	add("adaspdc with m above the blocks", train(prob, Options{Solver: SolverAdaSPDC, M: 100}), "Options.M")
-	add("adaptreg over a cold dual method", train(prob, Options{Solver: SolverAdaptReg, Inner: "dfsdca"}), "Options.Inner")
+	add("importance sampling", Options{Solver: SolverSDCA}.With(CoordinateSettings{Sampling: SamplingImportance}).Validate(), "Options.Solver")
+	add("pdprox with m", train(hinge, Options{Solver: SolverPdproxDual}.With(CoordinateSettings{M: 2})), "CoordinateSettings.M")
+	add("newton with m", train(prob, Options{Solver: SolverNewton}.With(CoordinateSettings{M: 2})), "CoordinateSettings.M")
+	add("sdca with a block", train(prob, Options{Solver: SolverSDCA}.With(CoordinateSettings{BlockSize: 2})), "CoordinateSettings.M")
+	add("saga with m", train(prob, Options{Solver: SolverSAGA}.With(CoordinateSettings{M: 2})), "CoordinateSettings.M")
+	add("adaspdc with m above the blocks", train(prob, Options{Solver: SolverAdaSPDC}.With(CoordinateSettings{M: 100})), "CoordinateSettings.M")
+	add("adaptreg over a cold dual method", train(prob, Options{Solver: SolverAdaptReg}.With(ReductionSettings{Inner: "dfsdca"})), "ReductionSettings.Inner")
 	_, _, err := TrainMultinomial(context.Background(), Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{Lambda: 1e-2}}, y, Options{})
 	add("multinomial with the squared loss", err, "Logistic")
 	for _, o := range []Options{{}, {Threads: 2}} {

@@ -23,7 +23,7 @@ func TestValidateRefusesImpossibleInner(t *testing.T) {
 	}
 	for r, prob := range probs {
 		for _, inner := range driver.Entries() {
-			opt := Options{Solver: r, Inner: inner.Name}
+			opt := Options{Solver: r}.With(ReductionSettings{Inner: inner.Name})
 			early := opt.Validate()
 			late := driver.Lookup(r).Accepts(prob, opt.WithDefaults())
 			if (early == nil) != (late == nil) {
@@ -33,14 +33,14 @@ func TestValidateRefusesImpossibleInner(t *testing.T) {
 	}
 	// With no solver named, an inner solver that no reduction can run is
 	// refused too; one that some can run is not.
-	if err := (Options{Inner: SolverNewton}).Validate(); err == nil {
+	if err := (Options{}.With(ReductionSettings{Inner: SolverNewton})).Validate(); err == nil {
 		t.Error("Inner newton with no solver named: accepted")
 	}
-	if err := (Options{Inner: SolverSPDCAsync}).Validate(); err != nil {
+	if err := (Options{}.With(ReductionSettings{Inner: SolverSPDCAsync})).Validate(); err != nil {
 		t.Errorf("Inner spdc-async with no solver named: %v (adaptsmooth runs it)", err)
 	}
 	// Train refuses before it starts.
-	_, res, err := Train(context.Background(), probs[SolverAdaptReg], Options{Solver: SolverAdaptReg, Inner: SolverSPDCAsync, MaxEpochs: 3})
+	_, res, err := Train(context.Background(), probs[SolverAdaptReg], Options{Solver: SolverAdaptReg, MaxEpochs: 3}.With(ReductionSettings{Inner: SolverSPDCAsync}))
 	if err == nil || res != nil {
 		t.Errorf("Train adaptreg over spdc-async: err %v, result %v; want a refusal before the run", err, res)
 	}

@@ -42,11 +42,11 @@ func TestAutoSolver(t *testing.T) {
 		{"tall", Problem{X: tall, B: bt, Loss: Logistic{}, Reg: l2}, Options{}, SolverNewton},
 		{"wide", Problem{X: wide, B: bw, Loss: Logistic{}, Reg: l2}, Options{}, SolverSDCA},
 		{"wide, raw scales", Problem{X: rawWide, B: bw, Loss: Logistic{}, Reg: l2}, Options{}, SolverNewton},
-		{"m = 8", Problem{X: tall, B: bt, Loss: Logistic{}, Reg: l2}, Options{M: 8}, SolverAdaSPDC},
+		{"m = 8", Problem{X: tall, B: bt, Loss: Logistic{}, Reg: l2}, Options{}.With(CoordinateSettings{M: 8}), SolverAdaSPDC},
 		{"L1", Problem{X: tall, B: bt, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3, L1: 1e-3}}, Options{}, SolverGLMNET},
 		{"lasso", Problem{X: tall, B: bt, Loss: Squared{}, Reg: ElasticNet{L1: 1e-3}}, Options{}, SolverGLMNET},
 		{"hinge, L1", Problem{X: tall, B: bt, Loss: Hinge{}, Reg: ElasticNet{Lambda: 1e-3, L1: 1e-3}}, Options{}, SolverSDCA},
-		{"wide, block 4", Problem{X: wide, B: bw, Loss: Logistic{}, Reg: l2}, Options{BlockSize: 4}, SolverAdaSPDC},
+		{"wide, block 4", Problem{X: wide, B: bw, Loss: Logistic{}, Reg: l2}, Options{}.With(CoordinateSettings{BlockSize: 4}), SolverAdaSPDC},
 		{"hinge", Problem{X: tall, B: bt, Loss: Hinge{}, Reg: l2}, Options{}, SolverSDCA},
 		// κ/n = mean ‖aₖ‖²/(λγn) is 0.055 at λ = 1e-2: the rate model
 		// (coCoAGain) predicts 5% more passes for cocoa's damping, and two

@@ -144,12 +144,12 @@ func TestNewtonAtRoundingConverges(t *testing.T) {
 func TestReductionRefusesInnerWithoutCentre(t *testing.T) {
 	x, b := sparseData(200, 20, 5, 2)
 	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-2}}
-	m, _, err := Train(context.Background(), prob, Options{Solver: SolverAdaptReg, Inner: SolverSPDCAsync, Tol: 1e-6, MaxEpochs: 100})
+	m, _, err := Train(context.Background(), prob, Options{Solver: SolverAdaptReg, Tol: 1e-6, MaxEpochs: 100}.With(ReductionSettings{Inner: SolverSPDCAsync}))
 	if err == nil || m != nil {
 		t.Fatalf("adaptreg over spdc-async was accepted (model %v)", m != nil)
 	}
 	if _, res, err := Train(context.Background(), Problem{X: x, B: b, Loss: Hinge{}, Reg: ElasticNet{Lambda: 1e-2}},
-		Options{Solver: SolverAdaptSmooth, Inner: SolverSPDCAsync, Tol: 1e-3, MaxEpochs: 200}); err != nil {
+		Options{Solver: SolverAdaptSmooth, Tol: 1e-3, MaxEpochs: 200}.With(ReductionSettings{Inner: SolverSPDCAsync})); err != nil {
 		t.Errorf("adaptsmooth over spdc-async (no centre needed) was refused: %v (stop %v)", err, res)
 	}
 }

@@ -20,7 +20,7 @@ func TestRealDataGap(t *testing.T) {
 		for _, loss := range []Loss{Logistic{}, Squared{}, SquaredHinge{}, SmoothHinge{S: 1}} {
 			t.Run(file+"/"+loss.Name(), func(t *testing.T) {
 				prob := Problem{X: x, B: b, Loss: loss, Reg: ElasticNet{Lambda: 1e-4}}
-				_, res, err := Train(context.Background(), prob, Options{M: 4, Threads: 2, Seed: 1, Tol: 1e-9, MaxEpochs: 600})
+				_, res, err := Train(context.Background(), prob, Options{Threads: 2, Seed: 1, Tol: 1e-9, MaxEpochs: 600}.With(CoordinateSettings{M: 4}))
 				if err != nil {
 					t.Fatal(err)
 				}

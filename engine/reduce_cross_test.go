@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/adaspdc/adaspdc/engine/driver"
 	"strings"
 	"testing"
 )
@@ -37,21 +38,21 @@ func TestReductionChoice(t *testing.T) {
 		{Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{L1: 1}}, Options{Solver: SolverAdaptSmooth}, "smooths the hinge"},
 		{Problem{X: x, B: b, Loss: Hinge{}, Reg: ElasticNet{L1: 1}}, Options{Solver: SolverAdaptReg}, "adaptsmooth or jointadapt"},
 		{Problem{X: x, B: b, Loss: Hinge{}, Reg: ElasticNet{L1: 1}}, Options{Solver: SolverAdaptSmooth}, "use jointadapt"},
-		{Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{L1: 1}}, Options{Solver: SolverAdaptReg, Inner: SolverJointAdapt}, "direct solver"},
-		{Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{L1: 1}}, Options{Solver: SolverAdaptReg, Inner: "nope"}, "unknown inner solver"},
+		{Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{L1: 1}}, Options{Solver: SolverAdaptReg}.With(ReductionSettings{Inner: SolverJointAdapt}), "direct solver"},
+		{Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{L1: 1}}, Options{Solver: SolverAdaptReg}.With(ReductionSettings{Inner: "nope"}), "unknown inner solver"},
 		{Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{L1: 1, Weights: make([]float64, 30)}}, Options{Solver: SolverAdaptReg}, "weights"},
 	}
 	for _, r := range refusals {
 		_, _, err := Train(context.Background(), r.prob, r.opt)
 		if err == nil || !strings.Contains(err.Error(), r.want) {
-			t.Errorf("%s over %s on %s + %s: error %v, want one about %q", r.opt.Solver, r.opt.Inner, r.prob.Loss.Name(), r.prob.Reg.Name(), err, r.want)
+			t.Errorf("%s over %s on %s + %s: error %v, want one about %q", r.opt.Solver, inner(r.opt), r.prob.Loss.Name(), r.prob.Reg.Name(), err, r.want)
 		}
 	}
 }
 
 // TestReductionRefusesColdDualInner: a dual method that cannot start a
 // stage from the last stage's duals (sdca could not before
-// Options.WarmDuals: measured then, the stages stalled on housing and
+// SDCASettings.WarmDuals: measured then, the stages stalled on housing and
 // diverged on abalone) is refused with the reason; the reduction runs
 // over a primal method, saga, to the lasso's optimum.
 func TestReductionRefusesColdDualInner(t *testing.T) {
@@ -59,9 +60,9 @@ func TestReductionRefusesColdDualInner(t *testing.T) {
 	l1 := 0.1 * lassoMaxL1(x, b)
 	prob := Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{L1: l1}}
 	for _, inner := range []Solver{"dfsdca", "wx-adaspdc"} {
-		_, _, err := Train(context.Background(), prob, Options{Solver: SolverAdaptReg, Inner: inner, Tol: 1e-7})
-		if err == nil || !strings.Contains(err.Error(), `Options.Inner "adaspdc"`) {
-			t.Errorf("adaptreg over %s: error %v, want a refusal that names Options.Inner \"adaspdc\"", inner, err)
+		_, _, err := Train(context.Background(), prob, Options{Solver: SolverAdaptReg, Tol: 1e-7}.With(ReductionSettings{Inner: inner}))
+		if err == nil || !strings.Contains(err.Error(), `ReductionSettings.Inner "adaspdc"`) {
+			t.Errorf("adaptreg over %s: error %v, want a refusal that names ReductionSettings.Inner \"adaspdc\"", inner, err)
 		}
 	}
 	ref := referenceLasso(t, x, b, l1)
@@ -69,7 +70,7 @@ func TestReductionRefusesColdDualInner(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	model, res, err := Train(context.Background(), prob, Options{Solver: SolverAdaptReg, Inner: SolverSAGA, Tol: 1e-7, MaxEpochs: 5000})
+	model, res, err := Train(context.Background(), prob, Options{Solver: SolverAdaptReg, Tol: 1e-7, MaxEpochs: 5000}.With(ReductionSettings{Inner: SolverSAGA}))
 	if err != nil || !res.Converged {
 		t.Fatalf("adaptreg over saga: %v, stop %s, gap %.3g", err, res.Stop, res.Final.RelGap)
 	}
@@ -77,4 +78,10 @@ func TestReductionRefusesColdDualInner(t *testing.T) {
 	if rel := (p.Primal - pstar.Primal) / pstar.Primal; rel > 1e-6 || rel < -1e-12 {
 		t.Errorf("adaptreg over saga: relative objective gap %.3g, want in [−1e-12, 1e-6]", rel)
 	}
+}
+
+// inner names the inner solver that opt's reduction settings name.
+func inner(opt Options) Solver {
+	st, _ := driver.SettingsOf[ReductionSettings](opt)
+	return st.Inner
 }

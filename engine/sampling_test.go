@@ -9,9 +9,9 @@ import (
 // SPDC drawing one block, with replacement.
 func TestImportanceSamplingNeedsSPDCAndOneBlock(t *testing.T) {
 	for _, o := range []Options{
-		{Solver: SolverAdaSPDC, Sampling: SamplingImportance},
-		{Solver: SolverSPDC, Sampling: SamplingImportance, M: 4},
-		{Sampling: "weighted"},
+		Options{Solver: SolverAdaSPDC}.With(CoordinateSettings{Sampling: SamplingImportance}),
+		Options{Solver: SolverSPDC}.With(CoordinateSettings{Sampling: SamplingImportance, M: 4}),
+		Options{}.With(CoordinateSettings{Sampling: "weighted"}),
 	} {
 		err := o.Validate()
 		if err == nil || !strings.Contains(err.Error(), "sampling") {

@@ -158,7 +158,7 @@ func TestAdaptSmoothOverSPDCAsync(t *testing.T) {
 	if err != nil || !href.Converged {
 		t.Fatalf("hinge reference: %v", err)
 	}
-	_, res, err := Train(context.Background(), hinge, Options{Solver: SolverAdaptSmooth, Inner: SolverSPDCAsync, Threads: 2, Tol: 1e-6, MaxEpochs: 5000})
+	_, res, err := Train(context.Background(), hinge, Options{Solver: SolverAdaptSmooth, Threads: 2, Tol: 1e-6, MaxEpochs: 5000}.With(ReductionSettings{Inner: SolverSPDCAsync}))
 	if err != nil || !res.Converged {
 		t.Fatalf("adaptsmooth over spdc-async: %v", err)
 	}
@@ -170,11 +170,11 @@ func TestAdaptSmoothOverSPDCAsync(t *testing.T) {
 func sdcaVariants() []sdcaVariant {
 	return []sdcaVariant{
 		{name: "sdca", opt: Options{Solver: SolverSDCA, Threads: 1}},
-		{name: "sdca-m8-t2", opt: Options{Solver: SolverSDCA, M: 8, Threads: 2}},
+		{name: "sdca-m8-t2", opt: Options{Solver: SolverSDCA, Threads: 2}.With(CoordinateSettings{M: 8})},
 		{name: "async-t2", opt: Options{Solver: SolverSDCAAsync, Threads: 2}},
 		{name: "wild-t2", opt: Options{Solver: SolverSDCAWild, Threads: 2}},
 		{name: "dfsdca", opt: Options{Solver: SolverDFSDCA}, l2: true},
-		{name: "dfsdca-importance", opt: Options{Solver: SolverDFSDCA, Sampling: SamplingImportance}, l2: true},
+		{name: "dfsdca-importance", opt: Options{Solver: SolverDFSDCA}.With(CoordinateSettings{Sampling: SamplingImportance}), l2: true},
 		{name: "spdc-async-t2", opt: Options{Solver: SolverSPDCAsync, Threads: 2}, l2: true},
 	}
 }

@@ -11,13 +11,17 @@ import (
 // chooseSolver returns the solver that runs prob: the one asked for, which
 // must accept it (its refusal names one that would), or with none asked
 // for the first in order of preference that accepts it.
-// weightedSolvers are the solvers that take Problem.SampleWeights.
-var weightedSolvers = map[Solver]bool{SolverNewton: true, SolverGLMNET: true}
-
-// acceptsProblem is e.accepts, with the sample weights' gate in front.
+// acceptsProblem is e.Accepts, with the sample weights' gate in front:
+// the solvers that weight the rows declare it (SolverInfo.Takes).
 func acceptsProblem(e *driver.Entry, prob Problem, opt Options) error {
-	if prob.SampleWeights != nil && !weightedSolvers[e.Name] {
-		return fmt.Errorf("engine: %s does not take sample weights (newton, for a smooth loss with L2, and glmnet, with L1, do)", e.Name)
+	if prob.SampleWeights != nil && !e.Takes.SampleWeights {
+		var takers []string
+		for _, o := range driver.Entries() {
+			if o.Takes.SampleWeights {
+				takers = append(takers, string(o.Name))
+			}
+		}
+		return fmt.Errorf("engine: %s does not take sample weights (%s do)", e.Name, strings.Join(takers, " and "))
 	}
 	return e.Accepts(prob, opt)
 }
@@ -58,9 +62,10 @@ func chooseSolver(prob Problem, opt Options) (*driver.Entry, error) {
 // the model, the certificate trace and an error. With no solver named, it
 // picks one from the problem's shape, loss and regularizer (AutoSolver, the
 // choice adaspdc train makes too; Result.Choice says why), unless the
-// options set what only a coordinate method reads (M, BlockSize, Partition,
-// Lazy, Steps, StepScale, Sampling) or WarmDuals: then it runs the first of
-// Solvers that takes the problem, AdaSPDC where it can.
+// options carry coordinate settings away from their defaults
+// (CoordinateSettings: M, BlockSize, Partition, Lazy, Steps, StepScale,
+// Sampling) or warm duals (SDCASettings): then it runs the first of Solvers
+// that takes the problem, AdaSPDC where it can.
 //
 // The model carries what predicting on raw data needs: Problem.Classes as
 // its Labels, and Problem.Bias with Dim the columns before the bias
@@ -88,7 +93,7 @@ func Train(ctx context.Context, prob Problem, opt Options) (*Model, *Result, err
 		return nil, nil, err
 	}
 	var choice string
-	if opt.Solver == "" && !opt.AsksForCoordinateMethod() && opt.WarmDuals == nil {
+	if _, warm := driver.SettingsOf[SDCASettings](opt); opt.Solver == "" && !opt.AsksForCoordinateMethod() && !warm {
 		// The one automatic choice, the command line's too.
 		if s, why := AutoSolver(prob, opt); s != "" {
 			opt.Solver, choice = s, why

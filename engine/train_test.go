@@ -21,7 +21,7 @@ func TestElasticNetOptimality(t *testing.T) {
 	x, b := sparseData(800, 300, 8, 21)
 	for _, loss := range []Loss{Logistic{}, Squared{}, SquaredHinge{}, SmoothHinge{S: 0.5}} {
 		prob := Problem{X: x, B: b, Loss: loss, Reg: ElasticNet{Lambda: 1e-2, L1: 5e-3}}
-		model, res, err := Train(context.Background(), prob, Options{M: 4, Threads: 2, Seed: 3, Tol: 1e-12, MaxEpochs: 2000, Lazy: LazyOn})
+		model, res, err := Train(context.Background(), prob, Options{Threads: 2, Seed: 3, Tol: 1e-12, MaxEpochs: 2000}.With(CoordinateSettings{M: 4, Lazy: LazyOn}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +47,7 @@ func TestWarmStartAndModelRoundTrip(t *testing.T) {
 	x, b := sparseData(1500, 400, 10, 5)
 	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}
 	ctx := context.Background()
-	model, cold, err := Train(ctx, prob, Options{M: 8, Threads: 2, Tol: 1e-8, MaxEpochs: 1000})
+	model, cold, err := Train(ctx, prob, Options{Threads: 2, Tol: 1e-8, MaxEpochs: 1000}.With(CoordinateSettings{M: 8}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestWarmStartAndModelRoundTrip(t *testing.T) {
 		}
 	}
 	// A warm start from the solution is certified at once.
-	_, warm, err := Train(ctx, prob, Options{M: 8, Threads: 2, Tol: 1e-6, MaxEpochs: 1000, WarmStart: model.Weights})
+	_, warm, err := Train(ctx, prob, Options{Threads: 2, Tol: 1e-6, MaxEpochs: 1000, WarmStart: model.Weights}.With(CoordinateSettings{M: 8}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,15 +96,15 @@ func TestTrainRefusesBadInput(t *testing.T) {
 		{"lambda zero", Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{}}, Options{}, "strong"},
 		{"lambda negative", Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: -1}}, Options{}, "Lambda = -1 must be ≥ 0"},
 		{"l1 negative", Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1, L1: -1}}, Options{}, "L1"},
-		{"m too large", good, Options{M: 51}, "only 50 blocks"},
-		{"m too large for blocks", good, Options{M: 11, BlockSize: 5}, "only 10 blocks"},
+		{"m too large", good, Options{}.With(CoordinateSettings{M: 51}), "only 50 blocks"},
+		{"m too large for blocks", good, Options{}.With(CoordinateSettings{M: 11, BlockSize: 5}), "only 10 blocks"},
 		{"labels not ±1", Problem{X: x, B: append([]float64{2}, b[1:]...), Loss: Logistic{}, Reg: good.Reg}, Options{}, "−1/+1"},
 		{"label count", Problem{X: x, B: b[:10], Loss: Logistic{}, Reg: good.Reg}, Options{}, "10 labels"},
 		{"NaN target", Problem{X: x, B: append([]float64{math.NaN()}, b[1:]...), Loss: Squared{}, Reg: good.Reg}, Options{}, "NaN"},
-		{"partition", good, Options{Partition: "rows"}, "partition"},
+		{"partition", good, Options{}.With(CoordinateSettings{Partition: "rows"}), "partition"},
 		{"solver", good, Options{Solver: "nosuch"}, "solver"},
 		{"no solver named, λ = 0", Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{}}, Options{}, "no solver takes"},
-		{"block size", good, Options{BlockSize: 60}, "block size"},
+		{"block size", good, Options{}.With(CoordinateSettings{BlockSize: 60}), "block size"},
 		{"all-zero data", Problem{X: &sparse.CSR{Rows: 2, Cols: 3, Indptr: []int64{0, 0, 0}}, B: []float64{1, -1}, Loss: Logistic{}, Reg: good.Reg}, Options{}, "zero"},
 	}
 	for _, tc := range cases {
@@ -166,7 +166,7 @@ func TestDivergenceIsAnError(t *testing.T) {
 func TestCertifyAgreesWithSolver(t *testing.T) {
 	x, b := sparseData(1000, 200, 8, 8)
 	prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}
-	model, res, err := Train(context.Background(), prob, Options{M: 4, Tol: 1e-11, MaxEpochs: 2000})
+	model, res, err := Train(context.Background(), prob, Options{Tol: 1e-11, MaxEpochs: 2000}.With(CoordinateSettings{M: 4}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestCentredElasticNet(t *testing.T) {
 		for _, l1 := range []float64{0, 2e-3} {
 			for _, loss := range []Loss{Squared{}, Logistic{}} {
 				prob := Problem{X: x, B: b, Loss: loss, Reg: ElasticNet{Lambda: 0.05, L1: l1, Center: c}}
-				model, res, err := Train(t.Context(), prob, Options{M: 4, Threads: 2, Seed: 5, Tol: 1e-12, MaxEpochs: 3000, Lazy: lazy})
+				model, res, err := Train(t.Context(), prob, Options{Threads: 2, Seed: 5, Tol: 1e-12, MaxEpochs: 3000}.With(CoordinateSettings{M: 4, Lazy: lazy}))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -301,7 +301,7 @@ func TestLassoChoice(t *testing.T) {
 	if res.Solver != SolverGLMNET || !res.Converged {
 		t.Errorf("lasso with no solver named: ran %s, converged %v; want glmnet", res.Solver, res.Converged)
 	}
-	_, res, err = Train(context.Background(), Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{L1: 0.1}}, Options{M: 1, Tol: 1e-6, MaxEpochs: 1000})
+	_, res, err = Train(context.Background(), Problem{X: x, B: b, Loss: Squared{}, Reg: ElasticNet{L1: 0.1}}, Options{Tol: 1e-6, MaxEpochs: 1000}.With(CoordinateSettings{M: 1}))
 	if err != nil || res.Solver != SolverAdaptReg || !res.Converged {
 		t.Errorf("lasso, M = 1: ran %s, converged %v (%v); want adaptreg", res.Solver, res.Converged, err)
 	}

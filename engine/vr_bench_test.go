@@ -28,7 +28,7 @@ func BenchmarkVREpoch(b *testing.B) {
 				passes := make([]float64, len(solvers))
 				for b.Loop() {
 					for i, s := range solvers {
-						_, res, err := Train(context.Background(), prob, Options{Solver: s, M: 1, Threads: 1, Tol: -1, MaxEpochs: 5, StallEpochs: -1})
+						_, res, err := Train(context.Background(), prob, Options{Solver: s, Threads: 1, Tol: -1, MaxEpochs: 5, StallEpochs: -1}.With(CoordinateSettings{M: 1}))
 						if err != nil {
 							b.Fatal(err)
 						}

@@ -38,7 +38,7 @@ func TestVRReachAdaSPDCOptimum(t *testing.T) {
 						t.Fatalf("reference: %v, gap %.3g", err, rres.Final.RelGap)
 					}
 					for _, s := range []Solver{SolverSAGA, SolverSAG, SolverSVRG} {
-						model, res, err := Train(context.Background(), prob, Options{Solver: s, Tol: 1e-9, MaxEpochs: 3000, Seed: 2, Lazy: ds.lazy})
+						model, res, err := Train(context.Background(), prob, Options{Solver: s, Tol: 1e-9, MaxEpochs: 3000, Seed: 2}.With(CoordinateSettings{Lazy: ds.lazy}))
 						if err != nil {
 							t.Fatalf("%s: %v", s, err)
 						}

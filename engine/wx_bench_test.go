@@ -28,7 +28,7 @@ import (
 //	WX_SOLVERS     default spdc,wx-adaspdc,dfspdc,adfspdc
 //	WX_MAX_EPOCHS  default 2000
 //	WX_REF_EPOCHS  default 20000
-//	WX_STEP_SCALE  the Wang–Xiao solvers' Options.StepScale (default 1; SPDC keeps 1)
+//	WX_STEP_SCALE  the Wang–Xiao solvers' CoordinateSettings.StepScale (default 1; SPDC keeps 1)
 //	WX_SEEDS       comma-separated seeds; passes are averaged (default 1)
 //	WX_CSV         a file to which the suboptimality after every pass is written
 //
@@ -129,7 +129,7 @@ func BenchmarkWXPasses(b *testing.B) {
 func wxReference(b *testing.B, prob Problem, epochs int) (float64, float64) {
 	opt := adaspdcOptions()
 	opt.Solver, opt.Tol, opt.MaxEpochs, opt.StallEpochs = SolverAdaSPDC, 1e-10, epochs, -1
-	opt.StepScale = 2
+	opt = opt.WithCoordinate(func(c *CoordinateSettings) { c.StepScale = 2 })
 	_, res, err := Train(context.Background(), prob, opt)
 	if err != nil {
 		b.Fatal(err)
@@ -144,7 +144,7 @@ func wxPassesTo(b *testing.B, prob Problem, solver Solver, target float64, maxEp
 	opt.Seed = seed
 	opt.Solver, opt.Tol, opt.MaxEpochs, opt.StallEpochs = solver, -1, maxEpochs, -1
 	opt.TargetPrimal = target
-	opt.StepScale = scale
+	opt = opt.WithCoordinate(func(c *CoordinateSettings) { c.StepScale = scale })
 	opt.StopRule = func([]TracePoint) bool { return false } // certify every pass
 	_, res, err := Train(context.Background(), prob, opt)
 	if err != nil {

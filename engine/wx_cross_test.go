@@ -20,7 +20,8 @@ func TestWXSolversReachOptimum(t *testing.T) {
 			continue
 		}
 		opt := adaspdcOptions()
-		opt.Solver, opt.Tol, opt.MaxEpochs, opt.StepScale = SolverAdaSPDC, 1e-10, 20000, 2
+		opt.Solver, opt.Tol, opt.MaxEpochs = SolverAdaSPDC, 1e-10, 20000
+		opt = opt.WithCoordinate(func(c *CoordinateSettings) { c.StepScale = 2 })
 		ref, rres, err := Train(context.Background(), prob, opt)
 		if err != nil || !rres.Converged {
 			t.Fatalf("%s: reference: %v (stop %s)", name, err, rres.Stop)

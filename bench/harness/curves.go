@@ -224,9 +224,14 @@ func (res *CurvesResult) interrupt(ctx context.Context, start time.Time) (*Curve
 // NaN before the first certificate).
 func curveRun(ctx context.Context, p CurvePanel, m CurveMethod, seed uint64, passes int) ([]float64, error) {
 	opt := engine.DefaultOptions()
-	opt.Solver, opt.Sampling, opt.Inner = m.Solver, m.Sampling, m.Inner
-	opt.StepScale = m.StepScale
-	opt.M, opt.Threads, opt.Seed = 1, 1, seed
+	opt.Solver = m.Solver
+	opt = opt.WithCoordinate(func(c *engine.CoordinateSettings) { c.Sampling = m.Sampling })
+	if m.Inner != "" {
+		opt = opt.With(engine.ReductionSettings{Inner: m.Inner})
+	}
+	opt = opt.WithCoordinate(func(c *engine.CoordinateSettings) { c.StepScale = m.StepScale })
+	opt.Threads, opt.Seed = 1, seed
+	opt = opt.WithCoordinate(func(c *engine.CoordinateSettings) { c.M = 1 })
 	opt.StallEpochs = -1
 	opt.Tol = 1e-14
 	type point struct{ passes, primal float64 }
@@ -317,7 +322,7 @@ func curveReference(ctx context.Context, p CurvePanel, cfg CurvesConfig) (Refere
 		opt.Solver, opt.Tol, opt.MaxEpochs, opt.StallEpochs = solver, cfg.RefTol, cfg.RefEpochs, -1
 		opt.WarmStart = warm
 		if solver == engine.SolverAdaSPDC {
-			opt.StepScale = 2
+			opt = opt.WithCoordinate(func(c *engine.CoordinateSettings) { c.StepScale = 2 })
 		}
 		_, r, err := engine.Train(ctx, p.Prob, opt)
 		if r != nil {

@@ -244,7 +244,10 @@ func RunFamily(ctx context.Context, cfg FamilyConfig, f Family, progressOut io.W
 	budget := f.Passes * scale
 
 	ref := engine.DefaultOptions()
-	ref.Solver, ref.Inner = f.Reference, f.RefInner
+	ref.Solver = f.Reference
+	if f.RefInner != "" {
+		ref = ref.With(engine.ReductionSettings{Inner: f.RefInner})
+	}
 	ref.Tol, ref.MaxEpochs, ref.Threads, ref.Seed = 1e-10, 100000, 1, 1
 	ref.StallEpochs = 5000
 	_, rr, err := engine.Train(ctx, prob, ref)
@@ -309,7 +312,10 @@ func lastOr(v []float64) float64 {
 // the budget of passes, and returns P(xₜ) − P* after each epoch.
 func familyCurve(ctx context.Context, prob engine.Problem, run FamilyRun, threads int, budget float64, seed uint64, pstar float64) ([]float64, []float64, error) {
 	opt := engine.DefaultOptions()
-	opt.Solver, opt.Inner = run.Solver, run.Inner
+	opt.Solver = run.Solver
+	if run.Inner != "" {
+		opt = opt.With(engine.ReductionSettings{Inner: run.Inner})
+	}
 	opt.Threads, opt.Seed = threads, seed
 	opt.Tol = 1e-11
 	opt.MaxEpochs = int(math.Ceil(budget)) + 1
@@ -340,7 +346,7 @@ func baselineCurve(ctx context.Context, prob, stage engine.Problem, budget float
 		opt := engine.DefaultOptions()
 		opt.Solver, opt.Threads, opt.Seed = "sdca", 1, seed+uint64(e)
 		opt.Tol, opt.MaxEpochs, opt.StallEpochs = -1, 1, -1
-		opt.WarmDuals = duals
+		opt = opt.With(engine.SDCASettings{WarmDuals: duals})
 		m, r, err := engine.Train(ctx, stage, opt)
 		if err != nil {
 			return passes, sub, err

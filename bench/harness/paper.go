@@ -239,8 +239,8 @@ func (res *Fig1Result) interrupt(ctx context.Context, start time.Time) (*Fig1Res
 func fig1Run(ctx context.Context, prob engine.Problem, m Fig1Method, seed uint64, passes int, pstar float64) ([]float64, error) {
 	opt := engine.DefaultOptions()
 	opt.Solver = m.Solver
-	opt.Sampling = m.Sampling
-	opt.M = 1
+	opt = opt.WithCoordinate(func(c *engine.CoordinateSettings) { c.Sampling = m.Sampling })
+	opt = opt.WithCoordinate(func(c *engine.CoordinateSettings) { c.M = 1 })
 	opt.Threads = 1
 	opt.Seed = seed
 	opt.Tol = -1

@@ -305,7 +305,7 @@ func runOnce(ctx context.Context, prob engine.Problem, cfg ScaleConfig, solver s
 		SweepNsPerNNZ: math.NaN(), SweepNsPerNNZT: math.NaN(), NsPerNNZ: math.NaN(), XSweep: math.NaN(), XSweepT: math.NaN()}
 	opt := engine.DefaultOptions()
 	opt.Solver = engine.Solver(solver)
-	opt.M = m
+	opt = opt.WithCoordinate(func(c *engine.CoordinateSettings) { c.M = m })
 	opt.Threads = threads
 	opt.Seed = seed
 	opt.Tol = cfg.Tol

@@ -12,16 +12,16 @@ import (
 // applies the table to those messages before the command line prints them.
 var engineFlags = map[string]string{
 	"Options.Solver":                  "-solver",
-	"Options.Inner":                   "-inner",
-	"Options.M":                       "-m",
-	"Options.BlockSize":               "-block",
-	"Options.Partition":               "-partition",
-	"Options.Sampling":                "-sampling",
+	"ReductionSettings.Inner":                   "-inner",
+	"CoordinateSettings.M":                       "-m",
+	"CoordinateSettings.BlockSize":               "-block",
+	"CoordinateSettings.Partition":               "-partition",
+	"CoordinateSettings.Sampling":                "-sampling",
 	"Options.Threads":                 "-threads",
 	"Options.Seed":                    "-seed",
-	"Options.Lazy":                    "-lazy",
-	"Options.StepScale":               "-step-scale",
-	"Options.Steps":                   "-steps",
+	"CoordinateSettings.Lazy":                    "-lazy",
+	"CoordinateSettings.StepScale":               "-step-scale",
+	"CoordinateSettings.Steps":                   "-steps",
 	"Options.Deterministic":           "-deterministic",
 	"Options.Tol":                     "-tol",
 	"Options.MaxEpochs":               "-max-epochs",
@@ -37,7 +37,7 @@ var engineFlags = map[string]string{
 	"TrainMultinomial":                "-multiclass multinomial",
 	"engine.TrainMultinomial":         "-multiclass multinomial",
 	"Problem.Loss Logistic":           "-loss logistic",
-	"Options.Partition PartitionNorm": "-partition norm",
+	"CoordinateSettings.Partition PartitionNorm": "-partition norm",
 }
 
 // engineName matches a setting's name in an engine message, with the value
@@ -46,7 +46,7 @@ var engineFlags = map[string]string{
 var engineName = regexp.MustCompile(`\b(?:engine\.)?(?:Options|ElasticNet|Problem)\.[A-Z][A-Za-z0-9]*(?: "[^"]*"| [A-Z][A-Za-z]+)?|\bsparse\.CSR\.NormalizeRowsUnit\b|\b(?:engine\.)?TrainMultinomial\b`)
 
 // flagWords returns an engine message in the command line's words: each
-// setting the engine names by its field (Options.M, ElasticNet.Lambda), or
+// setting the engine names by its field (CoordinateSettings.M, ElasticNet.Lambda), or
 // by the function that does it (sparse.CSR.NormalizeRowsUnit), becomes the
 // flag that sets it, with a quoted value unquoted (Options.Solver "newton"
 // becomes -solver newton). Names the table does not hold are left alone.

@@ -77,7 +77,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return ee.status
 	default:
 		// An error of the engine names its settings as a program sets
-		// them (Options.M); the command line's user sets them by flags.
+		// them (CoordinateSettings.M); the command line's user sets them by flags.
 		fmt.Fprintf(stderr, "adaspdc %s: %s\n", args[0], flagWords(err.Error()))
 		return 1
 	}

@@ -230,25 +230,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if f.multiclass == "multinomial" && solver == "lbfgs" {
 		solver = "" // the multinomial loss's default; the registry lists the scalar losses' solvers
 	}
-	opt := engine.Options{
-		Solver:        solver,
-		Inner:         engine.Solver(f.inner),
-		M:             f.m,
-		BlockSize:     f.block,
-		Partition:     engine.Partition(f.partition),
-		Sampling:      engine.Sampling(f.sampling),
-		Threads:       f.threads,
-		Seed:          f.seed,
-		Lazy:          engine.Lazy(f.lazy),
-		Deterministic: f.deterministic,
-		StepScale:     f.stepScale,
-		Steps:         engine.Steps(f.steps),
-		Tol:           f.tol,
-		MaxEpochs:     f.maxEpochs,
-		StallEpochs:   f.stallEpochs, // the same values, meaning the same
-		TimeLimit:     f.timeLimit,
-		TargetPrimal:  f.targetPrimal,
-	}
+	opt := engine.Options{Solver: solver, Threads: f.threads, Seed: f.seed, Deterministic: f.deterministic, Tol: f.tol, MaxEpochs: f.maxEpochs, StallEpochs: f.stallEpochs, TimeLimit: f.timeLimit, TargetPrimal: f.targetPrimal}.With(engine.ReductionSettings{Inner: engine.Solver(f.inner)}).With(engine.CoordinateSettings{M: f.m, BlockSize: f.block, Partition: engine.Partition(f.partition), Sampling: engine.Sampling(f.sampling), Lazy: engine.Lazy(f.lazy), StepScale: f.stepScale, Steps: engine.Steps(f.steps)})
 	// The flags that only the coordinate methods read are a request for
 	// one, like -m: the automatic choice would otherwise drop them in
 	// silence when it picks Newton.

@@ -74,11 +74,11 @@ func TestClassWeightsRefusedBeforeData(t *testing.T) {
 // set them.
 func TestFlagWords(t *testing.T) {
 	for in, want := range map[string]string{
-		`try Options.Solver "newton" or lower Options.M`:             "try -solver newton or lower -m",
-		`it needs Options.Solver spdc, and Options.M 1`:              "it needs -solver spdc, and -m 1",
+		`try Options.Solver "newton" or lower CoordinateSettings.M`:             "try -solver newton or lower -m",
+		`it needs Options.Solver spdc, and CoordinateSettings.M 1`:              "it needs -solver spdc, and -m 1",
 		`normalise the rows (sparse.CSR.NormalizeRowsUnit)`:          "normalise the rows (-normalize unit)",
 		`a larger Options.StallEpochs; raise λ (ElasticNet.Lambda)`:  "a larger -stall-epochs; raise λ (-lambda)",
-		`Options.MaxEpochs, Options.BlockSize and Options.Partition`: "-max-epochs, -block and -partition",
+		`Options.MaxEpochs, CoordinateSettings.BlockSize and CoordinateSettings.Partition`: "-max-epochs, -block and -partition",
 		`use Problem.Loss Logistic with TrainMultinomial`:            "use -loss logistic with -multiclass multinomial",
 		`Options.Unknown stays`:                                      "Options.Unknown stays",
 	} {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,33 +63,23 @@ const (
 // so that every value can be asked for, and DefaultOptions sets both; the
 // other fields treat their zero value as their default. "Never" is said
 // with a negative value (Never), not with zero.
+//
+// Options holds the run alone: which solver, how many threads, the seed,
+// when to stop, where to start and who watches. What one family of methods
+// reads (a batch size, a step rule, a reduction's inner solver) is that
+// family's settings, declared in its package or, for the coordinate
+// methods' that several families read, here (Coordinate), and carried in
+// Settings to the method that reads them, as gonum's optimize keeps a
+// method's parameters on the method and the run's in its Settings.
 type Options struct {
-	Solver    Solver    // zero: the first of Solvers() that takes the problem
-	M         int       // blocks per iteration; zero: 1
-	BlockSize int       // samples per dual block; zero: 1
-	Partition Partition // zero: PartitionShuffle
-	Sampling  Sampling  // zero: SamplingUniform
+	Solver Solver // zero: the automatic choice (engine.Train), or the first of Solvers() that takes the problem
 	// Threads bounds the workers; ≤ 0: GOMAXPROCS. Fewer run when a batch
 	// is too small to share: one worker per 1000 nonzeros of a batch, and
 	// never more than M; and when that leaves several, the first epoch
 	// times one worker against them all and keeps the faster. Result.Threads
 	// and TracePoint.Threads say how many ran.
 	Threads int
-	Seed    uint64 // seeds the partition and the block sampler
-	Lazy    Lazy   // zero: LazyAuto
-
-	// StepScale multiplies the dual steps σᵢ and the primal step τ of
-	// Eq. 10 and 12; zero: 1, the paper's steps, for which στRᵢR_max = 1/4.
-	// It must lie in (0, 2]: at 2 the steps reach the Chambolle–Pock
-	// condition στ‖K‖² ≤ 1, and beyond it no proof covers them. Values
-	// above 1 leave the paper's own proof; a run that diverges stops with
-	// an error.
-	StepScale float64
-	// Steps chooses AdaSPDC's and SPDC's step rule for batches of m > 1
-	// blocks: StepsESO (the zero value's default), which shrinks the steps
-	// only as much as a batch's rows share features, or StepsPaper, Zhu &
-	// Storkey's as printed. The two agree at m = 1.
-	Steps Steps
+	Seed    uint64 // seeds the partition, the samplers and the shuffles
 
 	// Deterministic makes the model bit-identical for a given seed and data
 	// whatever the thread count: the batch is reduced by coordinate owners in
@@ -145,14 +136,6 @@ type Options struct {
 	// The duals start at yₖ = φ'(aₖᵀx), the optimality relation.
 	WarmStart []float64
 
-	// WarmDuals, when non-nil, are the initial duals yₖ (length X.Rows),
-	// each finite and in the domain of the loss's conjugate (unchanged by
-	// Loss.DualFeasible); v = (1/n)Σₖ yₖaₖ is recomputed from them. The
-	// SDCA solvers (sdca, sdca-async, sdca-async-wild) take them, and
-	// they override the duals a WarmStart would give (whose primal point
-	// SDCA reads from the duals, x = ∇g*(−v)); other solvers refuse them.
-	WarmDuals []float64
-
 	// StopRule, when non-nil, sees the trace after every certificate and
 	// ends the run (Result.Stop "rule") when it returns true. With a rule,
 	// every epoch is certified.
@@ -163,14 +146,12 @@ type Options struct {
 	// with that error.
 	Callback func(TracePoint) error
 
-	// Inner names the solver that the reductions (adaptreg, adaptsmooth,
-	// jointadapt) run on each stage's strongly convex, smooth problem;
-	// zero: adaspdc. Other solvers ignore it.
-	Inner Solver
-	// ReductionScale multiplies the reductions' initial added
-	// regularization σ₀ and smoothing λ₀ (reduction.go says how they are
-	// chosen); zero: 1.
-	ReductionScale float64
+	// Settings are the settings of the methods' families, at most one of
+	// each (Options.With adds or replaces one): Coordinate, and those that
+	// the families declare (reduce.Settings, sdca.Settings). A solver
+	// refuses the settings of a family it does not read
+	// (SolverInfo.Reads), unless they are all at their defaults.
+	Settings []Settings
 
 	// StallHint is what the stall note advises; Train sets it from the
 	// loss, since a plateau has other causes than a divergence.
@@ -189,46 +170,28 @@ func DefaultOptions() Options {
 	return Options{Tol: 1e-6, MaxEpochs: 1000}
 }
 
-// AsksForCoordinateMethod reports whether o sets anything that only the
-// coordinate methods read: a batch (M, BlockSize), a partition, the lazy
+// AsksForCoordinateMethod reports whether o carries coordinate settings
+// away from their defaults: a batch (M, BlockSize), a partition, the lazy
 // mode, a step rule or scale, or a sampling. Like naming AdaSPDC, that
 // turns the automatic choice off; Train then runs the first registered
 // solver that takes the problem.
 func (o Options) AsksForCoordinateMethod() bool {
-	return o.M != 0 || o.BlockSize != 0 || o.Partition != "" || o.Lazy != "" ||
-		o.Steps != "" || o.StepScale != 0 || o.Sampling != ""
+	c, ok := SettingsOf[Coordinate](o)
+	return ok && c != Coordinate{}
 }
 
 // ErrStop is returned by a Callback to end a run early without error.
 var ErrStop = errors.New("engine: stopped by callback")
 
 // WithDefaults returns o with every zero that stands for a default filled
-// in: m and the block size 1, the shuffle partition, automatic lazy
-// updates, uniform sampling, the stall window, step scale 1, ESO steps.
+// in: the stall window here, and the coordinate settings' defaults where
+// o carries them (Coordinate.WithDefaults).
 func (o Options) WithDefaults() Options {
-	if o.M == 0 {
-		o.M = 1
-	}
-	if o.BlockSize == 0 {
-		o.BlockSize = 1
-	}
-	if o.Partition == "" {
-		o.Partition = PartitionShuffle
-	}
-	if o.Lazy == "" {
-		o.Lazy = LazyAuto
-	}
-	if o.Sampling == "" {
-		o.Sampling = SamplingUniform
-	}
 	if o.StallEpochs == 0 {
 		o.StallEpochs = DefaultStallEpochs
 	}
-	if o.StepScale == 0 {
-		o.StepScale = 1
-	}
-	if o.Steps == "" {
-		o.Steps = StepsESO
+	if c, ok := SettingsOf[Coordinate](o); ok {
+		o = o.With(c.WithDefaults())
 	}
 	return o
 }
@@ -244,50 +207,8 @@ func (o Options) Validate() error {
 	if o.Solver != "" && Lookup(o.Solver) == nil {
 		return fmt.Errorf("engine: unknown solver %q (want one of %s)", o.Solver, Names())
 	}
-	switch o.Partition {
-	case PartitionShuffle, PartitionContiguous, PartitionNorm:
-	default:
-		return fmt.Errorf("engine: unknown partition %q (want shuffle, contiguous or norm)", o.Partition)
-	}
-	switch o.Lazy {
-	case LazyAuto, LazyOn, LazyOff:
-	default:
-		return fmt.Errorf("engine: unknown lazy mode %q (want auto, on or off)", o.Lazy)
-	}
-	switch o.Sampling {
-	case SamplingUniform:
-	case SamplingImportance:
-		// The solvers that draw samples by importance say so in their
-		// SolverInfo; each draws one block at a time.
-		var takers []string
-		for _, e := range registry {
-			if e.ImportanceSampling {
-				takers = append(takers, string(e.Name))
-			}
-		}
-		if e := Lookup(o.Solver); e == nil || !e.ImportanceSampling || o.M != 1 {
-			got := "no solver named"
-			if o.Solver != "" {
-				got = "solver " + string(o.Solver)
-			}
-			return fmt.Errorf("engine: importance sampling is a non-uniform variant of %s: it needs Options.Solver %s, and Options.M 1 (got %s, m = %d)", strings.Join(takers, " and "), strings.Join(takers, " or "), got, o.M)
-		}
-	default:
-		return fmt.Errorf("engine: unknown sampling %q (want uniform or importance)", o.Sampling)
-	}
-	if !(o.StepScale > 0 && o.StepScale <= 2) {
-		return fmt.Errorf("engine: step scale %v: must be in (0, 2], where the steps keep the Chambolle–Pock condition στ‖K‖² ≤ 1", o.StepScale)
-	}
-	switch o.Steps {
-	case StepsESO, StepsPaper:
-	default:
-		return fmt.Errorf("engine: unknown step rule %q (want eso or paper)", o.Steps)
-	}
-	if o.BlockSize < 1 {
-		return fmt.Errorf("engine: block size %d: must be at least 1", o.BlockSize)
-	}
-	if o.M < 1 {
-		return fmt.Errorf("engine: m = %d blocks per iteration: must be at least 1", o.M)
+	if err := o.validateSettings(); err != nil {
+		return err
 	}
 	if math.IsNaN(o.Tol) || math.IsInf(o.Tol, 0) {
 		return fmt.Errorf("engine: tolerance %v: must be a finite number", o.Tol)
@@ -298,14 +219,8 @@ func (o Options) Validate() error {
 	if o.TimeLimit < 0 {
 		return fmt.Errorf("engine: time limit %v: must be ≥ 0", o.TimeLimit)
 	}
-	if o.Inner != "" && Lookup(o.Inner) == nil {
-		return fmt.Errorf("engine: unknown inner solver %q (want one of %s)", o.Inner, Names())
-	}
 	if err := o.checkInner(); err != nil {
 		return err
-	}
-	if !(o.ReductionScale >= 0) || math.IsInf(o.ReductionScale, 0) {
-		return fmt.Errorf("engine: reduction scale %v: must be a finite value ≥ 0 (0: 1)", o.ReductionScale)
 	}
 	if math.IsNaN(o.TargetPrimal) || math.IsInf(o.TargetPrimal, 0) {
 		return fmt.Errorf("engine: target primal %v: must be a finite number", o.TargetPrimal)
@@ -315,12 +230,9 @@ func (o Options) Validate() error {
 
 // checkInner refuses an inner solver that cannot run under the solver
 // named (its Entry.CheckInner), whatever the data. With no solver named,
-// Inner only matters if the choice falls on a solver that runs one, so it
-// is refused when none of those could run it.
+// settings only matter if the choice falls on a solver that reads them, so
+// they are refused when no such solver could run them.
 func (o Options) checkInner() error {
-	if o.Inner == "" && o.Solver == "" {
-		return nil
-	}
 	if o.Solver != "" {
 		if e := Lookup(o.Solver); e != nil && e.CheckInner != nil {
 			return e.CheckInner(o)
@@ -329,7 +241,7 @@ func (o Options) checkInner() error {
 	}
 	var first error
 	for _, e := range registry {
-		if e.CheckInner == nil {
+		if e.CheckInner == nil || o.unread(e) != nil {
 			continue
 		}
 		oo := o
@@ -342,30 +254,167 @@ func (o Options) checkInner() error {
 			first = err
 		}
 	}
-	return first
+	if first != nil && !o.readBy(func(e *Entry) bool { return e.CheckInner == nil }) {
+		return first
+	}
+	return nil
 }
 
-// ValidateFor adds the checks that depend on the n samples of the data.
+// readBy reports whether a registered solver for which keep holds reads
+// every family of settings o carries away from its defaults.
+func (o Options) readBy(keep func(*Entry) bool) bool {
+	for _, e := range registry {
+		if keep(e) && o.unread(e) == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// ValidateFor adds the checks that depend on the n samples of the data,
+// the settings' own (a SettingsForRows) included.
 func (o Options) ValidateFor(n int) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	if o.BlockSize > n {
-		return fmt.Errorf("engine: block size %d is larger than the %d samples", o.BlockSize, n)
-	}
-	if o.WarmDuals != nil {
-		switch o.Solver {
-		case "sdca", "sdca-async", "sdca-async-wild":
-		default:
-			return fmt.Errorf("engine: warm duals are taken by sdca, sdca-async and sdca-async-wild; name one of them (solver %q)", o.Solver)
-		}
-		if len(o.WarmDuals) != n {
-			return fmt.Errorf("engine: %d warm duals for %d samples", len(o.WarmDuals), n)
-		}
-		for k, y := range o.WarmDuals {
-			if math.IsNaN(y) || math.IsInf(y, 0) {
-				return fmt.Errorf("engine: warm dual %d is %v", k, y)
+	for _, st := range o.Settings {
+		if v, ok := st.(SettingsForRows); ok {
+			if err := v.ValidateFor(n); err != nil {
+				return err
 			}
+		}
+	}
+	return nil
+}
+
+// Settings are the settings of one family of methods. A family declares
+// its type in its package, with the family's name, and its solvers list
+// that name in SolverInfo.Reads; the run carries the value in
+// Options.Settings to the method, which reads it with SettingsOf.
+type Settings interface {
+	// Family names the family that reads the settings.
+	Family() string
+	// IsDefault reports whether every field is at its default (zero
+	// included), so that a solver that does not read them loses nothing.
+	IsDefault() bool
+	// Validate reports the first field that no data could make valid.
+	Validate() error
+}
+
+// SettingsForRows is implemented by settings with checks that depend on
+// the number n of samples (warm duals, one per sample).
+type SettingsForRows interface {
+	ValidateFor(n int) error
+}
+
+// SettingsOf returns the settings of type T that o carries, and whether it
+// carries them; the zero T (the family's defaults) when it does not.
+func SettingsOf[T Settings](o Options) (T, bool) {
+	for _, st := range o.Settings {
+		if t, ok := st.(T); ok {
+			return t, true
+		}
+	}
+	var zero T
+	return zero, false
+}
+
+// With returns o carrying st in place of any settings of st's family. The
+// settings are copied, so that o's copies do not share the change.
+func (o Options) With(st Settings) Options {
+	out := make([]Settings, 0, len(o.Settings)+1)
+	for _, have := range o.Settings {
+		if have.Family() != st.Family() {
+			out = append(out, have)
+		}
+	}
+	o.Settings = append(out, st)
+	return o
+}
+
+// Without returns o without the settings of the named family.
+func (o Options) Without(family string) Options {
+	out := make([]Settings, 0, len(o.Settings))
+	for _, have := range o.Settings {
+		if have.Family() != family {
+			out = append(out, have)
+		}
+	}
+	o.Settings = out
+	return o
+}
+
+// WithCoordinate returns o with its coordinate settings (zero where it
+// carries none) changed by set.
+func (o Options) WithCoordinate(set func(*Coordinate)) Options {
+	c, _ := SettingsOf[Coordinate](o)
+	set(&c)
+	return o.With(c)
+}
+
+// Coordinate returns the coordinate settings that o carries, with their
+// defaults filled in: what a coordinate method reads.
+func (o Options) Coordinate() Coordinate {
+	c, _ := SettingsOf[Coordinate](o)
+	return c.WithDefaults()
+}
+
+// validateSettings checks each family's settings, one of each family, and
+// that the solver named reads every family whose settings are not at
+// their defaults.
+func (o Options) validateSettings() error {
+	seen := map[string]bool{}
+	for _, st := range o.Settings {
+		if seen[st.Family()] {
+			return fmt.Errorf("engine: Options.Settings holds two settings of the %s family", st.Family())
+		}
+		seen[st.Family()] = true
+		if err := st.Validate(); err != nil {
+			return err
+		}
+	}
+	if e := Lookup(o.Solver); e != nil {
+		if err := o.unread(e); err != nil {
+			return err
+		}
+	}
+	for _, st := range o.Settings {
+		if n, ok := st.(interface{ NeedsSolver() bool }); ok && n.NeedsSolver() && o.Solver == "" {
+			var readers []string
+			for _, e := range registry {
+				if slices.Contains(e.Reads, st.Family()) {
+					readers = append(readers, string(e.Name))
+				}
+			}
+			return fmt.Errorf("engine: %T are read by %s; name one of them in Options.Solver", st, strings.Join(readers, ", "))
+		}
+	}
+	if c := o.Coordinate(); c.Sampling == SamplingImportance {
+		// The solvers that draw samples by importance say so in their
+		// SolverInfo; each draws one block at a time.
+		var takers []string
+		for _, e := range registry {
+			if e.ImportanceSampling {
+				takers = append(takers, string(e.Name))
+			}
+		}
+		if e := Lookup(o.Solver); e == nil || !e.ImportanceSampling || c.M != 1 {
+			got := "no solver named"
+			if o.Solver != "" {
+				got = "solver " + string(o.Solver)
+			}
+			return fmt.Errorf("engine: importance sampling is a non-uniform variant of %s: it needs Options.Solver %s, and CoordinateSettings.M 1 (got %s, m = %d)", strings.Join(takers, " and "), strings.Join(takers, " or "), got, c.M)
+		}
+	}
+	return nil
+}
+
+// unread returns why e does not read one of the families of settings that
+// o carries away from their defaults, or nil.
+func (o Options) unread(e *Entry) error {
+	for _, st := range o.Settings {
+		if !st.IsDefault() && !slices.Contains(e.Reads, st.Family()) {
+			return fmt.Errorf("engine: %s reads no %s settings (%s); drop them, or name a solver that reads them", e.Name, st.Family(), describe(st))
 		}
 	}
 	return nil

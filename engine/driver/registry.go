@@ -21,12 +21,30 @@ type SolverInfo struct {
 	Async        bool   // workers run without a barrier per iteration
 	Certified    bool   // every trace point carries a duality gap
 	// ImportanceSampling reports that the solver draws its samples by
-	// importance under Options.Sampling = SamplingImportance.
+	// importance under CoordinateSettings.Sampling = SamplingImportance.
 	ImportanceSampling bool
 	// StageWarmStart reports that a reduction's stage can start where the
 	// last one ended: the solver takes the last stage's duals
 	// (DualWarmStarter) or needs only the primal point.
 	StageWarmStart bool
+	// Reads lists the families of settings (Settings.Family) that the
+	// solver reads; Options.Validate refuses the others' settings unless
+	// they are at their defaults.
+	Reads []string
+	// Takes declares what the solver takes besides its losses and an L2
+	// term, so that validation, the automatic choice and a command line
+	// can refuse or choose without a list of solver names.
+	Takes Takes
+}
+
+// Takes is what a solver takes beyond its losses and an L2 term. Each is
+// a declaration that the solver's Accepts honours (a test holds the two
+// together).
+type Takes struct {
+	L1            bool // an L1 term (ElasticNet.L1 > 0)
+	SampleWeights bool // Problem.SampleWeights
+	WarmDuals     bool // the dual starting point of sdca.Settings
+	Groups        bool // the group lasso (objective.GroupLasso)
 }
 
 // Entry is a registered solver: its description, the check of a problem
@@ -41,7 +59,7 @@ type Entry struct {
 	// Accepts returns why the solver cannot solve prob with opt, or nil.
 	Accepts func(prob Problem, opt Options) error
 	// CheckInner, for the solvers that run another on each stage
-	// (Options.Inner: the reductions), returns why the inner solver that opt
+	// (ReductionSettings.Inner: the reductions), returns why the inner solver that opt
 	// names cannot run under this solver whatever the data, or nil; it is
 	// nil for the other solvers. Options.Validate calls it, so that a
 	// combination no problem can make work is refused before any data is

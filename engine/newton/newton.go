@@ -25,6 +25,7 @@ func init() {
 	driver.Register(&driver.Entry{
 		SolverInfo: driver.SolverInfo{
 			Name:         SolverNewton,
+			Takes:        driver.Takes{SampleWeights: true},
 			Summary:      "truncated Newton on the primal (diagonally preconditioned CG, line search on the derivative): steps invariant to feature scale, parallel sweeps over rows",
 			Losses:       "with a (generalised) second derivative: squared, logistic, sqhinge, smoothhinge",
 			Regularizers: "L2 with λ > 0 (centre and weights allowed), no L1",
@@ -54,8 +55,8 @@ func acceptsNewton(prob objective.Problem, opt driver.Options) error {
 	if err := objective.NeedStrongConvexity(prob.Reg, string(opt.Solver)); err != nil {
 		return err
 	}
-	if opt.M > 1 || opt.BlockSize > 1 {
-		return fmt.Errorf("engine: %s uses every sample in each step: Options.M %d and Options.BlockSize %d are the coordinate methods' (drop them, or use Options.Solver \"adaspdc\")", opt.Solver, opt.M, opt.BlockSize)
+	if opt.Coordinate().M > 1 || opt.Coordinate().BlockSize > 1 {
+		return fmt.Errorf("engine: %s uses every sample in each step: CoordinateSettings.M %d and CoordinateSettings.BlockSize %d are the coordinate methods' (drop them, or use Options.Solver \"adaspdc\")", opt.Solver, opt.Coordinate().M, opt.Coordinate().BlockSize)
 	}
 	return nil
 }

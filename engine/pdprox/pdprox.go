@@ -59,6 +59,8 @@ func init() {
 				Losses:       "non-smooth with a bilinear dual (hinge, absolute, epsinsensitive, quantile)",
 				Regularizers: "elastic net incl. pure L1 (λ = 0), group lasso",
 				Certified:    true,
+				Reads:        []string{driver.CoordinateFamily},
+				Takes:        driver.Takes{L1: true, Groups: true},
 			},
 			Rank:    s.rank,
 			Accepts: acceptsPdprox,
@@ -77,8 +79,8 @@ func acceptsPdprox(prob objective.Problem, opt driver.Options) error {
 	default:
 		return fmt.Errorf("engine: %s takes the losses with a bilinear dual (hinge, absolute, epsinsensitive, quantile), not %s; for a smooth loss use adaspdc", opt.Solver, prob.Loss.Name())
 	}
-	if opt.M > 1 || opt.BlockSize > 1 {
-		return fmt.Errorf("engine: %s is a full-batch method: it takes no Options.M (%d) or Options.BlockSize (%d)", opt.Solver, opt.M, opt.BlockSize)
+	if opt.Coordinate().M > 1 || opt.Coordinate().BlockSize > 1 {
+		return fmt.Errorf("engine: %s is a full-batch method: it takes no CoordinateSettings.M (%d) or CoordinateSettings.BlockSize (%d)", opt.Solver, opt.Coordinate().M, opt.Coordinate().BlockSize)
 	}
 	return nil
 }
@@ -135,7 +137,7 @@ func startPdprox(ctx context.Context, prob objective.Problem, opt driver.Options
 	}
 	// Theorem 6: γ = 1/√(2c) with c ≥ ‖A‖²/n², the Lipschitz constant of
 	// the coupling's partial gradients (Lemma 3).
-	gamma := opt.StepScale * float64(n) / (math.Sqrt2 * norm)
+	gamma := opt.Coordinate().StepScale * float64(n) / (math.Sqrt2 * norm)
 	m := &pdprox{
 		prob: prob, variant: opt.Solver, n: n, d: d,
 		gamma: gamma, sigma: gamma / float64(n),
@@ -340,7 +342,7 @@ func (m *pdprox) Passes() float64 { return 2 * float64(m.iters) }
 func (m *pdprox) Threads() int { return 1 }
 
 func (m *pdprox) DivergenceHint() string {
-	return "Pdprox's step is γ = 1/√(2c) with c = ‖A‖²/n² (Theorem 6); an Options.StepScale above 1 leaves the paper's proof"
+	return "Pdprox's step is γ = 1/√(2c) with c = ‖A‖²/n² (Theorem 6); an CoordinateSettings.StepScale above 1 leaves the paper's proof"
 }
 
 // Finish returns the averaged dual point of the final certificate, scaled

@@ -273,7 +273,7 @@ func TestPdproxAccepts(t *testing.T) {
 		}
 	}
 	o := opt
-	o.M = 4
+	o = o.WithCoordinate(func(c *driver.Coordinate) { c.M = 4 })
 	if _, _, err := enginetest.Train(context.Background(), objective.Problem{X: x, B: b, Loss: objective.Hinge{}, Reg: objective.ElasticNet{Lambda: 1}}, o); err == nil || !strings.Contains(err.Error(), "full-batch") {
 		t.Errorf("M = 4: %v, want a refusal", err)
 	}

@@ -16,7 +16,7 @@ import (
 
 // The reductions of Allen-Zhu & Hazan, "Optimal Black-Box Reductions
 // Between Optimization Objectives" (2016), as wrappers around any
-// registered solver (Options.Inner, AdaSPDC by default). Each runs the
+// registered solver (ReductionSettings.Inner, AdaSPDC by default). Each runs the
 // inner solver on a sequence of strongly convex, smooth stage problems whose
 // added regularization and smoothing halve from stage to stage, each stage
 // warm-started from the last one's point:
@@ -36,7 +36,7 @@ import (
 //     Here x̂ₜ is the previous stage's last point (x₀ for the first), an
 //     inexact proximal-point step, whose bias vanishes as the iterates
 //     converge. Over AdaSPDC on the lasso (housing_scale, abalone_scale,
-//     L1 = 0.1·‖Aᵀb‖∞/n, relative gap 1e-7, ReductionScale 1, 0.1, 0.01)
+//     L1 = 0.1·‖Aᵀb‖∞/n, relative gap 1e-7, Settings.Scale 1, 0.1, 0.01)
 //     the paper's centre took 391–1380 epochs, the moving one 84–223
 //     (BenchmarkReductionVariants; reductionRecentre switches it).
 //
@@ -61,7 +61,7 @@ import (
 // instead, where the first stage is well conditioned:
 // σ₀ = L̄ = (1/n)Σₖ‖aₖ‖²/γ, with γ the strong convexity of the stage-0
 // loss's conjugate (1 for the squared loss, λ₀ for the smoothed hinge).
-// The paper's experiments pick σ₀ and λ₀ from a grid; Options.ReductionScale
+// The paper's experiments pick σ₀ and λ₀ from a grid; Settings.Scale
 // multiplies both defaults. Over scales 1, 0.1 and 0.01, 1 was best or near
 // it on the hinge problems (heart_scale, a1a) and within 2× of the best on
 // the lasso.
@@ -195,6 +195,9 @@ func init() {
 				Regularizers: r.regs,
 				Parallel:     true,
 				Certified:    true,
+				// The coordinate settings go to the inner solver.
+				Reads: []string{Family, driver.CoordinateFamily},
+				Takes: driver.Takes{L1: true},
 			},
 			Rank:       reductionRank,
 			Accepts:    func(prob objective.Problem, opt driver.Options) error { return acceptsReduction(kind, prob, opt) },
@@ -208,7 +211,7 @@ func init() {
 
 // IsReduction reports whether name is one of the reductions (adaptreg,
 // adaptsmooth, jointadapt): the solvers that run another on each stage
-// (Options.Inner).
+// (ReductionSettings.Inner).
 func IsReduction(name driver.Solver) bool { return isReduction(name) }
 
 // isReduction reports whether name is one of the reductions.
@@ -216,9 +219,43 @@ func isReduction(name driver.Solver) bool {
 	return name == SolverAdaptReg || name == SolverAdaptSmooth || name == SolverJointAdapt
 }
 
+// Settings are the reductions' own settings, which Options.Settings
+// carries to them.
+type Settings struct {
+	// Inner names the solver that the reductions (adaptreg, adaptsmooth,
+	// jointadapt) run on each stage's strongly convex, smooth problem;
+	// zero: adaspdc.
+	Inner driver.Solver
+	// Scale multiplies the reductions' initial added regularization σ₀
+	// and smoothing λ₀ (the package doc says how they are chosen); zero: 1.
+	Scale float64
+}
+
+// Family is the reductions' family name, as their SolverInfo.Reads lists it.
+const Family = "reduce"
+
+// Family returns the reductions' family name.
+func (Settings) Family() string { return Family }
+
+// IsDefault reports whether no inner solver is named and the scale is 1.
+func (s Settings) IsDefault() bool { return s.Inner == "" && (s.Scale == 0 || s.Scale == 1) }
+
+// Validate refuses an unknown inner solver and a scale that is negative
+// or not finite.
+func (s Settings) Validate() error {
+	if s.Inner != "" && driver.Lookup(s.Inner) == nil {
+		return fmt.Errorf("engine: unknown inner solver %q (want one of %s)", s.Inner, driver.Names())
+	}
+	if !(s.Scale >= 0) || math.IsInf(s.Scale, 0) {
+		return fmt.Errorf("engine: reduction scale %v: must be a finite value ≥ 0 (0: 1)", s.Scale)
+	}
+	return nil
+}
+
 // innerEntry returns the inner solver that opt names.
 func innerEntry(opt driver.Options) (*driver.Entry, error) {
-	name := opt.Inner
+	st, _ := driver.SettingsOf[Settings](opt)
+	name := st.Inner
 	if name == "" {
 		name = defaultInner
 	}
@@ -236,7 +273,7 @@ func innerEntry(opt driver.Options) (*driver.Entry, error) {
 				takers = append(takers, string(o.Name))
 			}
 		}
-		return nil, fmt.Errorf("engine: %s cannot run on %s yet: a stage must start from the last stage's duals or from its point alone (%s do), and %s takes neither; measured over sdca from cold duals on the lasso, the stages stalled or diverged. Use Options.Inner \"adaspdc\", the default", opt.Solver, name, strings.Join(takers, ", "), name)
+		return nil, fmt.Errorf("engine: %s cannot run on %s yet: a stage must start from the last stage's duals or from its point alone (%s do), and %s takes neither; measured over sdca from cold duals on the lasso, the stages stalled or diverged. Use ReductionSettings.Inner \"adaspdc\", the default", opt.Solver, name, strings.Join(takers, ", "), name)
 	}
 	return e, nil
 }
@@ -254,7 +291,7 @@ func innerEntry(opt driver.Options) (*driver.Entry, error) {
 // of them takes no stage of any problem: spdc-async, which keeps the
 // (λ/2)‖x‖² prox in closed form, takes no centre, so it cannot run under
 // AdaptReg, whose every stage is centred; and a solver that refuses
-// Options.M > 1 or Options.BlockSize > 1 refuses them on every stage.
+// CoordinateSettings.M > 1 or CoordinateSettings.BlockSize > 1 refuses them on every stage.
 func checkInner(kind reductionKind, opt driver.Options) error {
 	e, err := innerEntry(opt)
 	if err != nil {
@@ -298,12 +335,11 @@ const defaultInner driver.Solver = "adaspdc"
 // outer ones, less what the outer driver owns (stopping, callbacks, the time
 // limit), with the warm start of the stage.
 func innerOptions(opt driver.Options, e *driver.Entry, warm []float64) driver.Options {
-	o := opt
+	o := opt.Without(Family)
 	o.Solver = e.Name
-	o.Inner = ""
 	o.Callback, o.StopRule = nil, nil
 	o.TimeLimit, o.TargetPrimal = 0, 0
-	o.WarmStart, o.WarmDuals = warm, nil
+	o.WarmStart = warm
 	return o
 }
 
@@ -453,8 +489,9 @@ func startReduction(ctx context.Context, kind reductionKind, prob objective.Prob
 	if maxNorm2 == 0 {
 		return nil, errors.New("engine: every row of the data is zero")
 	}
-	r.rowNorm2 = maxNorm2 * float64(max(1, opt.BlockSize))
-	scale := opt.ReductionScale
+	r.rowNorm2 = maxNorm2 * float64(max(1, opt.Coordinate().BlockSize))
+	st, _ := driver.SettingsOf[Settings](opt)
+	scale := st.Scale
 	if scale == 0 {
 		scale = 1
 	}

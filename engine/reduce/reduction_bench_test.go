@@ -116,7 +116,7 @@ func BenchmarkReductionVariants(b *testing.B) {
 				reductionRecentre, reductionWarmDuals, stageBiasShare = v.recentre, v.warm, v.biasShare
 				line := fmt.Sprintf("%-18s %-14s", p.name, v.name)
 				for _, scale := range []float64{1, 0.1, 0.01} {
-					_, res, err := enginetest.Train(context.Background(), p.prob, driver.Options{Solver: p.solver, Tol: p.tol, MaxEpochs: 1500, Seed: 1, ReductionScale: scale})
+					_, res, err := enginetest.Train(context.Background(), p.prob, driver.Options{Solver: p.solver, Tol: p.tol, MaxEpochs: 1500, Seed: 1}.With(Settings{Scale: scale}))
 					if err != nil {
 						line += fmt.Sprintf(" | %g: error %v", scale, err)
 						continue

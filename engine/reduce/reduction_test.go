@@ -2,6 +2,7 @@ package reduce
 
 import (
 	"context"
+	"github.com/adaspdc/adaspdc/engine/sdca"
 	"math"
 	"slices"
 	"strings"
@@ -200,7 +201,8 @@ func TestAdaptSmoothSVM(t *testing.T) {
 	// RelGap is relative to max(1, |P|) and P* ≈ 0.36: 3e-7 is 1e-6 of P*.
 	opt := driver.Options{Solver: SolverAdaptSmooth, Tol: 3e-7, MaxEpochs: 3000, Seed: 1}
 	if !testing.Short() {
-		opt.M, opt.Threads = 4, 2 // the concurrent inner path as well
+		opt.Threads = 2 // and m = 4: the concurrent inner path as well
+		opt = opt.WithCoordinate(func(c *driver.Coordinate) { c.M = 4 })
 	}
 	model, res, err := enginetest.Train(context.Background(), prob, opt)
 	if err != nil {
@@ -230,7 +232,7 @@ func TestJointAdaptL1SVM(t *testing.T) {
 	x, b := enginetest.SharedData(t, "heart_scale")
 	prob := objective.Problem{X: x, B: b, Loss: objective.Hinge{}, Reg: objective.ElasticNet{L1: 10 / float64(x.Rows)}}
 	run := func(seed uint64, scale float64) (*enginetest.Model, *driver.Result) {
-		model, res, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverJointAdapt, Tol: 1e-4, MaxEpochs: 3000, Seed: seed, ReductionScale: scale})
+		model, res, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverJointAdapt, Tol: 1e-4, MaxEpochs: 3000, Seed: seed}.With(Settings{Scale: scale}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -299,7 +301,7 @@ func TestAdaptRegLassoSDCA(t *testing.T) {
 		}
 		for _, inner := range inners {
 			t.Run(name+"/"+string(inner), func(t *testing.T) {
-				model, res, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverAdaptReg, Inner: inner, Tol: 1e-7, MaxEpochs: 3000, Seed: 1, Threads: 2})
+				model, res, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverAdaptReg, Tol: 1e-7, MaxEpochs: 3000, Seed: 1, Threads: 2}.With(Settings{Inner: inner}))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -336,7 +338,7 @@ func TestAdaptSmoothSDCAWarmDuals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	model, res, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverAdaptSmooth, Inner: SolverSDCA, Tol: 3e-7, MaxEpochs: 3000, Seed: 1})
+	model, res, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverAdaptSmooth, Tol: 3e-7, MaxEpochs: 3000, Seed: 1}.With(Settings{Inner: SolverSDCA}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +351,7 @@ func TestAdaptSmoothSDCAWarmDuals(t *testing.T) {
 	}
 }
 
-// TestWarmDualsOption: Options.WarmDuals are refused with a reason when
+// TestWarmDualsOption: SDCASettings.WarmDuals are refused with a reason when
 // they have the wrong length, are not finite, lie outside the loss's dual
 // domain, or go to a solver that does not take them; SDCA started from the
 // duals of a converged run certifies that run's gap at once, and its
@@ -363,7 +365,7 @@ func TestWarmDualsOption(t *testing.T) {
 	}
 	duals := slices.Clone(res.Duals)
 	for _, solver := range []driver.Solver{SolverSDCA, SolverSDCAAsync, SolverSDCAWild} {
-		m2, r2, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: solver, Tol: 1e-10, MaxEpochs: 5, WarmDuals: duals})
+		m2, r2, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: solver, Tol: 1e-10, MaxEpochs: 5}.With(sdca.Settings{WarmDuals: duals}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -380,11 +382,11 @@ func TestWarmDualsOption(t *testing.T) {
 		opt  driver.Options
 		want string
 	}{
-		{driver.Options{Solver: SolverSDCA, WarmDuals: duals[:10]}, "10 warm duals for 300 samples"},
-		{driver.Options{Solver: SolverSDCA, WarmDuals: bad(4, math.NaN())}, "warm dual 4 is NaN"},
-		{driver.Options{Solver: SolverSDCA, WarmDuals: bad(7, 2*b[7])}, "outside the domain"},
-		{driver.Options{Solver: SolverAdaSPDC, WarmDuals: duals}, "sdca"},
-		{driver.Options{WarmDuals: duals}, "name one of them"},
+		{driver.Options{Solver: SolverSDCA}.With(sdca.Settings{WarmDuals: duals[:10]}), "10 warm duals for 300 samples"},
+		{driver.Options{Solver: SolverSDCA}.With(sdca.Settings{WarmDuals: bad(4, math.NaN())}), "warm dual 4 is NaN"},
+		{driver.Options{Solver: SolverSDCA}.With(sdca.Settings{WarmDuals: bad(7, 2*b[7])}), "outside the domain"},
+		{driver.Options{Solver: SolverAdaSPDC}.With(sdca.Settings{WarmDuals: duals}), "sdca"},
+		{driver.Options{}.With(sdca.Settings{WarmDuals: duals}), "name one of them"},
 	}
 	for _, c := range cases {
 		c.opt.MaxEpochs = 1

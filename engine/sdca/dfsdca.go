@@ -22,6 +22,7 @@ func init() {
 	driver.Register(&driver.Entry{
 		SolverInfo: driver.SolverInfo{
 			Name:               SolverDFSDCA,
+			Reads:              []string{driver.CoordinateFamily},
 			Summary:            "dual-free SDCA, SGD with one pseudo-dual per sample, optional importance sampling (Shalev-Shwartz 2016)",
 			Losses:             "smooth (squared, logistic, sqhinge, smoothhinge)",
 			Regularizers:       "plain L2 with λ > 0",
@@ -54,11 +55,11 @@ func acceptsDFSDCA(prob objective.Problem, opt driver.Options) error {
 	if g := prob.Loss.Gamma(); !(g > 0) {
 		return fmt.Errorf("engine: the %s loss has γ = %g: %s needs a smooth loss (its step is η = 1/(L + λn) with L = ‖a‖²/γ); use sdca", prob.Loss.Name(), g, opt.Solver)
 	}
-	if opt.M > 1 {
-		return fmt.Errorf("engine: %s steps one sample at a time; m = %d mini-batches are sdca's", opt.Solver, opt.M)
+	if opt.Coordinate().M > 1 {
+		return fmt.Errorf("engine: %s steps one sample at a time; m = %d mini-batches are sdca's", opt.Solver, opt.Coordinate().M)
 	}
-	if opt.BlockSize > 1 {
-		return fmt.Errorf("engine: %s updates single samples: block size %d is AdaSPDC's", opt.Solver, opt.BlockSize)
+	if opt.Coordinate().BlockSize > 1 {
+		return fmt.Errorf("engine: %s updates single samples: block size %d is AdaSPDC's", opt.Solver, opt.Coordinate().BlockSize)
 	}
 	return nil
 }
@@ -123,7 +124,7 @@ func startDFSDCA(ctx context.Context, prob objective.Problem, opt driver.Options
 		return nil, errors.New("engine: every row of the data is zero")
 	}
 	n := float64(s.n)
-	if opt.Sampling == driver.SamplingImportance {
+	if opt.Coordinate().Sampling == driver.SamplingImportance {
 		// qᵢ = (Lᵢ + L̄)/(2nL̄) and η = 1/(2(L̄ + λn)); see step.
 		lbar := lsum / n
 		weights := make([]float64, s.n)

@@ -250,7 +250,7 @@ func agreeProblem(c comm.Comm, local objective.Problem, opt driver.Options) (obj
 	if err := opt.Validate(); err != nil {
 		fail(err)
 	}
-	if opt.WarmDuals != nil {
+	if warmDuals(opt) {
 		fail(errors.New("engine: cocoa: distributed training takes no warm duals (a warm start, WarmStart, is taken)"))
 	}
 	var en objective.ElasticNet

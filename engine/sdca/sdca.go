@@ -18,14 +18,66 @@ import (
 )
 
 // SolverSDCA is proximal stochastic dual coordinate ascent (Prox-SDCA),
-// with the mini-batch form of Takáč et al. when Options.M > 1.
+// with the mini-batch form of Takáč et al. when CoordinateSettings.M > 1.
 const SolverSDCA driver.Solver = "sdca"
+
+// Settings are the SDCA family's own settings, which Options.Settings
+// carries to sdca, sdca-async and sdca-async-wild (SolverInfo.Takes
+// WarmDuals); the other solvers refuse them.
+type Settings struct {
+	// WarmDuals, when non-nil, are the initial duals yₖ (length X.Rows),
+	// each finite and in the domain of the loss's conjugate (unchanged by
+	// Loss.DualFeasible); v = (1/n)Σₖ yₖaₖ is recomputed from them. They
+	// override the duals a WarmStart would give (whose primal point SDCA
+	// reads from the duals, x = ∇g*(−v)).
+	WarmDuals []float64
+}
+
+// Family is the SDCA family's name, as SolverInfo.Reads lists it.
+const Family = "sdca"
+
+// Family returns the SDCA family's name.
+func (Settings) Family() string { return Family }
+
+// IsDefault reports whether no warm duals are given.
+func (s Settings) IsDefault() bool { return s.WarmDuals == nil }
+
+// NeedsSolver reports whether warm duals are given: the automatic choice
+// does not run with them, so the solver that reads them must be named.
+func (s Settings) NeedsSolver() bool { return s.WarmDuals != nil }
+
+// Validate accepts any settings: the duals' checks need the data.
+func (Settings) Validate() error { return nil }
+
+// ValidateFor refuses warm duals that are not one finite value per sample.
+func (s Settings) ValidateFor(n int) error {
+	if s.WarmDuals == nil {
+		return nil
+	}
+	if len(s.WarmDuals) != n {
+		return fmt.Errorf("engine: %d warm duals for %d samples", len(s.WarmDuals), n)
+	}
+	for k, y := range s.WarmDuals {
+		if math.IsNaN(y) || math.IsInf(y, 0) {
+			return fmt.Errorf("engine: warm dual %d is %v", k, y)
+		}
+	}
+	return nil
+}
+
+// warmDuals reports whether opt carries warm duals.
+func warmDuals(opt driver.Options) bool {
+	s, _ := driver.SettingsOf[Settings](opt)
+	return s.WarmDuals != nil
+}
 
 func init() {
 	driver.Register(&driver.Entry{
 		SolverInfo: driver.SolverInfo{
 			Name:           SolverSDCA,
-			Summary:        "proximal stochastic dual coordinate ascent, exact dual steps, mini-batches with Options.M (Shalev-Shwartz & Zhang 2014; Takáč et al. 2013)",
+			Reads:          []string{driver.CoordinateFamily, Family},
+			Takes:          driver.Takes{L1: true, WarmDuals: true},
+			Summary:        "proximal stochastic dual coordinate ascent, exact dual steps, mini-batches with CoordinateSettings.M (Shalev-Shwartz & Zhang 2014; Takáč et al. 2013)",
 			Losses:         "any (squared, logistic, sqhinge, smoothhinge, hinge)",
 			Regularizers:   "elastic net with λ > 0 on every coordinate, optional centre and weights",
 			Parallel:       true,
@@ -50,8 +102,8 @@ func acceptsSDCA(prob objective.Problem, opt driver.Options) error {
 	if err := objective.NeedStrongConvexity(en, string(opt.Solver)); err != nil {
 		return fmt.Errorf("%w (%s reads its primal point x = ∇g*(−v) from the duals, which needs λ > 0)", err, opt.Solver)
 	}
-	if opt.BlockSize > 1 {
-		return fmt.Errorf("engine: %s updates single samples: block size %d is AdaSPDC's (use Options.M for mini-batches)", opt.Solver, opt.BlockSize)
+	if opt.Coordinate().BlockSize > 1 {
+		return fmt.Errorf("engine: %s updates single samples: block size %d is AdaSPDC's (use CoordinateSettings.M for mini-batches)", opt.Solver, opt.Coordinate().BlockSize)
 	}
 	return nil
 }
@@ -146,12 +198,13 @@ func newSDCACore(prob objective.Problem, opt driver.Options, beta []float64, col
 	if err := c.stepSizes(beta, threads); err != nil {
 		return nil, err
 	}
+	warm, _ := driver.SettingsOf[Settings](opt)
 	switch {
-	case opt.WarmDuals != nil:
-		if err := c.checkDuals(opt.WarmDuals); err != nil {
+	case warm.WarmDuals != nil:
+		if err := c.checkDuals(warm.WarmDuals); err != nil {
 			return nil, err
 		}
-		if err := c.WarmDuals(opt.WarmDuals); err != nil {
+		if err := c.WarmDuals(warm.WarmDuals); err != nil {
 			return nil, err
 		}
 	case opt.WarmStart != nil:
@@ -194,7 +247,7 @@ func (c *sdcaCore) checkDuals(y []float64) error {
 
 // WarmDuals sets the duals to y projected into the domain of φ* and
 // recomputes v = (1/n)Σₖ yₖaₖ; the primal point is then ∇g*(−v). It serves
-// Options.WarmDuals (checked by checkDuals first) and the reductions
+// SDCASettings.WarmDuals (checked by checkDuals first) and the reductions
 // (dualWarmStarter), whose stages change g (its strong convexity and
 // centre) or smooth the hinge but keep the domain of φ*, so the last
 // stage's duals stay feasible for the next stage.
@@ -477,20 +530,20 @@ type sdcaSolver struct {
 // coordinate's mini-batch factor βⱼ (see step) from the column counts.
 func startSDCA(ctx context.Context, prob objective.Problem, opt driver.Options) (driver.Method, error) {
 	n := prob.X.Rows
-	if opt.M > n {
-		return nil, fmt.Errorf("engine: m = %d samples per mini-batch, but the data has only %d", opt.M, n)
+	if opt.Coordinate().M > n {
+		return nil, fmt.Errorf("engine: m = %d samples per mini-batch, but the data has only %d", opt.Coordinate().M, n)
 	}
 	var beta []float64
 	var colNNZ []int64
-	if opt.M > 1 {
+	if opt.Coordinate().M > 1 {
 		colNNZ = prob.X.ColumnCounts()
-		beta = blocks.MiniBatchBeta(colNNZ, n, opt.M)
+		beta = blocks.MiniBatchBeta(colNNZ, n, opt.Coordinate().M)
 	}
 	core, err := newSDCACore(prob, opt, beta, colNNZ)
 	if err != nil {
 		return nil, err
 	}
-	s := &sdcaSolver{sdcaCore: core, m: opt.M}
+	s := &sdcaSolver{sdcaCore: core, m: opt.Coordinate().M}
 	s.perm = hugepage.Make[int32](n)
 	for k := range s.perm {
 		s.perm[k] = int32(k)

@@ -47,6 +47,8 @@ func init() {
 				Certified:    true,
 				// Both forms take the last stage's duals.
 				StageWarmStart: true,
+				Reads:          []string{driver.CoordinateFamily, Family},
+				Takes:          driver.Takes{L1: true, WarmDuals: true},
 			},
 			Rank:    e.rank,
 			Accepts: acceptsSDCAAsync,
@@ -61,8 +63,8 @@ func acceptsSDCAAsync(prob objective.Problem, opt driver.Options) error {
 	if err := acceptsSDCA(prob, opt); err != nil {
 		return err
 	}
-	if opt.M > 1 {
-		return fmt.Errorf("engine: %s steps one sample at a time on each worker; m = %d mini-batches are sdca's", opt.Solver, opt.M)
+	if opt.Coordinate().M > 1 {
+		return fmt.Errorf("engine: %s steps one sample at a time on each worker; m = %d mini-batches are sdca's", opt.Solver, opt.Coordinate().M)
 	}
 	return nil
 }

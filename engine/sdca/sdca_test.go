@@ -29,7 +29,7 @@ func TestSDCAMiniBatchThreadsBitIdentical(t *testing.T) {
 		prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: reg}
 		var w [2][]float64
 		for i, threads := range []int{1, 2} {
-			model, res, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverSDCA, M: 16, Threads: threads, Seed: 2, Tol: -1, MaxEpochs: 20})
+			model, res, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverSDCA, Threads: threads, Seed: 2, Tol: -1, MaxEpochs: 20}.With(driver.Coordinate{M: 16}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,7 +75,7 @@ func TestDFSDCAInvariant(t *testing.T) {
 	x, b := enginetest.SparseData(500, 60, 8, 5)
 	for _, sampling := range []driver.Sampling{driver.SamplingUniform, driver.SamplingImportance} {
 		prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}
-		m, err := startDFSDCA(context.Background(), prob, driver.Options{Sampling: sampling, Seed: 1})
+		m, err := startDFSDCA(context.Background(), prob, driver.Options{Seed: 1}.With(driver.Coordinate{Sampling: sampling}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,13 +116,13 @@ func TestSDCAFamilyRefuses(t *testing.T) {
 		want   string
 	}{
 		{SolverSDCA, objective.Problem{Loss: objective.Logistic{}, Reg: objective.ElasticNet{L1: 1e-3}}, driver.Options{}, "λ > 0"},
-		{SolverSDCA, objective.Problem{Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}, driver.Options{BlockSize: 4}, "Options.M"},
+		{SolverSDCA, objective.Problem{Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}, driver.Options{}.With(driver.Coordinate{BlockSize: 4}), "CoordinateSettings.M"},
 		{SolverSDCAAsync, objective.Problem{Loss: objective.Hinge{}, Reg: objective.ElasticNet{}}, driver.Options{}, "λ > 0"},
-		{SolverSDCAAsync, objective.Problem{Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}, driver.Options{M: 4}, "sdca"},
+		{SolverSDCAAsync, objective.Problem{Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}, driver.Options{}.With(driver.Coordinate{M: 4}), "sdca"},
 		{SolverDFSDCA, objective.Problem{Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3, L1: 1e-4}}, driver.Options{}, "use sdca"},
 		{SolverDFSDCA, objective.Problem{Loss: objective.Hinge{}, Reg: objective.ElasticNet{Lambda: 1e-3}}, driver.Options{}, "smooth loss"},
 		{SolverDFSDCA, objective.Problem{Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3, Weights: make([]float64, 20)}}, driver.Options{}, "sdca"},
-		{SolverSDCA, objective.Problem{Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}, driver.Options{Sampling: driver.SamplingImportance}, "importance"},
+		{SolverSDCA, objective.Problem{Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}, driver.Options{}.With(driver.Coordinate{Sampling: driver.SamplingImportance}), "importance"},
 	}
 	for _, c := range cases {
 		c.prob.X, c.prob.B = x, b
@@ -143,7 +143,7 @@ func TestSDCACertificateRunningV(t *testing.T) {
 	x, b := enginetest.SparseData(300, 40, 6, 11)
 	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}
 	for _, tol := range []float64{1e-12, 1} {
-		m, err := startSDCA(context.Background(), prob, driver.Options{Seed: 1, Tol: tol, M: 1, Threads: 1})
+		m, err := startSDCA(context.Background(), prob, driver.Options{Seed: 1, Tol: tol, Threads: 1}.With(driver.Coordinate{M: 1}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -25,6 +25,7 @@ func init() {
 	driver.Register(&driver.Entry{
 		SolverInfo: driver.SolverInfo{
 			Name:           SolverSPDCAsync,
+			Reads:          []string{driver.CoordinateFamily},
 			Summary:        "asynchronous SPDC, one sample per step, atomic adds to a lazily scaled primal, no barrier per step (Zhang & Xiao 2015; Hsieh et al. 2015)",
 			Losses:         "smooth (squared, logistic, sqhinge, smoothhinge)",
 			Regularizers:   "(λ/2)‖x‖² with λ > 0 (no L1, centre or weights)",
@@ -53,8 +54,8 @@ func acceptsSPDCAsync(prob objective.Problem, opt driver.Options) error {
 	if en, _ := prob.Reg.AsElasticNet(); en.L1 != 0 || !en.Plain() {
 		return fmt.Errorf("engine: %s keeps the primal in the closed form of the (λ/2)‖x‖² prox: it takes no L1 term, centre or weights (sdca-async takes all three, spdc the L1 term and a centre)", opt.Solver)
 	}
-	if opt.M > 1 {
-		return fmt.Errorf("engine: %s steps one sample at a time on each worker; m = %d mini-batches are spdc's and adaspdc's", opt.Solver, opt.M)
+	if opt.Coordinate().M > 1 {
+		return fmt.Errorf("engine: %s steps one sample at a time on each worker; m = %d mini-batches are spdc's and adaspdc's", opt.Solver, opt.Coordinate().M)
 	}
 	return nil
 }
@@ -69,7 +70,7 @@ func acceptsSPDCAsync(prob objective.Problem, opt driver.Options) error {
 //	x̄ₜ₊₁ = xₜ₊₁ + θ·(xₜ₊₁ − xₜ)                           (extrapolation)
 //
 // with τ = (c/2R)·√(γ/(nλ)), σₖ = c²/(4τRₖ²) and θ = 1 − 1/(n + R√(n/(λγ))),
-// R = maxₖ Rₖ, Rₖ = ‖aₖ‖ and c = Options.StepScale: SPDC's steps, with each
+// R = maxₖ Rₖ, Rₖ = ‖aₖ‖ and c = CoordinateSettings.StepScale: SPDC's steps, with each
 // sample's σₖ as large as the condition σₖτRₖ² ≤ c²/4 of its own row allows
 // (σₖ ≥ σ, so θ, set by the largest row, is SPDC's).
 //
@@ -172,7 +173,7 @@ func startSPDCAsync(prob objective.Problem, opt driver.Options) (driver.Method, 
 	}
 	s := &spdcAsync{sdcaCore: core, lam: core.en.Lambda}
 	// The steps: newSDCACore set SDCA's σₖ = nλ/Rₖ², from which Rₖ² reads.
-	n, gam, c := float64(core.n), prob.Loss.Gamma(), opt.StepScale
+	n, gam, c := float64(core.n), prob.Loss.Gamma(), opt.Coordinate().StepScale
 	var rMax float64
 	for _, sg := range core.sigma {
 		if !math.IsInf(sg, 1) {
@@ -198,7 +199,7 @@ func startSPDCAsync(prob objective.Problem, opt driver.Options) (driver.Method, 
 		switch {
 		case opt.WarmStart != nil:
 			c.xi = opt.WarmStart[j]
-		case opt.WarmDuals != nil:
+		case warmDuals(opt):
 			c.xi = -core.v[j] / s.lam
 		}
 	}

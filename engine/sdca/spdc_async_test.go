@@ -115,7 +115,7 @@ func TestSPDCAsyncRefuses(t *testing.T) {
 		{objective.Problem{Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3, L1: 1e-4}}, driver.Options{}, "no L1 term"},
 		{objective.Problem{Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3, Center: make([]float64, 20)}}, driver.Options{}, "centre"},
 		{objective.Problem{Loss: objective.Hinge{}, Reg: objective.ElasticNet{Lambda: 1e-3}}, driver.Options{}, "smooth loss"},
-		{objective.Problem{Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}, driver.Options{M: 4}, "m = 4"},
+		{objective.Problem{Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}, driver.Options{}.With(driver.Coordinate{M: 4}), "m = 4"},
 		{objective.Problem{Loss: objective.Logistic{}, Reg: objective.ElasticNet{L1: 1e-3}}, driver.Options{}, "λ > 0"},
 	}
 	for _, c := range cases {

@@ -258,20 +258,20 @@ func newSolver(ctx context.Context, prob objective.Problem, opt driver.Options) 
 	s.lossG = prob.Loss.Gamma()
 
 	var err error
-	switch opt.Partition {
+	switch opt.Coordinate().Partition {
 	case driver.PartitionContiguous:
-		s.part, err = blocks.Contiguous(s.n, opt.BlockSize)
+		s.part, err = blocks.Contiguous(s.n, opt.Coordinate().BlockSize)
 	case driver.PartitionShuffle:
-		s.part, err = blocks.Shuffled(s.n, opt.BlockSize, opt.Seed)
+		s.part, err = blocks.Shuffled(s.n, opt.Coordinate().BlockSize, opt.Seed)
 	case driver.PartitionNorm:
-		s.part, err = blocks.ByNorm(x.RowSquaredNorms(), opt.BlockSize, opt.Seed)
+		s.part, err = blocks.ByNorm(x.RowSquaredNorms(), opt.Coordinate().BlockSize, opt.Seed)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("engine: partition: %w", err)
 	}
 	s.nb = s.part.NumBlocks()
-	if opt.M > s.nb {
-		return nil, fmt.Errorf("engine: m = %d blocks per iteration, but the data has only %d blocks of %d samples: lower Options.M or Options.BlockSize", opt.M, s.nb, opt.BlockSize)
+	if opt.Coordinate().M > s.nb {
+		return nil, fmt.Errorf("engine: m = %d blocks per iteration, but the data has only %d blocks of %d samples: lower CoordinateSettings.M or CoordinateSettings.BlockSize", opt.Coordinate().M, s.nb, opt.Coordinate().BlockSize)
 	}
 	threads := driver.ThreadBudget(opt.Threads)
 	// Each iteration pays two barrier rounds and moves the touched
@@ -281,10 +281,10 @@ func newSolver(ctx context.Context, prob objective.Problem, opt driver.Options) 
 	// So the thread count, asked for or not, is an upper bound, and a worker
 	// is added per driver.MinBatchWork nonzeros of a batch; above one, the
 	// first epoch then times one worker against all (calibrateThreads).
-	batchNNZ := float64(x.NNZ()) / float64(s.nb) * float64(opt.M)
+	batchNNZ := float64(x.NNZ()) / float64(s.nb) * float64(opt.Coordinate().M)
 	workers := driver.WorkersFor(threads, batchNNZ, float64(driver.MinBatchWork), driver.NoLimit)
 	// More workers than blocks per iteration would only wait at barriers.
-	s.pool = sched.NewPool(min(workers, opt.M))
+	s.pool = sched.NewPool(min(workers, opt.Coordinate().M))
 	s.norms, err = blocks.SpectralNormsContext(ctx, x, s.part, blocks.DefaultTolerance, threads)
 	if err != nil {
 		s.pool.Close()
@@ -308,12 +308,12 @@ func newSolver(ctx context.Context, prob objective.Problem, opt driver.Options) 
 		return nil, fmt.Errorf("engine: λ = %g is too small for this data: the condition number R²/(λγ) = %.3g (R = %.4g, the largest block norm; γ = %g for the %s loss) is above %g, where the steps break down in float64; use λ ≥ %.3g, or scale the data down",
 			s.lam, kappa, rmax, s.lossG, prob.Loss.Name(), driver.MaxConditionNumber, rmax*rmax/(s.lossG*driver.MaxConditionNumber))
 	}
-	s.importance = opt.Sampling == driver.SamplingImportance
+	s.importance = opt.Coordinate().Sampling == driver.SamplingImportance
 	var rawNorms []float64 // the sampler's weights: the blocks' own norms
 	if s.importance {
 		rawNorms = append(rawNorms, s.norms...)
 	}
-	if opt.Steps == driver.StepsESO && opt.M > 1 {
+	if opt.Coordinate().Steps == driver.StepsESO && opt.Coordinate().M > 1 {
 		// From here on s.norms holds the couplings ρᵢ (stepSizes).
 		if err := s.esoCouplings(ctx, threads); err != nil {
 			s.pool.Close()
@@ -352,7 +352,7 @@ func newSolver(ctx context.Context, prob objective.Problem, opt driver.Options) 
 	// the break-even is driver.LazyBreakEven (d = batch nnz), where the
 	// lazy record's extra reads per nonzero cost about what the dense
 	// sweep of d coordinates does.
-	switch opt.Lazy {
+	switch opt.Coordinate().Lazy {
 	case driver.LazyOn:
 		s.lazy = true
 	case driver.LazyOff:
@@ -387,16 +387,16 @@ func newSolver(ctx context.Context, prob objective.Problem, opt driver.Options) 
 	if s.importance {
 		s.sampler, impW, err = importanceSampler(rawNorms, opt)
 	} else {
-		s.sampler, err = blocks.NewUniform(s.nb, opt.M, opt.Seed^0x9e3779b97f4a7c15)
+		s.sampler, err = blocks.NewUniform(s.nb, opt.Coordinate().M, opt.Seed^0x9e3779b97f4a7c15)
 	}
 	if err != nil {
 		s.pool.Close()
 		return nil, fmt.Errorf("engine: sampler: %w", err)
 	}
 	for i := range s.batches {
-		s.batches[i] = batch{blocks: make([]int32, opt.M), offset: make([]int, opt.M+1)}
+		s.batches[i] = batch{blocks: make([]int32, opt.Coordinate().M), offset: make([]int, opt.Coordinate().M+1)}
 	}
-	s.dy = make([]float64, opt.M*s.maxQ)
+	s.dy = make([]float64, opt.Coordinate().M*s.maxQ)
 	s.u = make([]float64, s.d)
 	if s.lazy && !s.fastL2 {
 		s.lz = make([]lazyCoord, s.d)
@@ -418,7 +418,7 @@ func newSolver(ctx context.Context, prob objective.Problem, opt driver.Options) 
 		s.seg.reset()
 	}
 	_, s.logistic = prob.Loss.(objective.Logistic)
-	if oneSampleLoop && s.fastL2 && opt.M == 1 && s.maxQ == 1 && !s.importance {
+	if oneSampleLoop && s.fastL2 && opt.Coordinate().M == 1 && s.maxQ == 1 && !s.importance {
 		// One sample per block: block b is sample Order[b].
 		s.one = make([]sampleOne, s.n)
 		for b, k := range s.part.Order {
@@ -454,7 +454,7 @@ func newSolver(ctx context.Context, prob objective.Problem, opt driver.Options) 
 }
 
 // stepSizes turns Eq. 10, 12 and 15 into per-sample numbers, from the
-// block couplings in s.norms: the norms Rᵢ for Options.Steps "paper", the
+// block couplings in s.norms: the norms Rᵢ for CoordinateSettings.Steps "paper", the
 // couplings ρᵢ of esoCouplings for "eso" (which are the Rᵢ at m = 1).
 //
 // The paper's problem (2) has n blocks with the saddle function
@@ -465,15 +465,15 @@ func newSolver(ctx context.Context, prob objective.Problem, opt driver.Options) 
 // sum u = Σₖ Δyₖaₖ as (s/m)·u and u/n. With one sample per block, s = 1 and
 // every formula is the paper's as printed.
 //
-// Options.StepScale multiplies σᵢ and τ alike (θ is unchanged). The
+// CoordinateSettings.StepScale multiplies σᵢ and τ alike (θ is unchanged). The
 // paper's steps have στRᵢR_max = 1/4; a scale of 2 reaches the
 // Chambolle–Pock bound στ‖K‖² ≤ 1, outside the paper's proof, and in our
 // measurements cut the epochs to a given suboptimality by 1.3–1.8×.
 func (s *solver) stepSizes() {
-	n, nb, m := float64(s.n), float64(s.nb), float64(s.opt.M)
+	n, nb, m := float64(s.n), float64(s.nb), float64(s.opt.Coordinate().M)
 	sc := nb / n
 	lam, gam := s.lam, s.lossG*sc
-	c := s.opt.StepScale // 1: the paper's steps
+	c := s.opt.Coordinate().StepScale // 1: the paper's steps
 	s.sigma = make([]float64, s.nb)
 	for b, rb := range s.norms {
 		rt := sc * rb
@@ -533,11 +533,11 @@ func (s *solver) stepSizes() {
 // disjoint rows σᵢ is its m = 1 value and τ is m times its m = 1 value,
 // which with the 1/m of Eq. 11 makes a batch worth m single steps.
 func (s *solver) esoCouplings(ctx context.Context, threads int) error {
-	v, err := esoParameters(ctx, s.x, s.part, s.opt.M, threads)
+	v, err := esoParameters(ctx, s.x, s.part, s.opt.Coordinate().M, threads)
 	if err != nil {
 		return err
 	}
-	m := float64(s.opt.M)
+	m := float64(s.opt.Coordinate().M)
 	for b, rb := range s.norms {
 		if rb == 0 {
 			continue // an empty block: see the fix-up of zero norms
@@ -550,7 +550,7 @@ func (s *solver) esoCouplings(ctx context.Context, threads int) error {
 	return nil
 }
 
-func (s *solver) itersPerEpoch() int { return (s.nb + s.opt.M - 1) / s.opt.M }
+func (s *solver) itersPerEpoch() int { return (s.nb + s.opt.Coordinate().M - 1) / s.opt.Coordinate().M }
 
 // initIterate sets the starting point: x⁰ from the warm start or 0, and
 // yₖ = φ'(aₖᵀx⁰) projected into dom φ*, the optimality relation, with
@@ -972,7 +972,7 @@ func (q *ahead) batch(i, m int) []int32 {
 // newAhead fills the queue: depth batches, enough for about
 // aheadSamples samples, and at least two.
 func (s *solver) newAhead() {
-	m := s.opt.M
+	m := s.opt.Coordinate().M
 	q := &s.ahead
 	q.depth = max(2, (aheadSamples+m*s.maxQ-1)/(m*s.maxQ))
 	q.rows = m*s.maxQ <= aheadRowSamples
@@ -1261,7 +1261,7 @@ func (s *solver) Point() []float64                    { return s.xv }
 func (s *solver) Passes() float64                     { return float64(s.sampled) / float64(s.n) }
 func (s *solver) Threads() int                        { return len(s.workers) }
 func (s *solver) DivergenceHint() string {
-	return "scale the features (e.g. to [-1, 1]), or normalise the rows to unit norm (sparse.CSR.NormalizeRowsUnit), lower Options.M, or raise λ (ElasticNet.Lambda)"
+	return "scale the features (e.g. to [-1, 1]), or normalise the rows to unit norm (sparse.CSR.NormalizeRowsUnit), lower CoordinateSettings.M, or raise λ (ElasticNet.Lambda)"
 }
 
 // Importance sampling for SPDC (Zhang & Xiao's non-uniform variant, m = 1).
@@ -1311,7 +1311,7 @@ func importanceSampler(raw []float64, opt driver.Options) (blocks.Sampler, []flo
 	for i, pi := range p {
 		w[i] = 1 / (float64(len(p)) * pi)
 	}
-	smp, err := blocks.NewImportance(p, opt.M, opt.Seed^0x9e3779b97f4a7c15)
+	smp, err := blocks.NewImportance(p, opt.Coordinate().M, opt.Seed^0x9e3779b97f4a7c15)
 	return smp, w, err
 }
 
@@ -1379,6 +1379,8 @@ func init() {
 	driver.Register(&driver.Entry{
 		SolverInfo: driver.SolverInfo{
 			Name:           SolverAdaSPDC,
+			Reads:          []string{driver.CoordinateFamily},
+			Takes:          driver.Takes{L1: true},
 			Summary:        "adaptive stochastic primal-dual coordinate method, per-block steps (Zhu & Storkey 2015)",
 			Losses:         "smooth (squared, logistic, sqhinge, smoothhinge)",
 			Regularizers:   "elastic net with λ > 0, optional centre",
@@ -1393,6 +1395,8 @@ func init() {
 	driver.Register(&driver.Entry{
 		SolverInfo: driver.SolverInfo{
 			Name:               SolverSPDC,
+			Reads:              []string{driver.CoordinateFamily},
+			Takes:              driver.Takes{L1: true},
 			Summary:            "stochastic primal-dual coordinate method, one step for all blocks (Zhang & Xiao 2015)",
 			Losses:             "smooth (squared, logistic, sqhinge, smoothhinge)",
 			Regularizers:       "elastic net with λ > 0, optional centre",

@@ -35,7 +35,7 @@ func TestRidgeClosedForm(t *testing.T) {
 		t.Fatal(err)
 	}
 	prob := objective.Problem{X: x, B: b, Loss: objective.Squared{}, Reg: objective.ElasticNet{Lambda: lam}}
-	model, res, err := enginetest.Train(context.Background(), prob, driver.Options{M: 4, Threads: 2, Tol: -1, MaxEpochs: 600, Seed: 1})
+	model, res, err := enginetest.Train(context.Background(), prob, driver.Options{Threads: 2, Tol: -1, MaxEpochs: 600, Seed: 1}.With(driver.Coordinate{M: 4}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,13 +69,13 @@ func TestLazyMatchesDense(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			prob := objective.Problem{X: x, B: b, Loss: tc.loss, Reg: tc.reg}
-			opt := driver.Options{M: tc.m, BlockSize: tc.bs, Threads: 2, Seed: 5, Tol: -1, MaxEpochs: 6}
-			opt.Lazy = driver.LazyOn
+			opt := driver.Options{Threads: 2, Seed: 5, Tol: -1, MaxEpochs: 6}.With(driver.Coordinate{M: tc.m, BlockSize: tc.bs})
+			opt = opt.WithCoordinate(func(c *driver.Coordinate) { c.Lazy = driver.LazyOn })
 			lazy, lres, err := enginetest.Train(context.Background(), prob, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
-			opt.Lazy = driver.LazyOff
+			opt = opt.WithCoordinate(func(c *driver.Coordinate) { c.Lazy = driver.LazyOff })
 			dense, dres, err := enginetest.Train(context.Background(), prob, opt)
 			if err != nil {
 				t.Fatal(err)
@@ -111,7 +111,7 @@ func TestThreadsBitIdentical(t *testing.T) {
 		var ref []float64
 		for _, threads := range []int{1, 2, 3, 5} {
 			prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-4, L1: 1e-5}}
-			opt := driver.Options{M: 16, BlockSize: 2, Threads: threads, Seed: 9, Tol: -1, MaxEpochs: 4, Lazy: lazy, Deterministic: true}
+			opt := driver.Options{Threads: threads, Seed: 9, Tol: -1, MaxEpochs: 4, Deterministic: true}.With(driver.Coordinate{M: 16, BlockSize: 2, Lazy: lazy})
 			model, _, err := enginetest.Train(context.Background(), prob, opt)
 			if err != nil {
 				t.Fatal(err)
@@ -137,7 +137,7 @@ func TestFusedReductionMatchesDeterministic(t *testing.T) {
 	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-4, L1: 1e-5}}
 	var models [2][]float64
 	for i, det := range []bool{true, false} {
-		model, res, err := enginetest.Train(context.Background(), prob, driver.Options{M: 32, Threads: 2, Seed: 4, Tol: -1, MaxEpochs: 8, Lazy: driver.LazyOff, Deterministic: det})
+		model, res, err := enginetest.Train(context.Background(), prob, driver.Options{Threads: 2, Seed: 4, Tol: -1, MaxEpochs: 8, Deterministic: det}.With(driver.Coordinate{M: 32, Lazy: driver.LazyOff}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +176,7 @@ func TestCalibrationKeepsIterates(t *testing.T) {
 			prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: tc.reg}
 			var ref []float64
 			for _, threads := range []int{1, 3} {
-				opt := driver.Options{M: 8, Threads: threads, Seed: 3, Tol: -1, MaxEpochs: 3, Lazy: tc.lazy, Deterministic: true}
+				opt := driver.Options{Threads: threads, Seed: 3, Tol: -1, MaxEpochs: 3, Deterministic: true}.With(driver.Coordinate{M: 8, Lazy: tc.lazy})
 				model, res, err := enginetest.Train(context.Background(), prob, opt)
 				if err != nil {
 					t.Fatal(err)
@@ -215,7 +215,7 @@ func TestOneSampleLoopMatchesGeneral(t *testing.T) {
 		for _, fast := range []bool{false, true} {
 			oneSampleLoop = fast
 			prob := objective.Problem{X: x, B: b, Loss: loss, Reg: objective.ElasticNet{Lambda: 1e-3}}
-			opt := driver.Options{M: 1, Seed: 5, Tol: -1, MaxEpochs: 3, Lazy: driver.LazyOn, WarmStart: make([]float64, x.Cols)}
+			opt := driver.Options{Seed: 5, Tol: -1, MaxEpochs: 3, WarmStart: make([]float64, x.Cols)}.With(driver.Coordinate{M: 1, Lazy: driver.LazyOn})
 			opt.WarmStart[3] = 0.5
 			model, res, err := enginetest.Train(context.Background(), prob, opt)
 			if err != nil {
@@ -246,7 +246,8 @@ func TestFallBackToOneWorker(t *testing.T) {
 	x, b := enginetest.SparseData(2000, 300, 10, 23)
 	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-4}}
 	opt := enginetest.AdaSPDCOptions()
-	opt.M, opt.Threads, opt.Tol = 32, 2, -1
+	opt.Threads, opt.Tol = 2, -1
+	opt = opt.WithCoordinate(func(c *driver.Coordinate) { c.M = 32 })
 	s, err := newSolver(context.Background(), prob, opt)
 	if err != nil {
 		t.Fatal(err)

@@ -32,7 +32,7 @@
 //
 // # Batch steps
 //
-// The paper's steps (Options.Steps "paper") keep its matrix (17) positive
+// The paper's steps (CoordinateSettings.Steps "paper") keep its matrix (17) positive
 // semidefinite for every batch by assuming the worst: that the m blocks of
 // a batch share all their features, so that ‖Σ_{i∈S} Aᵢᵀhᵢ‖ can reach
 // Σ Rᵢ‖hᵢ‖. Hence τ ∝ √m/R_max and σᵢ ∝ 1/(Rᵢ√m), and on sparse data the
@@ -60,7 +60,7 @@
 //
 // On sparse high-dimensional data most coordinates are untouched by an
 // iteration's batch; for them steps 2 and 3 are scalar recurrences whose
-// coefficients depend only on τᵗ and θᵗ. With Options.Lazy on (chosen
+// coefficients depend only on τᵗ and θᵗ. With CoordinateSettings.Lazy on (chosen
 // automatically when d exceeds the batch's nonzeros, where the dense
 // update's O(d) per iteration would dominate), an iteration costs the
 // nonzeros of its rows rather than O(d). For g = (λ/2)‖x‖² (lazyl2.go) each

@@ -58,10 +58,10 @@ func TestESOStepsEqualPaperAtM1(t *testing.T) {
 	x, b := enginetest.SparseData(300, 60, 6, 3)
 	for _, solver := range []driver.Solver{SolverAdaSPDC, SolverSPDC} {
 		for _, block := range []int{1, 4} {
-			opt := driver.Options{Solver: solver, M: 1, BlockSize: block, Seed: 5}
-			opt.Steps = driver.StepsPaper
+			opt := driver.Options{Solver: solver, Seed: 5}.With(driver.Coordinate{M: 1, BlockSize: block})
+			opt = opt.WithCoordinate(func(c *driver.Coordinate) { c.Steps = driver.StepsPaper })
 			p := esoTestSolver(t, x, b, opt)
-			opt.Steps = driver.StepsESO
+			opt = opt.WithCoordinate(func(c *driver.Coordinate) { c.Steps = driver.StepsESO })
 			e := esoTestSolver(t, x, b, opt)
 			if p.tauC != e.tauC || p.thA != e.thA || p.thB != e.thB {
 				t.Fatalf("%s block %d: constants differ", solver, block)
@@ -83,10 +83,10 @@ func TestESOStepsEqualPaperAtM1(t *testing.T) {
 // paper's.
 func TestESOStepsDisjointRows(t *testing.T) {
 	x, b := disjointRows(512, 3)
-	one := esoTestSolver(t, x, b, driver.Options{M: 1, Steps: driver.StepsPaper, Partition: driver.PartitionContiguous})
+	one := esoTestSolver(t, x, b, driver.Options{}.With(driver.Coordinate{M: 1, Steps: driver.StepsPaper, Partition: driver.PartitionContiguous}))
 	for _, m := range []int{16, 256} {
-		eso := esoTestSolver(t, x, b, driver.Options{M: m, Steps: driver.StepsESO, Partition: driver.PartitionContiguous})
-		paper := esoTestSolver(t, x, b, driver.Options{M: m, Steps: driver.StepsPaper, Partition: driver.PartitionContiguous})
+		eso := esoTestSolver(t, x, b, driver.Options{}.With(driver.Coordinate{M: m, Steps: driver.StepsESO, Partition: driver.PartitionContiguous}))
+		paper := esoTestSolver(t, x, b, driver.Options{}.With(driver.Coordinate{M: m, Steps: driver.StepsPaper, Partition: driver.PartitionContiguous}))
 		fm := float64(m)
 		for i := range one.binfo {
 			b1, be, bp := one.binfo[i], eso.binfo[i], paper.binfo[i]
@@ -117,8 +117,8 @@ func TestESOStepsDisjointRows(t *testing.T) {
 		dense.Indptr[k+1] = int64(len(dense.Indices))
 		db[k] = float64(1 - 2*(k%2))
 	}
-	eso := esoTestSolver(t, dense, db, driver.Options{M: 32, Steps: driver.StepsESO})
-	paper := esoTestSolver(t, dense, db, driver.Options{M: 32, Steps: driver.StepsPaper})
+	eso := esoTestSolver(t, dense, db, driver.Options{}.With(driver.Coordinate{M: 32, Steps: driver.StepsESO}))
+	paper := esoTestSolver(t, dense, db, driver.Options{}.With(driver.Coordinate{M: 32, Steps: driver.StepsPaper}))
 	for i := range eso.binfo {
 		if d := math.Abs(eso.binfo[i].tau/paper.binfo[i].tau - 1); d > 1e-12 {
 			t.Fatalf("dense rows, block %d: eso τ = %v, paper τ = %v", i, eso.binfo[i].tau, paper.binfo[i].tau)
@@ -147,7 +147,7 @@ func TestESOParameters(t *testing.T) {
 		t.Errorf("disjoint rows: MeanESO = %v, %v; want 1", v, err)
 	}
 	// Blocks of 4 disjoint rows: v equals the block's squared norm.
-	s := esoTestSolver(t, dx, db, driver.Options{M: 4, BlockSize: 4, Steps: driver.StepsPaper})
+	s := esoTestSolver(t, dx, db, driver.Options{}.With(driver.Coordinate{M: 4, BlockSize: 4, Steps: driver.StepsPaper}))
 	v, err := esoParameters(t.Context(), dx, s.part, 4, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +182,8 @@ func TestESOStepsRidgeOptimum(t *testing.T) {
 	for _, solver := range []driver.Solver{SolverAdaSPDC, SolverSPDC} {
 		for _, m := range []int{16, 256} {
 			opt := enginetest.AdaSPDCOptions()
-			opt.Solver, opt.M, opt.Steps, opt.Tol, opt.Threads = solver, m, driver.StepsESO, 1e-11, 2
+			opt.Solver, opt.Tol, opt.Threads = solver, 1e-11, 2
+			opt = opt.WithCoordinate(func(c *driver.Coordinate) { c.M, c.Steps = m, driver.StepsESO })
 			opt.MaxEpochs = 3000
 			model, res, err := enginetest.Train(t.Context(), prob, opt)
 			if err != nil {
@@ -204,7 +205,7 @@ func TestESOStepsRidgeOptimum(t *testing.T) {
 			}
 			// The same data under the paper's steps takes more passes.
 			if m == 256 && !testing.Short() {
-				opt.Steps = driver.StepsPaper
+				opt = opt.WithCoordinate(func(c *driver.Coordinate) { c.Steps = driver.StepsPaper })
 				_, rp, err := enginetest.Train(t.Context(), prob, opt)
 				if err != nil {
 					t.Fatal(err)
@@ -224,7 +225,8 @@ func TestESOBrokenStepDiverges(t *testing.T) {
 	x, b := enginetest.SparseData(1024, 40, 6, 13)
 	prob := objective.Problem{X: x, B: b, Loss: objective.Squared{}, Reg: objective.ElasticNet{Lambda: 1e-2}}
 	opt := enginetest.AdaSPDCOptions()
-	opt.Solver, opt.M, opt.Steps, opt.Threads, opt.Lazy = SolverAdaSPDC, 16, driver.StepsESO, 1, driver.LazyOff
+	opt.Solver, opt.Threads = SolverAdaSPDC, 1
+	opt = opt.WithCoordinate(func(c *driver.Coordinate) { c.M, c.Steps, c.Lazy = 16, driver.StepsESO, driver.LazyOff })
 	opt.MaxEpochs = 200
 	s, err := newSolver(t.Context(), prob, opt)
 	if err != nil {

@@ -3,6 +3,7 @@ package spdc
 import (
 	"context"
 	"fmt"
+	"github.com/adaspdc/adaspdc/engine/driver"
 	"os"
 	"strings"
 	"testing"
@@ -50,7 +51,8 @@ func BenchmarkHotPath(b *testing.B) {
 func benchHotPath(b *testing.B, x *sparse.CSR, y []float64, m, threads int, calibrate bool) {
 	prob := objective.Problem{X: x, B: y, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-5}}
 	opt := enginetest.AdaSPDCOptions()
-	opt.M, opt.Threads, opt.Tol = m, threads, -1
+	opt.Threads, opt.Tol = threads, -1
+	opt = opt.WithCoordinate(func(c *driver.Coordinate) { c.M = m })
 	ctx := context.Background()
 	s, err := newSolver(ctx, prob, opt)
 	if err != nil {

@@ -2,6 +2,7 @@ package spdc
 
 import (
 	"context"
+	"github.com/adaspdc/adaspdc/engine/driver"
 	"testing"
 
 	"github.com/adaspdc/adaspdc/engine/internal/enginetest"
@@ -45,7 +46,8 @@ func TestLogisticProxExps(t *testing.T) {
 				continue
 			}
 			opt := enginetest.AdaSPDCOptions()
-			opt.M, opt.Threads = m, 1
+			opt.Threads = 1
+			opt = opt.WithCoordinate(func(c *driver.Coordinate) { c.M = m })
 			s, err := newSolver(context.Background(), prob, opt)
 			if err != nil {
 				t.Fatal(err)

@@ -27,7 +27,7 @@ func TestImportanceSampling(t *testing.T) {
 	var primal [2]float64
 	for i, o := range []driver.Options{
 		{Solver: SolverSPDC},
-		{Solver: SolverSPDC, Sampling: driver.SamplingImportance},
+		driver.Options{Solver: SolverSPDC}.With(driver.Coordinate{Sampling: driver.SamplingImportance}),
 	} {
 		o.Tol, o.MaxEpochs, o.Seed = 1e-9, 5000, 3
 		_, res, err := enginetest.Train(context.Background(), prob, o)
@@ -35,7 +35,7 @@ func TestImportanceSampling(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !res.Converged {
-			t.Fatalf("%s/%s: relative gap %.3g after %d epochs", o.Solver, o.Sampling, res.Final.RelGap, res.Final.Epoch)
+			t.Fatalf("%s/%s: relative gap %.3g after %d epochs", o.Solver, o.Coordinate().Sampling, res.Final.RelGap, res.Final.Epoch)
 		}
 		primal[i] = res.Final.Primal
 	}

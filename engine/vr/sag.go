@@ -24,7 +24,7 @@ import (
 //
 // The step is η = 1/(16L), L = maxₖ‖aₖ‖²/γ, for which the paper's
 // Theorem 1 proves linear convergence (it reports 1/L as often faster in
-// practice: Options.StepScale multiplies the step, up to 2). The paper
+// practice: CoordinateSettings.StepScale multiplies the step, up to 2). The paper
 // treats smooth objectives; the proximal step for the L1 part is the usual
 // extension, without the paper's proof. The table starts at the starting
 // point's gradients (one pass, not counted in Passes), rather than the
@@ -34,6 +34,8 @@ func init() {
 	driver.Register(&driver.Entry{
 		SolverInfo: driver.SolverInfo{
 			Name:           SolverSAG,
+			Reads:          []string{driver.CoordinateFamily},
+			Takes:          driver.Takes{L1: true},
 			Summary:        "SAG, stochastic average gradient with a proximal step, lazy on sparse data (Schmidt, Le Roux & Bach 2017)",
 			Losses:         "smooth (squared, logistic, sqhinge, smoothhinge)",
 			Regularizers:   "elastic net with λ ≥ 0 (the lasso too, not λ = L1 = 0), optional centre",

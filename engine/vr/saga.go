@@ -27,7 +27,7 @@ import (
 //
 // The step is η = 1/(3L) (Theorem 1 and the paper's recommendation for
 // both the strongly and the non-strongly convex case), L = maxₖ‖aₖ‖²/γ;
-// Options.StepScale multiplies it. The table starts at the gradients of
+// CoordinateSettings.StepScale multiplies it. The table starts at the gradients of
 // the starting point (one pass, not counted in Passes), so that ḡ is the
 // true gradient of f there.
 
@@ -35,6 +35,8 @@ func init() {
 	driver.Register(&driver.Entry{
 		SolverInfo: driver.SolverInfo{
 			Name:           SolverSAGA,
+			Reads:          []string{driver.CoordinateFamily},
+			Takes:          driver.Takes{L1: true},
 			Summary:        "SAGA, proximal incremental gradient with a gradient table, lazy on sparse data (Defazio, Bach & Lacoste-Julien 2014)",
 			Losses:         "smooth (squared, logistic, sqhinge, smoothhinge)",
 			Regularizers:   "elastic net with λ ≥ 0 (the lasso too, not λ = L1 = 0), optional centre",

@@ -27,12 +27,14 @@ import (
 // One epoch is one outer loop: the full gradient and m = 2n inner
 // iterations, the papers' choice for convex problems, so three passes
 // over the data (Passes counts them). The step is η = 1/(10L) (both
-// papers' η = 0.1/L), L = maxₖ‖aₖ‖²/γ; Options.StepScale multiplies it.
+// papers' η = 0.1/L), L = maxₖ‖aₖ‖²/γ; CoordinateSettings.StepScale multiplies it.
 
 func init() {
 	driver.Register(&driver.Entry{
 		SolverInfo: driver.SolverInfo{
 			Name:           SolverSVRG,
+			Reads:          []string{driver.CoordinateFamily},
+			Takes:          driver.Takes{L1: true},
 			Summary:        "SVRG, proximal stochastic variance-reduced gradient, lazy on sparse data (Johnson & Zhang 2013; Xiao & Zhang 2014)",
 			Losses:         "smooth (squared, logistic, sqhinge, smoothhinge)",
 			Regularizers:   "elastic net with λ ≥ 0 (the lasso too, not λ = L1 = 0), optional centre",

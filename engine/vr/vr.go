@@ -29,7 +29,7 @@ import (
 //
 // The steps are the papers' in units of L = maxₖ ‖aₖ‖²/γ, the largest
 // smoothness constant of the fₖ (γ is the strong convexity of φ*, so φ is
-// 1/γ-smooth); the L2 part of g is in the prox, not in L. Options.StepScale
+// 1/γ-smooth); the L2 part of g is in the prox, not in L. CoordinateSettings.StepScale
 // multiplies them. Since g's λ may be 0 (the lasso), these methods take
 // any L1 ≥ 0 and λ ≥ 0 but not both zero.
 //
@@ -91,8 +91,8 @@ func acceptsVR(prob objective.Problem, opt driver.Options) error {
 	if g := prob.Loss.Gamma(); !(g > 0) {
 		return fmt.Errorf("engine: the %s loss has γ = %g: %s needs a smooth loss (φ' Lipschitz, γ > 0)", prob.Loss.Name(), g, opt.Solver)
 	}
-	if opt.M > 1 || opt.BlockSize > 1 {
-		return fmt.Errorf("engine: %s samples one row per iteration: it takes no Options.M (%d) or Options.BlockSize (%d) above 1", opt.Solver, opt.M, opt.BlockSize)
+	if opt.Coordinate().M > 1 || opt.Coordinate().BlockSize > 1 {
+		return fmt.Errorf("engine: %s samples one row per iteration: it takes no CoordinateSettings.M (%d) or CoordinateSettings.BlockSize (%d) above 1", opt.Solver, opt.Coordinate().M, opt.Coordinate().BlockSize)
 	}
 	return nil
 }
@@ -119,13 +119,13 @@ func newVRMethod(prob objective.Problem, opt driver.Options, div float64, rule s
 		return nil, fmt.Errorf("engine: every row of the data is zero")
 	}
 	lip := rmax / prob.Loss.Gamma()
-	m.eta = opt.StepScale / (div * lip)
-	m.stepRule = fmt.Sprintf("the step is %g × %s = %.4g, with L = max‖aₖ‖²/γ = %.4g", opt.StepScale, rule, m.eta, lip)
+	m.eta = opt.Coordinate().StepScale / (div * lip)
+	m.stepRule = fmt.Sprintf("the step is %g × %s = %.4g, with L = max‖aₖ‖²/γ = %.4g", opt.Coordinate().StepScale, rule, m.eta, lip)
 	if !(m.eta > 0) || math.IsInf(m.eta, 0) {
 		return nil, fmt.Errorf("engine: %s: %s is not a usable step", opt.Solver, m.stepRule)
 	}
 	var lazy bool
-	switch opt.Lazy {
+	switch opt.Coordinate().Lazy {
 	case driver.LazyOn:
 		lazy = true
 	case driver.LazyOff:
@@ -186,7 +186,7 @@ func (m *vrMethod) Passes() float64 { return float64(m.rows) / float64(m.n) }
 func (m *vrMethod) Threads() int { return 1 }
 
 func (m *vrMethod) DivergenceHint() string {
-	return fmt.Sprintf("%s; lower Options.StepScale below 1", m.stepRule)
+	return fmt.Sprintf("%s; lower CoordinateSettings.StepScale below 1", m.stepRule)
 }
 
 // Finish reports the lazy mode and the last certificate's duals.

@@ -119,7 +119,7 @@ func TestVRAccepts(t *testing.T) {
 		{objective.Problem{X: x, B: b, Loss: objective.Hinge{}, Reg: objective.ElasticNet{Lambda: 1}}, driver.Options{}, "smooth loss"},
 		{objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{}}, driver.Options{}, "λ > 0 or L1 > 0"},
 		{objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1, Weights: make([]float64, 20)}}, driver.Options{}, "weights"},
-		{objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1}}, driver.Options{M: 4}, "one row per iteration"},
+		{objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1}}, driver.Options{}.With(driver.Coordinate{M: 4}), "one row per iteration"},
 	}
 	for _, s := range vrSolvers {
 		for _, c := range cases {

@@ -29,6 +29,8 @@ func init() {
 	driver.Register(&driver.Entry{
 		SolverInfo: driver.SolverInfo{
 			Name:         "bpd",
+			Reads:        []string{driver.CoordinateFamily},
+			Takes:        driver.Takes{L1: true},
 			Summary:      "BPD: batch primal-dual (Chambolle–Pock) with steps from ‖A‖₂ and λ (Wang & Xiao 2017, Alg. 1, Thm 1 with Δ = 0)",
 			Losses:       "smooth (squared, logistic, sqhinge, smoothhinge)",
 			Regularizers: "elastic net with λ > 0",
@@ -43,6 +45,8 @@ func init() {
 	driver.Register(&driver.Entry{
 		SolverInfo: driver.SolverInfo{
 			Name:         "adabpd",
+			Reads:        []string{driver.CoordinateFamily},
+			Takes:        driver.Takes{L1: true},
 			Summary:      "Ada-BPD: batch primal-dual with Δ (strong convexity from data) adapted every 10 iterations (Wang & Xiao 2017, Alg. 2 + 4)",
 			Losses:       "smooth (squared, logistic, sqhinge, smoothhinge)",
 			Regularizers: "elastic net with λ > 0",
@@ -63,8 +67,8 @@ func acceptsBPD(prob objective.Problem, opt driver.Options) error {
 	if err := acceptsWX(prob, opt); err != nil {
 		return err
 	}
-	if opt.StepScale > 1 {
-		return fmt.Errorf("engine: %s's steps are at the Chambolle–Pock bound στ‖A‖² = 1 already: step scale %g would leave it (use ≤ 1)", opt.Solver, opt.StepScale)
+	if opt.Coordinate().StepScale > 1 {
+		return fmt.Errorf("engine: %s's steps are at the Chambolle–Pock bound στ‖A‖² = 1 already: step scale %g would leave it (use ≤ 1)", opt.Solver, opt.Coordinate().StepScale)
 	}
 	return nil
 }
@@ -159,10 +163,10 @@ func newWXBPD(ctx context.Context, prob objective.Problem, opt driver.Options, a
 //	θx = (1 − nΔ/((δ + 2σ)L²))/(1 + τλ),   θy = 1/(1 + σγ/2).
 //
 // θx needs δ apart from Δ; we take its largest value δ = 1/γ (γδ ≤ 1),
-// which gives the largest θx. θ = max(θx, θy). Options.StepScale (≤ 1)
+// which gives the largest θx. θ = max(θx, θy). CoordinateSettings.StepScale (≤ 1)
 // multiplies σ and τ.
 func (s *wxBPD) stepSizes() {
-	n, c, l := float64(s.n), s.opt.StepScale, s.norm
+	n, c, l := float64(s.n), s.opt.Coordinate().StepScale, s.norm
 	str := s.lam + s.delta
 	s.sigma = c / l * math.Sqrt(n*str/s.gamma)
 	s.tau = c / l * math.Sqrt(n*s.gamma/str)
@@ -273,5 +277,5 @@ func (s *wxBPD) Point() []float64 { return s.xv }
 func (s *wxBPD) Passes() float64  { return float64(s.iters) }
 func (s *wxBPD) Threads() int     { return 1 }
 func (s *wxBPD) DivergenceHint() string {
-	return "normalise the rows to unit norm (sparse.CSR.NormalizeRowsUnit), lower Options.StepScale, or raise λ (ElasticNet.Lambda)"
+	return "normalise the rows to unit norm (sparse.CSR.NormalizeRowsUnit), lower CoordinateSettings.StepScale, or raise λ (ElasticNet.Lambda)"
 }

@@ -22,6 +22,8 @@ func init() {
 	driver.Register(&driver.Entry{
 		SolverInfo: driver.SolverInfo{
 			Name:         "dfspdc",
+			Reads:        []string{driver.CoordinateFamily},
+			Takes:        driver.Takes{L1: true},
 			Summary:      "DF-SPDC: dual-free SPDC, Bregman dual step with φ' only (Wang & Xiao 2017, Alg. 7, Δ = 0); serial, O(d) per iteration",
 			Losses:       "smooth (squared, logistic, sqhinge, smoothhinge)",
 			Regularizers: "elastic net with λ > 0",
@@ -36,6 +38,8 @@ func init() {
 	driver.Register(&driver.Entry{
 		SolverInfo: driver.SolverInfo{
 			Name:         "adfspdc",
+			Reads:        []string{driver.CoordinateFamily},
+			Takes:        driver.Takes{L1: true},
 			Summary:      "ADF-SPDC: dual-free SPDC with Δ (strong convexity from data) adapted every 10 passes (Wang & Xiao 2017, Alg. 7 + 4); serial, O(d) per iteration",
 			Losses:       "smooth (squared, logistic, sqhinge, smoothhinge)",
 			Regularizers: "elastic net with λ > 0",
@@ -57,10 +61,10 @@ func init() {
 //	θy = (1 + ((n−1)/n)σ/2)/(1 + σ/2),   θ = max(θx, θy)            with the
 //
 // erratum's n(4 + 2σ)). σ here is the weight of the Bregman step, not a
-// Euclidean step, so it carries γ in the numerator. Options.StepScale
+// Euclidean step, so it carries γ in the numerator. CoordinateSettings.StepScale
 // multiplies σ and τ.
 func (s *wxSPDC) dualFreeSteps() {
-	n, c := float64(s.n), s.opt.StepScale
+	n, c := float64(s.n), s.opt.Coordinate().StepScale
 	str := n * (s.lam + s.delta)
 	s.sigma = c / (4 * s.rmax) * math.Sqrt(s.gamma*str)
 	s.tau = c / (4 * s.rmax) * math.Sqrt(s.gamma/str)

@@ -46,6 +46,8 @@ func init() {
 	driver.Register(&driver.Entry{
 		SolverInfo: driver.SolverInfo{
 			Name:         "wx-adaspdc",
+			Reads:        []string{driver.CoordinateFamily},
+			Takes:        driver.Takes{L1: true},
 			Summary:      "Ada-SPDC: SPDC with steps from λ + Δ, Δ (strong convexity from data) adapted every 10 passes (Wang & Xiao 2017, Alg. 5 + 4); serial, O(d) per iteration",
 			Losses:       "smooth (squared, logistic, sqhinge, smoothhinge)",
 			Regularizers: "elastic net with λ > 0",
@@ -71,10 +73,10 @@ func acceptsWX(prob objective.Problem, opt driver.Options) error {
 	if g := prob.Loss.Gamma(); !(g > 0) {
 		return fmt.Errorf("engine: the %s loss has γ = %g: %s needs a smooth loss (φ* strongly convex, γ > 0)", prob.Loss.Name(), g, opt.Solver)
 	}
-	if opt.M > 1 || opt.BlockSize > 1 {
-		return fmt.Errorf("engine: %s updates one sample per iteration: it takes neither m = %d nor block size %d (use adaspdc for minibatches)", opt.Solver, opt.M, opt.BlockSize)
+	if opt.Coordinate().M > 1 || opt.Coordinate().BlockSize > 1 {
+		return fmt.Errorf("engine: %s updates one sample per iteration: it takes neither m = %d nor block size %d (use adaspdc for minibatches)", opt.Solver, opt.Coordinate().M, opt.Coordinate().BlockSize)
 	}
-	if opt.Sampling == driver.SamplingImportance {
+	if opt.Coordinate().Sampling == driver.SamplingImportance {
 		return fmt.Errorf("engine: %s samples uniformly; importance sampling is spdc's", opt.Solver)
 	}
 	return nil
@@ -178,7 +180,7 @@ func newWXSPDC(prob objective.Problem, opt driver.Options, dualFree, adaptive bo
 
 // stepSizes sets σ, τ and θ from λ + Δ: Eq. 9–10 (Theorem 2) for Ada-SPDC,
 // Eq. 15–16 (Theorem 4) for the dual-free methods. The paper's
-// conditions have δμ² where we have nΔ. Options.StepScale multiplies σ and τ
+// conditions have δμ² where we have nΔ. CoordinateSettings.StepScale multiplies σ and τ
 // (1: the paper's, with στR² = 1/16 for Ada-SPDC; 2 gives Zhang & Xiao's
 // SPDC product στR² = 1/4).
 func (s *wxSPDC) stepSizes() {
@@ -191,7 +193,7 @@ func (s *wxSPDC) stepSizes() {
 	//         θy = (1 + ((n−1)/n)σγ/2)/(1 + σγ/2), θ = max(θx, θy).
 	// θx needs δ apart from δμ²; we take its largest value, δ = 1/γ
 	// (Assumption 1: γδ ≤ 1), which gives the largest, safest θx.
-	n, c := float64(s.n), s.opt.StepScale
+	n, c := float64(s.n), s.opt.Coordinate().StepScale
 	str := n * (s.lam + s.delta) // nλ + δμ²
 	s.tau = c / (4 * s.rmax) * math.Sqrt(s.gamma/str)
 	s.sigma = c / (4 * s.rmax) * math.Sqrt(str/s.gamma)
@@ -330,5 +332,5 @@ func (s *wxSPDC) Point() []float64                    { return s.xv }
 func (s *wxSPDC) Passes() float64                     { return float64(s.sampled) / float64(s.n) }
 func (s *wxSPDC) Threads() int                        { return 1 }
 func (s *wxSPDC) DivergenceHint() string {
-	return "normalise the rows to unit norm (sparse.CSR.NormalizeRowsUnit), lower Options.StepScale, or raise λ (ElasticNet.Lambda)"
+	return "normalise the rows to unit norm (sparse.CSR.NormalizeRowsUnit), lower CoordinateSettings.StepScale, or raise λ (ElasticNet.Lambda)"
 }

@@ -120,9 +120,9 @@ func TestWXRefuses(t *testing.T) {
 		}{
 			"hinge":   {objective.Problem{X: x, B: b, Loss: objective.Hinge{}, Reg: objective.ElasticNet{Lambda: 1e-2}}, driver.Options{}},
 			"lasso":   {objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{L1: 1e-2}}, driver.Options{}},
-			"m":       {objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-2}}, driver.Options{M: 4}},
-			"block":   {objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-2}}, driver.Options{BlockSize: 2}},
-			"scale>1": {objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-2}}, driver.Options{StepScale: 1.5}},
+			"m":       {objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-2}}, driver.Options{}.With(driver.Coordinate{M: 4})},
+			"block":   {objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-2}}, driver.Options{}.With(driver.Coordinate{BlockSize: 2})},
+			"scale>1": {objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-2}}, driver.Options{}.With(driver.Coordinate{StepScale: 1.5})},
 		}
 		for name, c := range cases {
 			if name == "scale>1" && sv != "bpd" && sv != "adabpd" {
