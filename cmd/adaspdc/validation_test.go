@@ -74,13 +74,13 @@ func TestClassWeightsRefusedBeforeData(t *testing.T) {
 // set them.
 func TestFlagWords(t *testing.T) {
 	for in, want := range map[string]string{
-		`try Options.Solver "newton" or lower CoordinateSettings.M`:             "try -solver newton or lower -m",
-		`it needs Options.Solver spdc, and CoordinateSettings.M 1`:              "it needs -solver spdc, and -m 1",
-		`normalise the rows (sparse.CSR.NormalizeRowsUnit)`:          "normalise the rows (-normalize unit)",
-		`a larger Options.StallEpochs; raise λ (ElasticNet.Lambda)`:  "a larger -stall-epochs; raise λ (-lambda)",
+		`try Options.Solver "newton" or lower CoordinateSettings.M`:                        "try -solver newton or lower -m",
+		`it needs Options.Solver spdc, and CoordinateSettings.M 1`:                         "it needs -solver spdc, and -m 1",
+		`normalise the rows (sparse.CSR.NormalizeRowsUnit)`:                                "normalise the rows (-normalize unit)",
+		`a larger Options.StallEpochs; raise λ (ElasticNet.Lambda)`:                        "a larger -stall-epochs; raise λ (-lambda)",
 		`Options.MaxEpochs, CoordinateSettings.BlockSize and CoordinateSettings.Partition`: "-max-epochs, -block and -partition",
-		`use Problem.Loss Logistic with TrainMultinomial`:            "use -loss logistic with -multiclass multinomial",
-		`Options.Unknown stays`:                                      "Options.Unknown stays",
+		`use Problem.Loss Logistic with TrainMultinomial`:                                  "use -loss logistic with -multiclass multinomial",
+		`Options.Unknown stays`: "Options.Unknown stays",
 	} {
 		if got := flagWords(in); got != want {
 			t.Errorf("flagWords(%q) = %q, want %q", in, got, want)
