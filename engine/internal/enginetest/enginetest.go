@@ -363,7 +363,7 @@ func KktViolation(prob objective.Problem, x []float64) float64 {
 		z := kernels.SparseDot(val, idx, x)
 		kernels.SparseAxpy(prob.Loss.Deriv(z, prob.B[k])/float64(n), val, idx, grad)
 	}
-	en := prob.Reg.(objective.ElasticNet)
+	en, _ := prob.Reg.AsElasticNet()
 	worst := 0.0
 	for j, xj := range x {
 		l1, lam, shift := en.Coord(j)
