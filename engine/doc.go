@@ -77,7 +77,12 @@
 // place. A method chooses the dual point (its own duals, the point paired
 // with x, or the better of the two) and may hand the evaluator what it has
 // computed anyway (margins, the loss gradient, a running v, its sweep's
-// sums, see AtGradient and AtDualVector), but not a formula of its own.
+// sums, see AtGradient, AtDualVector and AtMarginsDualVector), but not a
+// formula of its own. The values that only steer a method come from
+// objective too: Ada-BPD adapts its steps by AtMarginsDualVector's gap at
+// its running v, newton's forcing term reads the certificate newton
+// reports, and CoCoA+'s step search over ranks compares D at its trial
+// points by objective.DualPlane, from the ranks' allreduced sums.
 // Certify is the same certificate for any weights.
 //
 // # Adding a method

@@ -1,17 +1,11 @@
 package main
 
 import (
-	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"os/signal"
-	"runtime"
-	"strconv"
-	"syscall"
 
 	"github.com/adaspdc/adaspdc/comm"
 	"github.com/adaspdc/adaspdc/engine"
@@ -22,7 +16,7 @@ import (
 // each with the flag that asks for it; a distributed run refuses them
 // before it reads any data.
 func distributedRefusals(f trainFlags, set map[string]bool) error {
-	if f.solver != "" && f.solver != "cocoa" {
+	if f.solver != "" && engine.Solver(f.solver) != engine.SolverCoCoA {
 		return fmt.Errorf("-solver %s: a distributed run (more than one rank) trains with cocoa, CoCoA+ rounds over the ranks; name cocoa or no solver", f.solver)
 	}
 	for _, c := range []struct {
@@ -41,10 +35,8 @@ func distributedRefusals(f trainFlags, set map[string]bool) error {
 			return fmt.Errorf("%s: not supported in a distributed run (more than one rank); run them in one process", c.flag)
 		}
 	}
-	for _, name := range coordinateFlags {
-		if set[name] {
-			return fmt.Errorf("-%s: cocoa, which a distributed run trains with, takes no coordinate-method settings", name)
-		}
+	if coord := coordinateFlagsSet(set); len(coord) > 0 {
+		return fmt.Errorf("%s: cocoa, which a distributed run trains with, takes no coordinate-method settings", coord[0])
 	}
 	return nil
 }
@@ -179,11 +171,8 @@ func trainDistributed(c comm.Comm, f trainFlags, opt engine.Options, loss engine
 		c.Abort(err)
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if f.threads > 0 {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(f.threads))
-	}
+	ctx, done := runContext(f.threads)
+	defer done()
 	ds, err := readShare(c, dataPath, sparse.ReadOptions{NumFeatures: features, Threads: f.threads})
 	if err != nil {
 		return fail(err)
@@ -219,39 +208,18 @@ func trainDistributed(c comm.Comm, f trainFlags, opt engine.Options, loss engine
 		f.lambda = 1 / rows[0]
 	}
 	prob := engine.Problem{X: x, B: b, Loss: loss, Reg: engine.ElasticNet{Lambda: f.lambda, L1: f.l1}, Classes: classes, Bias: f.bias}
-	opt.Solver = "cocoa"
+	opt.Solver = engine.SolverCoCoA
 
-	var trace *csv.Writer
-	if lead && f.trace != "" {
-		tf, err := os.Create(f.trace)
-		if err != nil {
+	var trace *traceFile
+	if lead {
+		if trace, err = openTrace(f.trace); err != nil {
 			return fail(err)
 		}
-		defer tf.Close()
-		trace = csv.NewWriter(tf)
-		trace.Write([]string{"epoch", "passes", "primal", "dual", "gap", "rel_gap", "seconds", "iter_seconds", "threads"})
+		defer trace.close()
 	}
-	opt.Callback = func(tp engine.TracePoint) error {
-		if lead && !f.quiet {
-			fmt.Fprintf(stderr, "epoch %4d  passes %7.1f  primal %.12g  rel_gap %.3e  elapsed %.3fs\n",
-				tp.Epoch, tp.Passes, tp.Primal, tp.RelGap, tp.Seconds)
-		}
-		if trace != nil {
-			g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-			trace.Write([]string{strconv.Itoa(tp.Epoch), g(tp.Passes), g(tp.Primal), g(tp.Dual), g(tp.Gap), g(tp.RelGap),
-				g(tp.Seconds), g(tp.IterSeconds), strconv.Itoa(tp.Threads)})
-		}
-		return nil
-	}
+	opt.Callback = epochCallback(f.quiet || !lead, trace, stderr)
 	model, res, err := engine.TrainDistributed(ctx, c, prob, opt)
-	var traceErr error
-	if trace != nil {
-		trace.Flush()
-		if terr := trace.Error(); terr != nil {
-			traceErr = fmt.Errorf("writing the trace to %s: %w", f.trace, terr)
-			fmt.Fprintf(stderr, "adaspdc train: %v; the run itself went on\n", traceErr)
-		}
-	}
+	traceErr := trace.finish(stderr)
 	if model != nil && f.normalize == "unit" {
 		model.Normalize = "unit"
 	}
@@ -264,35 +232,16 @@ func trainDistributed(c comm.Comm, f trainFlags, opt engine.Options, loss engine
 		}
 		return err
 	}
-	fp, mp := res.Final, res.Model
-	short := shortfall(res, f, gapTest)
+	var short string
 	if lead {
-		fmt.Fprintf(stdout, "epochs=%d passes=%.1f primal=%.12g dual=%.12g gap=%.3e rel_gap=%.3e seconds=%.3f threads=%d ranks=%d solver=%s\n",
-			fp.Epoch, fp.Passes, mp.Primal, mp.Dual, mp.Gap, mp.RelGap, fp.Seconds, res.Threads, size, res.Solver)
-		if res.Note != "" && !f.quiet {
-			fmt.Fprintf(stderr, "adaspdc train: %s over %d ranks: %s\n", res.Solver, size, flagWords(res.Note))
-		}
-		if mp.Gap < fp.Gap {
-			fmt.Fprintf(stderr, "adaspdc train: the model is that of the best certificate (epoch %d, relative gap %.3g), not the last (epoch %d, relative gap %.3g)\n",
-				mp.Epoch, mp.RelGap, fp.Epoch, fp.RelGap)
-		}
-		if short != "" {
-			fmt.Fprintf(stderr, "adaspdc train: warning: stopped (%s) after %d epochs short of the goal: %s\n", stopReason(res.Stop, f), fp.Epoch, short)
-			if res.Stop == "stalled" {
-				fmt.Fprintf(stderr, "adaspdc train: %s\n", flagWords(res.StallNote))
-			}
-		}
+		short = reportRun(res, f, gapTest, size, stdout, stderr)
 		if err := saveModel(f, model); err != nil {
 			return err
 		}
+	} else {
+		short = shortfall(res, f, gapTest)
 	}
-	if traceErr != nil {
-		return exitError{1}
-	}
-	if short != "" {
-		return exitError{exitShort}
-	}
-	return nil
+	return runStatus(traceErr, short)
 }
 
 // worldOf returns the communicator of this process when it is one rank of

@@ -34,21 +34,7 @@ func trainOneVsRest(ctx context.Context, prob engine.Problem, y []float64, opt e
 	if err != nil {
 		return err
 	}
-	if remap != nil {
-		// Each class's vector gets the full width back.
-		w := model.Dim
-		if model.Bias != 0 {
-			w++
-		}
-		var full []float64
-		for k := range model.Classes() {
-			full = append(full, expandWeights(model.Weights[k*w:(k+1)*w], remap, dim)...)
-		}
-		model.Weights, model.Dim = full, dim
-	}
-	if f.normalize == "unit" {
-		model.Normalize = "unit"
-	}
+	restoreModel(model, f, remap, dim)
 	var epochs, threads int
 	var passes, worst float64
 	solver := ""

@@ -26,13 +26,62 @@ func init() {
 	}
 }
 
+// predictFlags holds the command line of adaspdc predict once parsed.
+type predictFlags struct {
+	data, model, output string
+	features            int
+	scores, probs       bool
+}
+
+// runPredict is adaspdc predict: its steps are predict's, and a mistake in
+// the command line that a step finds is said as a usage error.
 func runPredict(args []string, stdout, stderr io.Writer) error {
+	return reportMistake("predict", stderr, predict(args, stdout, stderr))
+}
+
+// predict runs the steps of adaspdc predict: the flags and their checks,
+// before anything is read; the model and the data, checked against each
+// other; the predictions; the -output file; the metrics on stdout.
+func predict(args []string, stdout, stderr io.Writer) error {
+	f, set, err := parsePredictFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	if err := f.validate(set); err != nil {
+		return err
+	}
+	model, err := modelio.Load(f.model)
+	if err != nil {
+		return err
+	}
+	ds, err := loadData(f.data, sparse.ReadOptions{NumFeatures: f.features})
+	if err != nil {
+		return err
+	}
+	unlabeled, err := checkPredictData(model, ds, f, stderr)
+	if err != nil {
+		return err
+	}
+	p := predictRows(model, ds, f.scores || f.probs, f.probs)
+	if f.output != "" {
+		if err := writePredictions(f.output, p); err != nil {
+			return err
+		}
+	}
+	_, err = io.WriteString(stdout, predictionReport(model, ds, p, unlabeled, f))
+	return err
+}
+
+// parsePredictFlags parses adaspdc predict's command line and returns the
+// flags and which of them were given.
+func parsePredictFlags(args []string, stderr io.Writer) (predictFlags, map[string]bool, error) {
 	fs := cli.NewFlagSet("adaspdc", "predict", stderr)
+	var f predictFlags
 	dataPath, features := dataFlags(fs)
-	modelPath := fs.String("model", "", "model `file` written by adaspdc train -model or -liblinear-model, or by liblinear-train (required)")
-	output := fs.String("output", "", "write one prediction per line to this `file`")
-	scores := fs.Bool("scores", false, "also write the decision values (the margins, one per class of a one-vs-rest model) after each label, under a \"labels …\" header naming the columns; print AUC for a binary model")
-	probs := fs.Bool("probabilities", false, "logistic models: write LIBLINEAR's -b 1 format (a \"labels …\" header, then the label and one probability per class: the sigmoid, normalised over the classes of a one-vs-rest model as LIBLINEAR does); print the log-loss")
+	fs.StringVar(&f.model, "model", "", "model `file` written by adaspdc train -model or -liblinear-model, or by liblinear-train (required)")
+	fs.StringVar(&f.output, "output", "", "write one prediction per line to this `file`")
+	fs.BoolVar(&f.scores, "scores", false, "also write the decision values (the margins, one per class of a one-vs-rest model) after each label, under a \"labels …\" header naming the columns; print AUC for a binary model")
+	fs.BoolVar(&f.probs, "probabilities", false, "logistic models: write LIBLINEAR's -b 1 format (a \"labels …\" header, then the label and one probability per class: the sigmoid, normalised over the classes of a one-vs-rest model as LIBLINEAR does); print the log-loss")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: adaspdc predict -model FILE -data FILE [-output FILE]\n\n"+
 			"Prints accuracy=… for a classification model, rmse=… for a regression one.\n"+
@@ -42,42 +91,50 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 		fs.PrintDefaults()
 	}
 	if err := cli.ParseFlags(fs, args); err != nil {
-		return err
-	}
-	if *modelPath == "" {
-		return cli.UsageErrorf(fs, "-model is required")
+		return f, nil, err
 	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-	if !set["data"] || *dataPath == "" {
-		// train's default data set would be scored silently in its place.
-		return cli.UsageErrorf(fs, "-data is required: the file to predict")
-	}
-	if *features < 0 || *features >= math.MaxInt32 {
-		return cli.UsageErrorf(fs, "-features %d: must be 0 (the largest index in the data) or more, and below 2³¹ − 1", *features)
-	}
-	if *scores && *probs {
-		return cli.UsageErrorf(fs, "-scores and -probabilities: choose one")
-	}
-	if *output != "" {
-		if err := checkOutput(*output); err != nil {
-			return cli.UsageErrorf(fs, "-output %s: %v", *output, err)
-		}
-		if err := checkCollisions([]namedPath{{"data", *dataPath}, {"model", *modelPath}}, []namedPath{{"output", *output}}); err != nil {
-			return cli.UsageErrorf(fs, "%v", err)
-		}
-	}
-	model, err := modelio.Load(*modelPath)
-	if err != nil {
-		return err
-	}
-	ds, err := loadData(*dataPath, sparse.ReadOptions{NumFeatures: *features})
-	if err != nil {
-		return err
-	}
+	f.data, f.features = *dataPath, *features
+	return f, set, nil
+}
 
-	// Features the model never saw carry no weight: LIBLINEAR ignores them
-	// too, but silently. Say how many there were.
+// validate refuses, before the model or the data is read, every mistake
+// that the flags alone show.
+func (f predictFlags) validate(set map[string]bool) error {
+	if f.model == "" {
+		return mistakef("-model is required")
+	}
+	if !set["data"] || f.data == "" {
+		// train's default data set would be scored silently in its place.
+		return mistakef("-data is required: the file to predict")
+	}
+	if f.features < 0 || f.features >= math.MaxInt32 {
+		return mistakef("-features %d: must be 0 (the largest index in the data) or more, and below 2³¹ − 1", f.features)
+	}
+	if f.scores && f.probs {
+		return mistakef("-scores and -probabilities: choose one")
+	}
+	if f.output != "" {
+		if err := checkOutput(f.output); err != nil {
+			return mistakef("-output %s: %v", f.output, err)
+		}
+		if err := checkCollisions([]namedPath{{"data", f.data}, {"model", f.model}}, []namedPath{{"output", f.output}}); err != nil {
+			return mistakef("%v", err)
+		}
+	}
+	return nil
+}
+
+// checkPredictData checks the data against the model: it notes on stderr
+// the features the model never saw, which carry no weight (LIBLINEAR
+// ignores them too, but silently), and a data set much narrower than the
+// model; it refuses labels of which some, not all, are outside the model's
+// classes, and -scores and -probabilities that the model cannot give. It
+// reports whether the data are unlabeled: all their labels are
+// placeholders outside the model's classes, and they are predicted
+// without metrics.
+func checkPredictData(model *engine.Model, ds *sparse.Dataset, f predictFlags, stderr io.Writer) (unlabeled bool, err error) {
 	if ds.X.Cols > model.Dim {
 		used := make(map[int32]bool)
 		var entries int
@@ -97,103 +154,132 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	if float64(ds.X.Cols) < 0.9*float64(model.Dim) {
 		fmt.Fprintf(stderr, "adaspdc predict: note: the data use %d features and the model was trained on %d; check that the files belong together (a wrong pairing predicts without any error)\n", ds.X.Cols, model.Dim)
 	}
-	// Labels outside the model's classes are placeholders when all are
-	// (unlabeled data: predict without metrics); a mix is a mistake.
-	unlabeled := false
 	if model.Labels != nil {
-		known, firstUnknown := 0, -1
-		for i, y := range ds.Y {
-			if slices.Contains(model.Labels, y) {
-				known++
-			} else if firstUnknown < 0 {
-				firstUnknown = i
-			}
-		}
-		switch {
-		case known == 0:
-			unlabeled = true
-		case firstUnknown >= 0:
-			where := *dataPath
-			if line := dataLine(*dataPath, firstUnknown, ds.Y[firstUnknown]); line > 0 {
-				where += ":" + strconv.Itoa(line)
-			}
-			return fmt.Errorf("%s: row %d has label %v, not one of the model's labels %v (%d of %d rows have the model's labels; unlabeled data need a placeholder label on every row)",
-				where, firstUnknown+1, ds.Y[firstUnknown], model.Labels, known, ds.X.Rows)
+		if unlabeled, err = checkLabels(model, ds, f.data); err != nil {
+			return false, err
 		}
 	}
-	if *probs && model.Loss != "logistic" {
-		return fmt.Errorf("-probabilities: the model's loss is %s; only logistic models give probabilities (use -scores for the decision values)", model.Loss)
+	if f.probs && model.Loss != "logistic" {
+		return false, fmt.Errorf("-probabilities: the model's loss is %s; only logistic models give probabilities (use -scores for the decision values)", model.Loss)
 	}
-	if (*probs || *scores) && model.Labels == nil {
-		return fmt.Errorf("-scores and -probabilities are for classifiers; %s is a regression model", *modelPath)
+	if (f.probs || f.scores) && model.Labels == nil {
+		return false, fmt.Errorf("-scores and -probabilities are for classifiers; %s is a regression model", f.model)
 	}
+	return unlabeled, nil
+}
+
+// checkLabels reports whether the data's labels are all outside the
+// classifier's classes (unlabeled data), and refuses a mix, naming the
+// first row, and its line, whose label is not one of the classes.
+func checkLabels(model *engine.Model, ds *sparse.Dataset, dataPath string) (unlabeled bool, err error) {
+	known, firstUnknown := 0, -1
+	for i, y := range ds.Y {
+		if slices.Contains(model.Labels, y) {
+			known++
+		} else if firstUnknown < 0 {
+			firstUnknown = i
+		}
+	}
+	switch {
+	case known == 0:
+		return true, nil
+	case firstUnknown >= 0:
+		where := dataPath
+		if line := dataLine(dataPath, firstUnknown, ds.Y[firstUnknown]); line > 0 {
+			where += ":" + strconv.Itoa(line)
+		}
+		return false, fmt.Errorf("%s: row %d has label %v, not one of the model's labels %v (%d of %d rows have the model's labels; unlabeled data need a placeholder label on every row)",
+			where, firstUnknown+1, ds.Y[firstUnknown], model.Labels, known, ds.X.Rows)
+	}
+	return false, nil
+}
+
+// predictions are a model's predictions of a data set's rows, with the
+// counts its metrics need.
+type predictions struct {
+	preds   []float64
+	cols    []float64 // the labels the table's columns stand for
+	table   []float64 // per row: the scores or probabilities, in cols' order; nil without -scores or -probabilities
+	correct int       // rows predicted as labeled
+	sse     float64   // the sum of the squared errors
+}
+
+// predictRows predicts every row of ds, with the table of decision values
+// (or probabilities, with probs) when withTable.
+func predictRows(model *engine.Model, ds *sparse.Dataset, withTable, probs bool) predictions {
 	sc := newScorer(model)
-	preds := make([]float64, ds.X.Rows)
-	cols := sc.columns()
-	var table []float64 // per row: the scores or probabilities, in the header's order
-	if *scores || *probs {
-		table = make([]float64, ds.X.Rows*len(cols))
+	p := predictions{preds: make([]float64, ds.X.Rows), cols: sc.columns()}
+	width := len(p.cols)
+	if withTable {
+		p.table = make([]float64, ds.X.Rows*width)
 	}
-	var correct int
-	var sse float64
 	for i := 0; i < ds.X.Rows; i++ {
 		val, idx := ds.X.Row(i)
-		p := model.Predict(val, idx)
-		preds[i] = p
-		if p == ds.Y[i] {
-			correct++
+		pi := model.Predict(val, idx)
+		p.preds[i] = pi
+		if pi == ds.Y[i] {
+			p.correct++
 		}
-		sse += (p - ds.Y[i]) * (p - ds.Y[i])
-		if table != nil {
-			row := table[i*len(cols) : (i+1)*len(cols)]
-			if *probs {
+		p.sse += (pi - ds.Y[i]) * (pi - ds.Y[i])
+		if p.table != nil {
+			row := p.table[i*width : (i+1)*width]
+			if probs {
 				sc.probabilities(val, idx, row)
 			} else {
 				sc.scores(val, idx, row)
 			}
 		}
 	}
-	if *output != "" {
-		err := modelio.WriteFileAtomic(*output, func(w io.Writer) error {
-			bw := bufio.NewWriter(w)
-			if table != nil {
-				bw.WriteString("labels")
-				for _, l := range cols {
-					bw.WriteString(" " + strconv.FormatFloat(l, 'g', -1, 64))
-				}
-				bw.WriteByte('\n')
+	return p
+}
+
+// writePredictions writes -output: one prediction per line, after a
+// "labels …" header and followed by the row's table when there is one.
+func writePredictions(path string, p predictions) error {
+	return modelio.WriteFileAtomic(path, func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		width := len(p.cols)
+		if p.table != nil {
+			bw.WriteString("labels")
+			for _, l := range p.cols {
+				bw.WriteString(" " + strconv.FormatFloat(l, 'g', -1, 64))
 			}
-			for i, p := range preds {
-				bw.WriteString(strconv.FormatFloat(p, 'g', -1, 64))
-				if table != nil {
-					for _, v := range table[i*len(cols) : (i+1)*len(cols)] {
-						bw.WriteString(" " + strconv.FormatFloat(v, 'g', -1, 64))
-					}
-				}
-				bw.WriteByte('\n')
-			}
-			return bw.Flush()
-		})
-		if err != nil {
-			return err
+			bw.WriteByte('\n')
 		}
-	}
+		for i, pi := range p.preds {
+			bw.WriteString(strconv.FormatFloat(pi, 'g', -1, 64))
+			if p.table != nil {
+				for _, v := range p.table[i*width : (i+1)*width] {
+					bw.WriteString(" " + strconv.FormatFloat(v, 'g', -1, 64))
+				}
+			}
+			bw.WriteByte('\n')
+		}
+		return bw.Flush()
+	})
+}
+
+// predictionReport returns what predict prints: the rows of unlabeled
+// data; a classifier's accuracy (with the log-loss of -probabilities, the
+// AUC of a binary model's -scores, and each class's precision and recall
+// when there are several); a regression's RMSE and R².
+func predictionReport(model *engine.Model, ds *sparse.Dataset, p predictions, unlabeled bool, f predictFlags) string {
 	n := float64(ds.X.Rows)
 	var b strings.Builder
 	switch {
 	case unlabeled:
 		fmt.Fprintf(&b, "rows=%d (labels unknown: no accuracy)\n", ds.X.Rows)
 	case model.Labels != nil:
-		fmt.Fprintf(&b, "accuracy=%.4f%% (%d/%d)", 100*float64(correct)/n, correct, ds.X.Rows)
-		if *probs {
-			fmt.Fprintf(&b, " log_loss=%.6g", logLoss(table, cols, ds.Y))
+		fmt.Fprintf(&b, "accuracy=%.4f%% (%d/%d)", 100*float64(p.correct)/n, p.correct, ds.X.Rows)
+		if f.probs {
+			fmt.Fprintf(&b, " log_loss=%.6g", logLoss(p.table, p.cols, ds.Y))
 		}
-		if *scores && model.Classes() == 2 {
-			fmt.Fprintf(&b, " auc=%.6f", binaryAUC(table, ds.Y, cols[0]))
+		if f.scores && model.Classes() == 2 {
+			fmt.Fprintf(&b, " auc=%.6f", binaryAUC(p.table, ds.Y, p.cols[0]))
 		}
 		b.WriteByte('\n')
 		if model.Classes() > 2 {
-			writeClassMetrics(&b, model.Labels, preds, ds.Y)
+			writeClassMetrics(&b, model.Labels, p.preds, ds.Y)
 		}
 	default:
 		var mean, sst float64
@@ -203,10 +289,9 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 		for _, y := range ds.Y {
 			sst += (y - mean) * (y - mean)
 		}
-		fmt.Fprintf(&b, "rmse=%.6g r2=%.6g\n", math.Sqrt(sse/n), 1-sse/sst)
+		fmt.Fprintf(&b, "rmse=%.6g r2=%.6g\n", math.Sqrt(p.sse/n), 1-p.sse/sst)
 	}
-	_, err = io.WriteString(stdout, b.String())
-	return err
+	return b.String()
 }
 
 // scorer computes a classifier's decision values and probabilities, in

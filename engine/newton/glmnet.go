@@ -63,6 +63,7 @@ const (
 	glmnetInnerInit = 1.0   // the inner tolerance's start, as a fraction of the first outer violation
 	glmnetForcing   = 0.1   // the inner loop also runs until its violations are this fraction of the step's
 	glmnetRounding  = 1e-13 // relative: below it, changes of F are rounding
+	glmnetMaxMove   = 10    // the largest change of a weight in one coordinate step (LIBLINEAR's solve_l1r_lr)
 )
 
 // glmnet is the state of one newGLMNET run. An epoch is one outer step.
@@ -75,7 +76,19 @@ const (
 // by cyclic coordinate descent in random order over the active features,
 // each coordinate's one-dimensional problem solved exactly by soft
 // thresholding (Eq. 17 of the paper) while A·d is kept up to date, so that
-// a coordinate costs two reads of its column. The inner loop stops as
+// a coordinate costs two reads of its column. Each coordinate step is
+// clipped to |Δdⱼ| ≤ 10 (glmnetMaxMove), as LIBLINEAR's solve_l1r_lr
+// clips it: the model's curvature φ″ is a local one, and on a row that
+// the iterate misclassifies by a margin t it is about e⁻ᵗ while φ′ stays
+// near ±1, so a feature seen only in such rows has Hⱼⱼ ≈ e⁻ᵗ‖Aⱼ‖²/n and
+// its exact one-dimensional minimiser (|∇ⱼL| − l1)/Hⱼⱼ lies some e^t
+// away. On raw counts (news20: rows of norm up to 621, margins in the
+// thousands at the optimum) t reaches 30 within a few steps; the unclipped
+// model then asks for weights of 10⁸, moves every other row the feature
+// touches as far, and no step 2⁻²⁰d of the line search decreases F. A
+// clipped step still decreases q, q being convex along the coordinate, so
+// d stays a descent direction (Δ < 0 below). The squared loss is exempt:
+// its model is exact. The inner loop stops as
 // LIBLINEAR's does, once its violations fall below a tolerance that
 // tightens 4× whenever one pass sufficed, and besides not before they are
 // a tenth of the outer step's (glmnetForcing, the forcing term of an
@@ -125,6 +138,7 @@ type glmnet struct {
 	violNow   float64   // the sum of violations at this step
 	innerTol  float64   // the inner loop stops below innerTol·violFirst
 	noShrink  bool      // tests: every feature in every model
+	maxMove   float64   // the bound on a coordinate step: glmnetMaxMove, or +Inf where q is exact
 	visits    float64
 	steps     int
 	cdPasses  int
@@ -140,7 +154,10 @@ func newGLMNET(prob objective.Problem, opt driver.Options) (*glmnet, error) {
 		w:   make([]float64, d), grad: make([]float64, d), hdiag: make([]float64, d),
 		z: make([]float64, n), y: make([]float64, n), curv: make([]float64, n),
 		step: make([]float64, d), ad: make([]float64, n),
-		violMax: math.Inf(1), innerTol: glmnetInnerInit,
+		violMax: math.Inf(1), innerTol: glmnetInnerInit, maxMove: glmnetMaxMove,
+	}
+	if _, exact := prob.Loss.(objective.Squared); exact {
+		s.maxMove = math.Inf(1) // q is F's change itself: its minimiser is safe to take
 	}
 	if opt.WarmStart != nil {
 		copy(s.w, opt.WarmStart)
@@ -422,7 +439,7 @@ func (s *glmnet) descendColumns() int {
 				hd += s.curv[k] * vals[p] * s.ad[k]
 			}
 			g := s.grad[j] + hd + (lam+glmnetNu)*s.step[j]
-			dz, v, out := coordinateStep(g, s.hdiag[j]+lam+glmnetNu, s.w[j]+s.step[j], l1, innerMax/float64(s.n))
+			dz, v, out := coordinateStep(g, s.hdiag[j]+lam+glmnetNu, s.w[j]+s.step[j], l1, innerMax/float64(s.n), s.maxMove)
 			if out {
 				continue // shrunk from the inner loop too
 			}
@@ -461,7 +478,7 @@ func (s *glmnet) descendDense() int {
 		keep := s.inner[:0]
 		for _, j := range s.inner {
 			g := s.grad[j] + s.hd[j] + (lam+glmnetNu)*s.step[j]
-			dz, v, out := coordinateStep(g, s.hdiag[j]+lam+glmnetNu, s.w[j]+s.step[j], l1, innerMax/float64(s.n))
+			dz, v, out := coordinateStep(g, s.hdiag[j]+lam+glmnetNu, s.w[j]+s.step[j], l1, innerMax/float64(s.n), s.maxMove)
 			if out {
 				continue
 			}
@@ -482,12 +499,13 @@ func (s *glmnet) descendDense() int {
 	return passes
 }
 
-// coordinateStep returns the exact minimiser dz of the one-dimensional
-// model g·t + ½h·t² + l1|wpd + t| (Eq. 17: a Newton step on the side of
-// zero the minimum lies on, or the step to zero), the violation of the
-// optimality conditions at wpd, and whether the coordinate may be shrunk
-// from the inner loop (at zero, with |g| < l1 − m).
-func coordinateStep(g, h, wpd, l1, m float64) (dz, viol float64, out bool) {
+// coordinateStep returns the minimiser dz of the one-dimensional model
+// g·t + ½h·t² + l1|wpd + t| (Eq. 17: a Newton step on the side of zero
+// the minimum lies on, or the step to zero) clipped to |dz| ≤ bound, the
+// violation of the optimality conditions at wpd, and whether the
+// coordinate may be shrunk from the inner loop (at zero, with
+// |g| < l1 − m).
+func coordinateStep(g, h, wpd, l1, m, bound float64) (dz, viol float64, out bool) {
 	viol, out = violation(g, wpd, l1, m)
 	if out {
 		return 0, 0, true
@@ -500,7 +518,7 @@ func coordinateStep(g, h, wpd, l1, m float64) (dz, viol float64, out bool) {
 	default:
 		dz = -wpd
 	}
-	return dz, viol, false
+	return math.Max(-bound, math.Min(dz, bound)), viol, false
 }
 
 // activeNNZ returns the stored entries of the given columns.

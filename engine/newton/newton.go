@@ -123,7 +123,7 @@ type newton struct {
 	// The sweep at w also yields the certificate, so certify and the next
 	// step share one pass over the data (fresh says it is current).
 	fresh    bool
-	cert     driver.TracePoint // the sweep's estimate; certify reports eval's
+	cert     driver.TracePoint // eval's certificate at the sweep's point, for the forcing term (Gap NaN: none)
 	eval     *objective.Evaluator
 	lossGrad []float64 // the loss's gradient at the sweep's point
 	rowSums  objective.RowSums
@@ -426,12 +426,13 @@ func (s *newton) newtonStep() (moved bool, err error) {
 
 // sweepAt reads the data once at the current w and sets what both the
 // next Newton step and the certificate need: zₖ = aₖᵀw, the curvatures
-// φ″(zₖ)/n, the gradient ∇P(w), the Hessian's diagonal, and P(w) and the
-// dual value D(y) at yₖ = φ′(zₖ), the dual point Certify takes. The data
-// part of the gradient, (1/n) Σₖ φ′(zₖ) aₖ, is the v of D(y) =
-// −(1/n) Σₖ φ*(yₖ) − g*(−v), so the certificate costs no pass of its own.
-// Where some φ′(zₖ) lies outside dom φ* (rounding at a kink), Certify's
-// projection changes y, and certify falls back to it.
+// φ″(zₖ)/n, the gradient ∇P(w), the Hessian's diagonal, and the row sums
+// Σₖ φ(zₖ) and Σₖ φ*(yₖ) at yₖ = φ′(zₖ), the dual point Certify takes.
+// The data part of the gradient, (1/n) Σₖ φ′(zₖ) aₖ, is the v of D(y) =
+// −(1/n) Σₖ φ*(yₖ) − g*(−v), so objective.Evaluator.AtGradient forms P(w),
+// D(y) and the gap from these in O(d), and the certificate costs no pass
+// of its own. Where some φ′(zₖ) lies outside dom φ* (rounding at a kink),
+// Certify's projection changes y, and AtGradient falls back to a pass.
 func (s *newton) sweepAt() error {
 	loss, b, w := s.loss, s.prob.B, s.w
 	// The workers sum the gradient and, where newton does not form the
@@ -497,11 +498,17 @@ func (s *newton) sweepAt() error {
 	// s.grad holds v = (1/n) Aᵀy before the regularizer's part is added.
 	s.rowSums = objective.RowSums{Loss: lsum.Sum(), Conj: csum.Sum(), Projected: clipped}
 	s.lossMean = lsum.Sum() * s.invN
-	p := s.lossMean + s.reg.Value(w)
-	dv := -csum.Sum()*s.invN - s.reg.ConjNeg(s.grad)
-	s.cert = driver.TracePoint{Primal: p, Dual: dv, Gap: p - dv, RelGap: (p - dv) / math.Max(1, math.Abs(p))}
-	if clipped {
-		s.cert.Gap = math.NaN() // no estimate: the forcing term falls back
+	// The gap the forcing term reads is objective's certificate from the
+	// sweep's sums, O(d), the one Certify reports. Where the paired duals
+	// need projecting it would cost a pass: no estimate then, and the
+	// forcing term falls back.
+	s.cert = driver.TracePoint{Gap: math.NaN()}
+	if !clipped {
+		c, err := s.eval.AtGradient(w, s.z, s.grad, &s.rowSums)
+		if err != nil {
+			return err
+		}
+		s.cert = driver.TracePointOf(c)
 	}
 	// M = Λ + a·diag(data part of H): a = 1 gives diag(H), a = precondMix
 	// the mix. Where the Hessian is formed, formHessian sets M.
@@ -603,8 +610,9 @@ func (s *newton) formHessian() error {
 }
 
 // Certify returns the certificate at the current point, from the margins
-// of the sweep there, which the next step reuses. (The sweep's own sums of
-// P and D are the estimate that steers the step's forcing term.)
+// and sums of the sweep there, which the next step reuses: the certificate
+// whose gap the step's forcing term reads (s.cert), where no paired dual
+// needed projecting.
 func (s *newton) Certify() (driver.TracePoint, error) {
 	if !s.fresh {
 		if err := s.sweepAt(); err != nil {

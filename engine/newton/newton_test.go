@@ -508,3 +508,59 @@ func TestNewtonChunkedSweep(t *testing.T) {
 		}
 	}
 }
+
+// TestNewtonForcingGap checks, on heart_scale (with and without sample
+// weights) and housing_scale, that the gap the forcing term reads at every
+// step is the certificate newton reports there, bit for bit, and that
+// both are objective's: AtGradient's from the sweep's margins, gradient
+// and sums to the bit, and At's with the paired duals to the rounding of
+// the gradient's sum.
+func TestNewtonForcingGap(t *testing.T) {
+	hx, hb := enginetest.SharedData(t, "heart_scale")
+	gx, gb := enginetest.SharedRegression(t, "housing_scale")
+	sw := make([]float64, hx.Rows)
+	for k := range sw {
+		sw[k] = 0.5 + float64(k%4)/3
+	}
+	for _, prob := range []objective.Problem{
+		{X: hx, B: hb, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}},
+		{X: hx, B: hb, Loss: objective.SquaredHinge{}, Reg: objective.ElasticNet{Lambda: 1e-3}, SampleWeights: sw},
+		{X: gx, B: gb, Loss: objective.Squared{}, Reg: objective.ElasticNet{Lambda: 1e-3}},
+	} {
+		s, err := newNewton(prob, driver.Options{Solver: SolverNewton, Threads: 1, Tol: 1e-12})
+		if err != nil {
+			t.Fatal(err)
+		}
+		eval := objective.NewEvaluator(prob, 1)
+		for step := 0; step < 8; step++ {
+			got, err := s.Certify()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !math.IsNaN(s.cert.Gap) && s.cert != got {
+				t.Fatalf("%s, step %d: the forcing term reads %+v, newton certifies %+v", prob.Loss.Name(), step, s.cert, got)
+			}
+			sums := s.rowSums
+			c, err := eval.AtGradient(s.w, s.z, s.lossGrad, &sums)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := driver.TracePointOf(c); got != want {
+				t.Fatalf("%s, step %d: newton certifies %+v, AtGradient gives %+v", prob.Loss.Name(), step, got, want)
+			}
+			c, err = eval.At(s.w, nil, objective.PairedDuals)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range [][2]float64{{got.Primal, c.Primal}, {got.Dual, c.Dual}} {
+				if math.Abs(q[0]-q[1]) > 1e-13*math.Max(1, math.Abs(q[1])) {
+					t.Fatalf("%s, step %d: newton certifies P = %.17g, D = %.17g; At: P = %.17g, D = %.17g", prob.Loss.Name(), step, got.Primal, got.Dual, c.Primal, c.Dual)
+				}
+			}
+			if moved, err := s.newtonStep(); err != nil || !moved {
+				break
+			}
+		}
+		s.Finish(&driver.Result{})
+	}
+}

@@ -157,6 +157,23 @@ func (e *Evaluator) AtMargins(x, z, y []float64, which DualPoint) (Certificate, 
 	return e.at(x, z, y, nil, which)
 }
 
+// AtMarginsDualVector is AtDualVector for a method that holds the margins
+// z = Ax as well (each by kernels.SparseDot, as AtMargins asks): it reads
+// no row of the data, only the n loss and conjugate terms and g, g* on
+// the d columns. AtDualVector's caveat holds: with a v kept by increments
+// the dual value bounds P* only to v's rounding, so it serves as the
+// estimate a method steers by, and a certificate it stops on takes v
+// from y. DualVector is then nil.
+func (e *Evaluator) AtMarginsDualVector(x, z, y, v []float64) (Certificate, error) {
+	if len(z) != e.n {
+		return Certificate{}, fmt.Errorf("engine: certificate at %d margins for %d rows", len(z), e.n)
+	}
+	if len(v) != e.d {
+		return Certificate{}, fmt.Errorf("engine: certificate at a dual vector of %d for %d columns", len(v), e.d)
+	}
+	return e.at(x, z, y, v, OwnDuals)
+}
+
 // RowSums are the row terms of a paired certificate that a method summed
 // in a sweep it makes anyway, each row's from CurvedTerms: Loss is
 // Σₖ wₖφ(zₖ, bₖ), Conj is Σₖ wₖφ*(φ′(zₖ, bₖ), bₖ), and Projected reports

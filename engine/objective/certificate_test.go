@@ -255,6 +255,56 @@ func TestEvaluatorAtDualVector(t *testing.T) {
 	}
 }
 
+// Given the margins, AtMarginsDualVector is AtDualVector to the bit, over
+// several chunks of rows and whatever the workers, and reads the v and the
+// margins it is given.
+func TestEvaluatorAtMarginsDualVector(t *testing.T) {
+	p := randomProblem(9000, 30, Logistic{}, ElasticNet{Lambda: 0.01, L1: 1e-3}, 11)
+	x := make([]float64, 30)
+	y := make([]float64, 9000)
+	for k := range y {
+		y[k] = -0.3 * p.B[k]
+		x[k%30] += 1e-3 * p.B[k]
+	}
+	z := make([]float64, 9000)
+	for k := range z {
+		val, idx := p.X.Row(k)
+		z[k] = kernels.SparseDot(val, idx, x)
+	}
+	e := NewEvaluator(p, 2)
+	if _, err := e.At(x, y, OwnDuals); err != nil {
+		t.Fatal(err)
+	}
+	v := append([]float64(nil), e.DualVector()...)
+	want, err := e.AtDualVector(x, y, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, workers := range []int{1, 3} {
+		got, err := NewEvaluator(p, workers).AtMarginsDualVector(x, z, y, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("%d workers: AtMarginsDualVector %+v, AtDualVector %+v", workers, got, want)
+		}
+	}
+	v[0] += 1e-3
+	if got, _ := e.AtMarginsDualVector(x, z, y, v); got.Dual == want.Dual {
+		t.Error("AtMarginsDualVector ignored the v it was given")
+	}
+	z[0] += 1
+	if got, _ := e.AtMarginsDualVector(x, z, y, v); got.Primal == want.Primal {
+		t.Error("AtMarginsDualVector ignored the margins it was given")
+	}
+	if _, err := e.AtMarginsDualVector(x, z[1:], y, v); err == nil {
+		t.Error("margins of the wrong length: no error")
+	}
+	if _, err := e.AtMarginsDualVector(x, z, y, v[1:]); err == nil {
+		t.Error("a dual vector of the wrong length: no error")
+	}
+}
+
 // Given the exact margins and gradient, AtGradient is At with the paired
 // duals, to the rounding of the gradient's sum.
 func TestEvaluatorAtGradient(t *testing.T) {

@@ -7,7 +7,9 @@
 // φ*'s strong convexity and the dual prox; CurvedLoss adds φ″), its
 // regularizers g (Regularizer: value, conjugate, prox, strong convexity;
 // ElasticNet with an optional centre and per-coordinate weights,
-// GroupLasso), and the one certificate, Evaluator.
+// GroupLasso), and the one certificate, Evaluator, with its pieces for
+// rows spread over ranks (PartialAt, DualSum, Assemble) and the dual along
+// a plane of points for a step search (DualPlane).
 //
 // # Duality
 //

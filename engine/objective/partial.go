@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/adaspdc/adaspdc/internal/hugepage"
 	"github.com/adaspdc/adaspdc/kernels"
 )
 
@@ -121,4 +122,93 @@ func Assemble(reg Regularizer, x, v []float64, p Partial, n int) (Certificate, e
 	dual := -p.Conj/float64(n) - gc
 	gap := primal - dual
 	return Certificate{Primal: primal, Dual: dual, Gap: gap, RelGap: gap / math.Max(1, math.Abs(primal))}, nil
+}
+
+// DualPlane is the dual objective on a plane of dual points, for a step
+// search that compares D at many points of it, over several ranks as
+// cheaply as on one. The points are y(γ, β) = y₀ + γ·Δy + β·p, whose dual
+// vectors are v(γ, β) = v₀ + γ·Δv + β·p_v (Δv and p_v the (1/n) Σₖ of
+// Δyₖaₖ and pₖaₖ), and
+//
+//	D(γ, β) = −Conj(γ, β)/n − g*(−v(γ, β)),
+//
+// with Conj(γ, β) = Σₖ wₖφ*(yₖ(γ, β)/wₖ, bₖ), the ranks' sums over their
+// rows added by one allreduce: the pieces a rank can sum, as for
+// Assemble. A row whose Δyₖ and pₖ are both zero adds the same term at
+// every point and may be left out of Conj, which shifts every value by
+// the same constant. Where g is plain L2, g*(−u) = ‖u‖²/(2λ) is a
+// quadratic in (γ, β) whose six coefficients, dot products of v₀, Δv and
+// p_v, Set forms once, so that a point costs O(1); otherwise a point
+// costs g* at v(γ, β), O(d).
+//
+// The values serve to compare points with each other, not as a
+// certificate: the quadratic rounds otherwise than g*, Conj may lack the
+// rows that do not move, and a search's v₀ and Δv carry the rounding of
+// their increments. A certificate at the point chosen comes from At,
+// AtDualVector, or PartialAt and Assemble.
+type DualPlane struct {
+	reg       Regularizer
+	invN      float64
+	v, dv, pv []float64
+	// quad holds where g* is ‖u‖²/(2λ); vv … bb are then the products of
+	// v₀ (v), Δv (a) and p_v (b).
+	quad                   bool
+	invLam                 float64
+	vv, va, vb, aa, ab, bb float64
+	trial                  []float64 // v(γ, β), where g* is not the quadratic
+}
+
+// NewDualPlane returns a DualPlane for the regularizer reg of a problem
+// of n rows (all ranks' rows).
+func NewDualPlane(reg Regularizer, n int) *DualPlane {
+	p := &DualPlane{reg: reg, invN: 1 / float64(n)}
+	if en, ok := reg.AsElasticNet(); ok && en.Plain() && en.L1 == 0 && en.Lambda > 0 {
+		p.quad, p.invLam = true, 1/en.Lambda
+	}
+	return p
+}
+
+// Set takes the plane's dual vectors v₀, Δv and p_v, which it reads (and
+// the caller leaves unchanged) until the next Set.
+func (p *DualPlane) Set(v, dv, pv []float64) error {
+	if len(dv) != len(v) || len(pv) != len(v) {
+		return fmt.Errorf("engine: a dual plane through vectors of %d, %d and %d", len(v), len(dv), len(pv))
+	}
+	p.v, p.dv, p.pv = v, dv, pv
+	if !p.quad {
+		if len(p.trial) != len(v) {
+			p.trial = hugepage.Make[float64](len(v))
+		}
+		return nil
+	}
+	var vv, va, vb, aa, ab, bb float64
+	for j, vj := range v {
+		a, b := dv[j], pv[j]
+		vv += vj * vj
+		va += vj * a
+		vb += vj * b
+		aa += a * a
+		ab += a * b
+		bb += b * b
+	}
+	p.vv, p.va, p.vb, p.aa, p.ab, p.bb = vv, va, vb, aa, ab, bb
+	return nil
+}
+
+// At returns D(γ, β) given Conj(γ, β), the summed conjugate terms at the
+// point: −Conj/n − g*(−v(γ, β)). A point outside dom φ* has Conj = +∞ and
+// D = −∞.
+func (p *DualPlane) At(gamma, beta, conj float64) float64 {
+	return -p.invN*conj - p.conjNeg(gamma, beta)
+}
+
+// conjNeg returns g*(−v(γ, β)).
+func (p *DualPlane) conjNeg(g, be float64) float64 {
+	if p.quad {
+		return (p.vv + 2*g*p.va + 2*be*p.vb + g*g*p.aa + 2*g*be*p.ab + be*be*p.bb) * 0.5 * p.invLam
+	}
+	for j, vj := range p.v {
+		p.trial[j] = vj + g*p.dv[j] + be*p.pv[j]
+	}
+	return p.reg.ConjNeg(p.trial)
 }

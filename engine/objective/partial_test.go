@@ -133,3 +133,65 @@ func TestAssembleRefusesIndicator(t *testing.T) {
 		t.Fatal("no error for zero rows")
 	}
 }
+
+// TestDualPlane checks D on a plane of dual points against the
+// certificate at each point: with every row's conjugate term in Conj,
+// DualPlane.At(γ, β, Conj) is AtDualVector's dual value at
+// y₀ + γΔy + βp and the v of that point, to rounding (the quadratic of
+// plain L2 rounds otherwise than g*), for plain L2, an elastic net with an
+// L1 term and one with a centre and weights.
+func TestDualPlane(t *testing.T) {
+	const n, d = 600, 40
+	rng := rand.New(rand.NewPCG(3, 3))
+	centre, weights := make([]float64, d), make([]float64, d)
+	for j := range d {
+		centre[j], weights[j] = 0.1*rng.NormFloat64(), 0.5+rng.Float64()
+	}
+	grid := [][2]float64{{1, 0}, {2, 0}, {1, 0.5}, {4, 1.5}, {0, 1}}
+	for _, reg := range []ElasticNet{{Lambda: 1e-2}, {Lambda: 1e-2, L1: 1e-3}, {Lambda: 1e-2, Center: centre, Weights: weights}} {
+		p := randomProblem(n, d, Squared{}, reg, 8)
+		e := NewEvaluator(p, 2)
+		y0, dy, py := make([]float64, n), make([]float64, n), make([]float64, n)
+		for k := range n {
+			y0[k], dy[k], py[k] = rng.NormFloat64(), 0.1*rng.NormFloat64(), 0.05*rng.NormFloat64()
+		}
+		vec := func(y []float64) []float64 {
+			v := make([]float64, d)
+			if err := e.DualSum(y, v); err != nil {
+				t.Fatal(err)
+			}
+			for j := range v {
+				v[j] /= n
+			}
+			return v
+		}
+		v0, dv, pv := vec(y0), vec(dy), vec(py)
+		plane := NewDualPlane(reg, n)
+		if err := plane.Set(v0, dv, pv); err != nil {
+			t.Fatal(err)
+		}
+		x := make([]float64, d)
+		for _, gb := range grid {
+			y := make([]float64, n)
+			var conj float64
+			for k := range n {
+				y[k] = y0[k] + gb[0]*dy[k] + gb[1]*py[k]
+				conj += p.Loss.Conj(y[k], p.B[k])
+			}
+			want, err := e.At(x, y, OwnDuals)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := plane.At(gb[0], gb[1], conj)
+			if math.Abs(got-want.Dual) > 1e-12*math.Max(1, math.Abs(want.Dual)) {
+				t.Errorf("%s at (γ, β) = %v: D %.17g from the plane, %.17g from At", reg.Name(), gb, got, want.Dual)
+			}
+		}
+		if got := plane.At(1, 0, math.Inf(1)); !math.IsInf(got, -1) {
+			t.Errorf("%s: a point outside dom φ*: D = %v, want −∞", reg.Name(), got)
+		}
+		if err := plane.Set(v0, dv[1:], pv); err == nil {
+			t.Errorf("%s: vectors of different lengths: no error", reg.Name())
+		}
+	}
+}

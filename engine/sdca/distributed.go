@@ -117,8 +117,10 @@ type distCoCoA struct {
 	py     []float64    // the previous round's step of the rank's duals
 	pv     []float64    // the previous round's step of v, then this round's
 	sums   []float64    // chooseStep's allreduce: Σₖ φₖ* at each point, then the flags
-	trial  []float64    // v + γΔv + βp_v, for the conjugate of a regularizer that is not plain L2
 	moved  int64        // rounds whose step was not the summed change
+	// plane turns the summed conjugate terms at a point of the grid into
+	// D there (objective's formula).
+	plane *objective.DualPlane
 
 	local  context.Context         // this rank's context: its time limit and cancellation
 	cancel context.CancelCauseFunc // cancels the context the ranks agree on
@@ -368,9 +370,7 @@ func startDistCoCoA(c comm.Comm, prob objective.Problem, nGlobal int64, opt driv
 		s.py = hugepage.Make[float64](core.n)
 		s.pv = hugepage.Make[float64](core.d)
 		s.sums = make([]float64, len(s.grid)+flagCount)
-		if !core.plainL2 {
-			s.trial = hugepage.Make[float64](core.d)
-		}
+		s.plane = objective.NewDualPlane(prob.Reg, int(nGlobal))
 	}
 	s.counts = make([]paddedCounter, k)
 	if !sequential {
@@ -811,8 +811,10 @@ var stepGrid = func() [][2]float64 {
 // which is p's (1/N) Σ pₖaₖ to rounding. Each rank sums φₖ* over its rows
 // at the points of stepGrid (rows where Δyₖ and pₖ are zero add the same
 // constant to every point and are left out), one allreduce of those sums
-// gives every rank the same values, and each rank evaluates g* at the
-// same v, so every rank picks the same point.
+// gives every rank the same values, and objective.DualPlane turns them
+// into D at each point with g* at the same v on every rank, so every rank
+// picks the same point. These values steer the step only; the
+// certificate is Certify's, from PartialAt and Assemble.
 //
 // Why the step stays safe. grid[0] = (1, 0) is CoCoA+'s summed change,
 // which never decreases D (see distCoCoA). Another point is taken only if
@@ -842,37 +844,18 @@ func (s *distCoCoA) chooseStep() error {
 		return err
 	}
 	s.observe(sums[m:])
+	// D at the grid's points, from the summed conjugate terms, is
+	// objective's (DualPlane: a quadratic in (γ, β) for plain L2).
 	dv, pv := s.buf[:s.d], s.pv
-	var conjG func(gamma, beta float64) float64
-	if s.plainL2 {
-		// g*(−u) = ‖u‖²/(2λ), a quadratic in (γ, β) from six dot products.
-		var vv, va, vb, aa, ab, bb float64
-		for j, vj := range s.v {
-			a, b := dv[j], pv[j]
-			vv += vj * vj
-			va += vj * a
-			vb += vj * b
-			aa += a * a
-			ab += a * b
-			bb += b * b
-		}
-		conjG = func(g, be float64) float64 {
-			return (vv + 2*g*va + 2*be*vb + g*g*aa + 2*g*be*ab + be*be*bb) * 0.5 * s.invLam
-		}
-	} else {
-		conjG = func(g, be float64) float64 {
-			for j, vj := range s.v {
-				s.trial[j] = vj + g*dv[j] + be*pv[j]
-			}
-			return s.en.ConjNeg(s.trial)
-		}
+	if err := s.plane.Set(s.v, dv, pv); err != nil {
+		return err
 	}
-	best, bestD := 0, -s.invN*sums[0]-conjG(1, 0)
+	best, bestD := 0, s.plane.At(1, 0, sums[0])
 	for i := 1; i < m; i++ {
 		if math.IsInf(sums[i], 1) || math.IsNaN(sums[i]) {
 			continue
 		}
-		if dual := -s.invN*sums[i] - conjG(s.grid[i][0], s.grid[i][1]); dual > bestD+1e-14*math.Abs(bestD) {
+		if dual := s.plane.At(s.grid[i][0], s.grid[i][1], sums[i]); dual > bestD+1e-14*math.Abs(bestD) {
 			best, bestD = i, dual
 		}
 	}

@@ -395,3 +395,50 @@ func TestDistributedSearchKeepsDual(t *testing.T) {
 		}
 	}
 }
+
+// TestDistributedCertificateIsObjectives checks, on heart_scale and
+// housing_scale, that the certificate a distributed run reports for its
+// model is objective's at the model and the ranks' duals: At's to the
+// bit on one rank (Assemble is AtDualVector's arithmetic, and the
+// certificate a run stops on takes v from the duals), and to rounding
+// over two and three ranks, whose partial sums add in another order.
+func TestDistributedCertificateIsObjectives(t *testing.T) {
+	hx, hb := enginetest.SharedData(t, "heart_scale")
+	gx, gb := enginetest.SharedRegression(t, "housing_scale")
+	for _, prob := range []objective.Problem{
+		{X: hx, B: hb, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-2}},
+		{X: hx, B: hb, Loss: objective.SquaredHinge{}, Reg: objective.ElasticNet{Lambda: 1e-2, L1: 1e-3}},
+		{X: gx, B: gb, Loss: objective.Squared{}, Reg: objective.ElasticNet{Lambda: 1e-2}},
+	} {
+		for _, p := range []int{1, 2, 3} {
+			got, err := runDistributed(t, shares(prob, p), driver.Options{Threads: 2, Tol: 1e-9, MaxEpochs: 3000, Seed: 5}, nil, 120*time.Second)
+			if err != nil {
+				t.Fatalf("%s, P = %d: %v", prob.Loss.Name(), p, err)
+			}
+			r0 := got[0]
+			if r0.res.Stop != "tol" {
+				t.Fatalf("%s, P = %d: stopped on %q", prob.Loss.Name(), p, r0.res.Stop)
+			}
+			var y []float64
+			for _, r := range got {
+				y = append(y, r.res.Duals...)
+			}
+			c, err := objective.NewEvaluator(prob, 1).At(r0.w, y, objective.OwnDuals)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := r0.res.Model
+			if p == 1 {
+				if m.Primal != c.Primal || m.Dual != c.Dual || m.Gap != c.Gap || m.RelGap != c.RelGap {
+					t.Errorf("%s, one rank: reported %+v, objective's %+v", prob.Loss.Name(), m, c)
+				}
+				continue
+			}
+			for _, q := range [][2]float64{{m.Primal, c.Primal}, {m.Dual, c.Dual}} {
+				if math.Abs(q[0]-q[1]) > 1e-13*math.Max(1, math.Abs(q[1])) {
+					t.Errorf("%s, P = %d: reported P = %.17g, D = %.17g; objective's P = %.17g, D = %.17g", prob.Loss.Name(), p, m.Primal, m.Dual, c.Primal, c.Dual)
+				}
+			}
+		}
+	}
+}

@@ -71,6 +71,39 @@
 // l1 > 0 the map is piecewise affine and lazy.go replays it per coordinate
 // from per-iteration step arrays, with a bisection for sign changes.
 //
+// # Storage layouts
+//
+// The set-up picks once, from the options and the data, where the state
+// of steps 1–3 lives (chooseLayout and buildRecords in layout.go); the
+// thread count does not enter the choice. Per coordinate j there are three
+// forms of xⱼ, x̄ⱼ and rⱼ, and per sample two forms of its label, step, dual
+// and row extent; together they make four layouts:
+//
+//   - Dense: the arrays x, x̄ and r, updated in full every iteration
+//     (updatePhase; denseL2Update when l1 = 0, primalStep otherwise), with
+//     the samples in sampleRow, sampleDual and blockInfo records. Chosen by
+//     CoordinateSettings.Lazy off, or by LazyAuto when d ≤ driver.LazyBreakEven times
+//     a batch's mean nonzeros, where the O(d) update costs no more than the
+//     rows. Unless Options.Deterministic, its reduction is fused into the
+//     read phase (see Concurrency).
+//   - Lazy, elastic net (lazy.go): one lazyCoord record per coordinate,
+//     caught up on demand through the segment's per-iteration steps, with a
+//     bisection for sign changes. Chosen when the run is lazy (CoordinateSettings.Lazy
+//     on, or LazyAuto with d above the break-even) and l1 > 0.
+//   - Lazy, L2 only (lazyl2.go): one scaled coordL2 record per coordinate,
+//     x̄ⱼ = A·ξⱼ + B·rⱼ + cⱼ with A and B common to all. Chosen when the run
+//     is lazy and l1 = 0.
+//   - Packed one-sample records: the L2-only lazy layout with each sample's
+//     label, steps (Eq. 10, 12, 15), dual and row extent in one sampleOne
+//     record instead of the three per-sample records, and an iteration
+//     that is one function (oneIteration). Chosen when every batch is one
+//     sample: m = 1, blocks of one sample, uniform sampling (and hence one
+//     worker).
+//
+// In the first three a sample's read-only record (sampleRow) and its dual
+// (sampleDual) are apart, for the reason given under "One worker"; the
+// sections below say what each layout buys.
+//
 // # Concurrency
 //
 // An epoch runs as one phase of a persistent sched.Pool, with at most m

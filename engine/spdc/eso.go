@@ -103,3 +103,67 @@ func MeanESO(x *sparse.CSR, m int) (float64, error) {
 	}
 	return sum / float64(rows), nil
 }
+
+// esoCouplings replaces the block norms Rᵢ in s.norms by the couplings
+// ρᵢ = √(vᵢ/m) of the expected separable over-approximation (ESO) of
+// Richtárik & Takáč for τ-nice sampling, as Quartz (Qu, Richtárik & Zhang
+// 2015) uses it; vᵢ is esoParameters'. The steps are then Eq. 10, 12 and 15
+// with Rᵢ → ρᵢ.
+//
+// Why they are safe. The paper's proof (Zhu & Storkey, Thm. 1) needs the
+// matrix (17), [m/(2τᵗ)·I, −A_S; −A_Sᵀ, diag(1/(2σ))], to be positive
+// semidefinite, that is, for every u and dual change h,
+//
+//	2⟨u, Σ_{i∈S} Aᵢᵀhᵢ⟩ ≤ (m/(2τᵗ))‖u‖² + Σ_{i∈S} ‖hᵢ‖²/(2σᵢ),
+//
+// which by Young's inequality follows from
+//
+//	(2τᵗ/m)‖Σ_{i∈S} Aᵢᵀhᵢ‖² ≤ Σ_{i∈S} ‖hᵢ‖²/(2σᵢ).                  (*)
+//
+// The paper bounds the left side in the worst case, ‖Σ Aᵢᵀhᵢ‖² ≤
+// (Σ Rᵢ‖hᵢ‖)², which every pair of overlapping rows can attain; hence
+// τᵗσᵢ = 1/(4RᵢRᵗ_max) with σᵢ ∝ 1/(Rᵢ√m), τᵗ ∝ √m/Rᵗ_max. We keep (*) in
+// expectation over the batch instead. The dual change h the proof uses is
+// the prox step every block would take (Eq. 9 with the fixed σᵢ), known
+// before S is drawn. Cauchy–Schwarz per coordinate gives
+// ‖Σ_{i∈S} Aᵢᵀhᵢ‖² ≤ Σⱼ ωⱼ(S) Σ_{i∈S} (Aᵢᵀhᵢ)ⱼ², with ωⱼ(S) the sampled
+// blocks that use feature j; and τᵗ ≤ τ(ρᵢ) for every i ∈ S, since τ falls
+// with the batch's largest ρ. Given i ∈ S, the other m−1 blocks are a
+// uniform draw from n_b−1, so E[ωⱼ(S) | i ∈ S] = βⱼ = 1 + (m−1)(ωⱼ−1)/(n_b−1)
+// and
+//
+//	E[(2τᵗ/m)‖Σ_{i∈S} Aᵢᵀhᵢ‖²] ≤ (2/m)(m/n_b) Σᵢ τ(ρᵢ) vᵢ‖hᵢ‖²,
+//
+// while the right side of (*) has expectation (m/n_b) Σᵢ ‖hᵢ‖²/(2σᵢ). So
+// (*) holds in expectation when 4τ(ρᵢ)σᵢvᵢ ≤ m for every block: with the
+// paper's product τ(ρᵢ)σᵢ = 1/(4ρᵢ²), when ρᵢ² ≥ vᵢ/m. The extrapolation
+// θᵗ = 1 − 1/(n_b/m + ρᵗ_max√((n_b/m)/(λγ))) is Eq. 15 with the same
+// substitution, which keeps the paper's identities between σ, τ and θ:
+// 1/(2τᵗλ) = ρᵗ_max√((n_b/m)/(λγ)) and (n_b/m)/(2σᵢγ) = 1/(2τ(ρᵢ)λ).
+// The expectation is the one gap to the paper's argument, which uses (17)
+// for every batch (its full version's proof is not in our copy); a step
+// that breaks it still meets the driver's divergence guard.
+//
+// What it buys. vᵢ lies between Rᵢ² (no feature of block i in another
+// block: βⱼ = 1) and m·Rᵢ² (every feature in every block), so ρᵢ lies
+// between Rᵢ/√m and Rᵢ: the steps are never smaller than the paper's, equal
+// at m = 1 (β = 1, ρᵢ = Rᵢ exactly) and on dense data, and for a batch of
+// disjoint rows σᵢ is its m = 1 value and τ is m times its m = 1 value,
+// which with the 1/m of Eq. 11 makes a batch worth m single steps.
+func (s *solver) esoCouplings(ctx context.Context, threads int) error {
+	v, err := esoParameters(ctx, s.x, s.part, s.set.m, threads)
+	if err != nil {
+		return err
+	}
+	m := float64(s.set.m)
+	for b, rb := range s.norms {
+		if rb == 0 {
+			continue // an empty block: see the fix-up of zero norms
+		}
+		// q = vᵢ/Rᵢ² lies in [1, m]; clamping keeps rounding (and the
+		// spectral norms' tolerance) from leaving that range.
+		q := min(max(v[b]/(rb*rb), 1), m)
+		s.norms[b] = rb * math.Sqrt(q/m)
+	}
+	return nil
+}

@@ -143,3 +143,21 @@ func (s *solver) syncRange(lo, hi int32) {
 		s.xv[j], s.xbar[j], s.r[j] = c.x, c.xbar, c.r
 	}
 }
+
+func (s *solver) resetSegment() {
+	s.segT = 0
+	s.segP[0] = 1
+	s.segS[0] = 0
+}
+
+// advanceSegment records iteration t's steps and extends the running
+// product and sum by one factor. Only worker 0 calls it, between barriers.
+func (s *solver) advanceSegment(tau, theta float64) {
+	t := s.segT
+	a := 1 / (1 + tau*s.lam)
+	s.segTau[t] = tau
+	s.segTh[t] = theta
+	s.segP[t+1] = s.segP[t] * a
+	s.segS[t+1] = s.segS[t] + (-tau*a)/s.segP[t+1]
+	s.segT = t + 1
+}

@@ -93,7 +93,9 @@ func newWXAdapter(delta, cap float64, leastSquares bool) *wxAdapter {
 
 // observe takes the certificate of the next pass (or batch iteration) and
 // reports whether Δ changed; the first call records the gap the first period
-// starts from.
+// starts from. The certificates are objective's: Ada-SPDC's and ADF-SPDC's
+// are those they certify with, Ada-BPD's an estimate at its running
+// u = (1/n)Aᵀy (wxBPD.adaptGap) that steers Δ and is reported nowhere.
 func (a *wxAdapter) observe(tp driver.TracePoint) bool {
 	if !(tp.RelGap > wxGapFloor) {
 		a.floor = true

@@ -194,14 +194,11 @@ func (s *wxBPD) product() {
 //
 // Ax̃ is formed as z + θ(z − zPrev) from z = Ax and zPrev = Ax⁻, so an
 // iteration reads the data twice (Ax and Aᵀy⁺), a pass as the paper counts
-// it. It returns the certificate of the point it started from, (x, y),
-// which the products give almost for free: P(x) from z, and D(y) from
-// u = (1/n)Aᵀy of the previous iteration.
-func (s *wxBPD) iterate() driver.TracePoint {
+// it.
+func (s *wxBPD) iterate() {
 	if !s.zValid {
 		s.product()
 	}
-	tp := s.gapAt()
 	loss, bs := s.prob.Loss, s.prob.B
 	n := float64(s.n)
 	clear(s.u)
@@ -221,35 +218,39 @@ func (s *wxBPD) iterate() driver.TracePoint {
 	s.z, s.zPrev = s.zPrev, s.z
 	s.zValid, s.first = false, false
 	s.iters++
-	return tp
 }
 
-// gapAt returns P(x) − D(y) with z = Ax and u = (1/n)Aᵀy current: the
-// iteration's estimate, which Ada-BPD adapts by; the driver's certificate
-// comes from the Evaluator (certify).
-func (s *wxBPD) gapAt() driver.TracePoint {
-	loss, bs := s.prob.Loss, s.prob.B
-	var lossSum, conj objective.Sum
-	for k := range s.n {
-		lossSum.Add(loss.Value(s.z[k], bs[k]))
-		conj.Add(loss.Conj(s.y[k], bs[k]))
+// adaptGap returns the certificate Ada-BPD adapts by, at the point an
+// iteration starts from, (x, y): objective's, from the margins z = Ax and
+// the running u = (1/n)Aᵀy of the previous iteration, so that it reads no
+// row of the data (AtMarginsDualVector). It is an estimate that steers Δ:
+// u carries the rounding of its increments, and the certificate the
+// driver sees takes v from y (Certify).
+func (s *wxBPD) adaptGap() (driver.TracePoint, error) {
+	if !s.zValid {
+		s.product()
 	}
-	n := float64(s.n)
-	p := lossSum.Sum()/n + s.reg.Value(s.xv)
-	d := -conj.Sum()/n - s.reg.ConjNeg(s.u)
-	gap := p - d
-	return driver.TracePoint{Primal: p, Dual: d, Gap: gap, RelGap: gap / math.Max(1, math.Abs(p))}
+	c, err := s.eval.AtMarginsDualVector(s.xv, s.z, s.y, s.u)
+	return driver.TracePointOf(c), err
 }
 
 // RunEpochs runs k iterations (an epoch of a batch method is one
-// iteration); Ada-BPD adapts every T of them.
+// iteration); Ada-BPD adapts every T of them, by the gaps at the points
+// the iterations start from.
 func (s *wxBPD) RunEpochs(ctx context.Context, k int) (int, error) {
 	for e := range k {
 		if ctx.Err() != nil {
 			return e, nil
 		}
 		s.certValid = false
-		tp := s.iterate()
+		var tp driver.TracePoint
+		if s.adapt != nil {
+			var err error
+			if tp, err = s.adaptGap(); err != nil {
+				return e, err
+			}
+		}
+		s.iterate()
 		if s.adapt != nil && s.adapt.observe(tp) {
 			s.delta = s.adapt.delta
 			s.stepSizes()

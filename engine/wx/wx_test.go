@@ -154,3 +154,61 @@ func TestWXElasticNet(t *testing.T) {
 		}
 	}
 }
+
+// TestBPDGapsFromObjective checks, on heart_scale and housing_scale, that
+// the gaps Ada-BPD adapts by are objective's certificate at the point each
+// iteration starts from, with the running u = (1/n)Aᵀy, bit for bit
+// (AtDualVector's, which forms the margins itself), and that the
+// certificate BPD and Ada-BPD report is objective's at the point they
+// return and their duals, with v from y (At).
+func TestBPDGapsFromObjective(t *testing.T) {
+	hx, hb := enginetest.SharedData(t, "heart_scale")
+	gx, gb := enginetest.SharedRegression(t, "housing_scale")
+	ctx := context.Background()
+	for _, prob := range []objective.Problem{
+		{X: hx, B: hb, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-2}},
+		{X: hx, B: hb, Loss: objective.SquaredHinge{}, Reg: objective.ElasticNet{Lambda: 1e-2, L1: 1e-3}},
+		{X: gx, B: gb, Loss: objective.Squared{}, Reg: objective.ElasticNet{Lambda: 1e-2}},
+	} {
+		for _, adaptive := range []bool{false, true} {
+			opt := driver.Options{Solver: "bpd", Threads: 1}.With(driver.Coordinate{StepScale: 1})
+			if adaptive {
+				opt.Solver = "adabpd"
+			}
+			m, err := newWXBPD(ctx, prob, opt, adaptive)
+			if err != nil {
+				t.Fatal(err)
+			}
+			eval := objective.NewEvaluator(prob, 1)
+			for it := range 40 {
+				if adaptive {
+					got, err := m.adaptGap()
+					if err != nil {
+						t.Fatal(err)
+					}
+					c, err := eval.AtDualVector(m.xv, m.y, m.u)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if want := driver.TracePointOf(c); got != want {
+						t.Fatalf("%s, %s, iteration %d: Ada-BPD adapts by %+v, objective gives %+v", opt.Solver, prob.Loss.Name(), it, got, want)
+					}
+				}
+				if _, err := m.RunEpochs(ctx, 1); err != nil {
+					t.Fatal(err)
+				}
+				got, err := m.Certify()
+				if err != nil {
+					t.Fatal(err)
+				}
+				c, err := eval.At(m.Point(), m.y, objective.OwnDuals)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := driver.TracePointOf(c); got != want {
+					t.Fatalf("%s, %s, iteration %d: certificate %+v, objective's %+v", opt.Solver, prob.Loss.Name(), it, got, want)
+				}
+			}
+		}
+	}
+}

@@ -363,7 +363,7 @@ func KktViolation(prob objective.Problem, x []float64) float64 {
 		z := kernels.SparseDot(val, idx, x)
 		kernels.SparseAxpy(prob.Loss.Deriv(z, prob.B[k])/float64(n), val, idx, grad)
 	}
-	en := prob.Reg.(objective.ElasticNet)
+	en, _ := prob.Reg.AsElasticNet()
 	worst := 0.0
 	for j, xj := range x {
 		l1, lam, shift := en.Coord(j)
@@ -536,4 +536,60 @@ func AdaSPDCOptions() driver.Options {
 	o := driver.DefaultOptions()
 	o.Solver = "adaspdc"
 	return o.WithDefaults()
+}
+
+// RawCountData draws a two-class text-like problem in raw counts, as
+// news20 is before any scaling. The first topics columns are topic words,
+// the first half of them the +1 class's, the second half the −1 class's;
+// the next d − topics are a common vocabulary drawn with Zipf-like
+// frequencies, so that many of its columns hold one or two rows. A
+// document's length is log-uniform on [4, maxLen], a third of its words
+// are its class's topic words, and a word's count is heavy-tailed,
+// P(count ≥ c) = c^−2.2 (news20: 78% ones, a count of 20 or more in a
+// thousand). A fraction flip of the documents carry the other class's
+// label (misfiled), and each of them own words of its own besides, columns
+// after the first d that only it holds, each twice. Row norms range over
+// two orders of magnitude; a long misfiled document is misclassified by a
+// margin of tens once the topic words' weights grow, and only then do its
+// own words' gradients, 2|φ′|/n, pass l1 = 1/n, with curvature 4φ″/n.
+func RawCountData(n, d, topics, maxLen, own int, flip float64, seed uint64) (*sparse.CSR, []float64) {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	x := &sparse.CSR{Rows: n, Cols: d, Indptr: make([]int64, n+1)}
+	b := make([]float64, n)
+	counts := make(map[int32]float64)
+	half := topics / 2
+	for k := range n {
+		clear(counts)
+		class := rng.IntN(2) // 0: +1, 1: −1
+		words := int(4 * math.Pow(float64(maxLen)/4, rng.Float64()))
+		for range words {
+			var j int32
+			if rng.IntN(3) == 0 {
+				j = int32(class*half + rng.IntN(half))
+			} else {
+				// Zipf-like: low indices are frequent.
+				j = int32(topics + int(float64(d-topics)*math.Pow(rng.Float64(), 4)))
+			}
+			counts[j] += math.Min(math.Floor(math.Pow(1-rng.Float64(), -1/2.2)), 1000)
+		}
+		b[k] = float64(1 - 2*class)
+		if rng.Float64() < flip {
+			b[k] = -b[k]
+			for range own {
+				counts[int32(x.Cols)] = 2
+				x.Cols++
+			}
+		}
+		cols := make([]int32, 0, len(counts))
+		for j := range counts {
+			cols = append(cols, j)
+		}
+		slices.Sort(cols)
+		for _, j := range cols {
+			x.Indices = append(x.Indices, j)
+			x.Values = append(x.Values, counts[j])
+		}
+		x.Indptr[k+1] = int64(len(x.Indices))
+	}
+	return x, b
 }
