@@ -98,11 +98,24 @@
 // stalls, a user's StopRule, the time limit, is the driver's. The file
 // registers the method from init with driver.Register: its SolverInfo for
 // `adaspdc solvers` (with what it declares: parallel, importance sampling,
-// stage warm starts), a Rank for the listing, an Accepts function that
-// refuses the problems and options it cannot take, with the reason, and a
-// Start function that builds it at its starting point. Worker counts come
-// from the driver's policy (driver.WorkersFor, SweepWorkers, MinBatchWork),
-// never from runtime.GOMAXPROCS. For example, plain proximal SGD would be
+// stage warm starts, the families of settings it Reads, and what it Takes
+// beyond its losses and an L2 term: an L1 term, sample weights, warm
+// duals, groups), a Rank for the listing, an Accepts function that refuses
+// the problems and options it cannot take, with the reason, and a Start
+// function that builds it at its starting point. Validation, the automatic
+// choice and the command line read those declarations, not lists of
+// names. Worker counts come from the driver's policy (driver.WorkersFor,
+// SweepWorkers, MinBatchWork), never from runtime.GOMAXPROCS.
+//
+// driver.Options holds the run alone (the solver, threads, seed, the stop
+// rules, the warm start, the callback). A method's own parameters are its
+// family's settings: a type in the family's package with a Family name
+// (reduce.Settings, sdca.Settings; the coordinate settings that several
+// families read, driver.Coordinate, which spdc.Settings names), carried in
+// Options.Settings (Options.With adds them) and read with
+// driver.SettingsOf; a solver names the families it reads in
+// SolverInfo.Reads, and Options.Validate refuses other families' settings
+// that are not at their defaults. For example, plain proximal SGD would be
 //
 //	// sgd.go
 //	type sgd struct {
@@ -141,8 +154,10 @@
 //	choice.go       AutoSolver and its cost model
 //	model.go        Model: prediction on raw rows, several classes
 //	multiclass.go   one-vs-rest, the classes sharing the cores
-//	multinomial.go  the softmax model (newton's L-BFGS, or sdca's exact
-//	                dual steps), certified by objective.MultinomialEvaluator
+//	multinomial.go  the softmax model, by the solvers that register for it
+//	                (driver.RegisterMultinomial: newton's L-BFGS, sdca's
+//	                exact dual steps), certified by
+//	                objective.MultinomialEvaluator
 //	distributed.go  CoCoA+ over ranks (sdca.TrainDistributed)
 //	crossval.go     folds, cross-validation, the λ and L1 paths
 //	certify.go      Certify

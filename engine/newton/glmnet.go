@@ -40,7 +40,7 @@ func acceptsGLMNET(prob objective.Problem, opt driver.Options) error {
 	if _, ok := prob.Loss.(objective.CurvedLoss); !ok {
 		return fmt.Errorf("engine: the %s loss has no second derivative: %s takes squared, logistic, sqhinge and smoothhinge", prob.Loss.Name(), opt.Solver)
 	}
-	en, ok := prob.Reg.(objective.ElasticNet)
+	en, ok := prob.Reg.AsElasticNet()
 	if !ok || !en.Plain() {
 		return fmt.Errorf("engine: %s takes the elastic net without centre or weights", opt.Solver)
 	}
@@ -147,8 +147,9 @@ type glmnet struct {
 func newGLMNET(prob objective.Problem, opt driver.Options) (*glmnet, error) {
 	x := prob.X
 	n, d := x.Rows, x.Cols
+	en, _ := prob.Reg.AsElasticNet() // Accepts checked that it is one
 	s := &glmnet{
-		prob: prob, loss: prob.Loss.(objective.CurvedLoss), reg: prob.Reg.(objective.ElasticNet),
+		prob: prob, loss: prob.Loss.(objective.CurvedLoss), reg: en,
 		x: x, csc: transpose(x), n: n, d: d, invN: 1 / float64(n),
 		rng: rand.New(rand.NewPCG(opt.Seed, 0x91e7)),
 		w:   make([]float64, d), grad: make([]float64, d), hdiag: make([]float64, d),
