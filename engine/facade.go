@@ -52,6 +52,10 @@ const (
 // rule or the gap test off (driver.Never).
 const Never = driver.Never
 
+// CoordinateFamily is the family name of CoordinateSettings, as
+// SolverInfo.Reads lists it.
+const CoordinateFamily = driver.CoordinateFamily
+
 // ErrStop is returned by a Callback to end a run early without error.
 var ErrStop = driver.ErrStop
 

@@ -102,6 +102,12 @@ func TrainMultinomial(ctx context.Context, prob Problem, y []float64, opt Option
 	return model, res, err
 }
 
+// IsMultinomialSolver reports whether the solver called name takes the
+// multinomial loss (TrainMultinomial runs it).
+func IsMultinomialSolver(name Solver) bool {
+	return name != "" && driver.LookupMultinomial(name) != nil
+}
+
 // MultinomialSolvers describes the solvers that take the multinomial loss
 // alone, which Solvers (the registry of the scalar losses' solvers) does
 // not list; those that take both (sdca) are listed there.

@@ -1,44 +1,63 @@
 package main
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/adaspdc/adaspdc/engine"
 )
 
-// What adaspdc train asks about the solvers. Where engine's registry
-// (engine.Solvers, engine.MultinomialSolvers, engine.IsReduction) answers,
-// the answer is read from it; the lists below answer what the registry
-// does not declare yet, and each says which declaration would replace it.
+// What adaspdc train asks about the solvers, answered by engine's registry
+// (the solvers' declarations in engine.SolverInfo, engine.IsReduction and
+// the multinomial loss's solvers), so that no list of names is kept here.
 
-// noL1 lists the solvers that take no L1 term whatever the data, so that
-// -l1 with one of them is refused before the data is read; their accepts
-// functions in engine give the same refusal (TestTrainRefusesL1Early).
-// A SolverInfo field declaring whether a solver takes an L1 term would
-// replace it.
-var noL1 = map[engine.Solver]bool{engine.SolverNewton: true, engine.SolverSPDCAsync: true, engine.SolverDFSDCA: true}
-
-// noCoordinateFlags lists the solvers that read none of the coordinate
-// methods' settings (the entries of optionFlags marked coordinate): naming
-// one of them with such a flag is a mistake in the command line, and the
-// hint to try those flags is not given for them. A SolverInfo field
-// declaring which settings a solver reads would replace it.
-var noCoordinateFlags = map[engine.Solver]bool{engine.SolverNewton: true}
-
-// isMultinomialSolver reports whether -multiclass multinomial runs on
-// solver: the solvers of engine.MultinomialSolvers, and sdca, which
-// engine.TrainMultinomial runs too but which that list does not declare
-// (a SolverInfo field declaring the multinomial loss would).
-func isMultinomialSolver(solver engine.Solver) bool {
-	if solver == engine.SolverSDCA {
-		return true
-	}
-	for _, s := range engine.MultinomialSolvers() {
-		if s.Name == solver {
-			return true
+// solverInfo returns the registry's description of the solver called
+// name, and whether there is one.
+func solverInfo(name engine.Solver) (engine.SolverInfo, bool) {
+	for _, s := range engine.Solvers() {
+		if s.Name == name {
+			return s, true
 		}
 	}
-	return false
+	return engine.SolverInfo{}, false
+}
+
+// noL1 reports whether the solver called name takes no L1 term whatever
+// the data (SolverInfo.Takes.L1), so that -l1 with it is refused before
+// the data is read; its Accepts gives the same refusal.
+func noL1(name engine.Solver) bool {
+	s, ok := solverInfo(name)
+	return ok && !s.Takes.L1
+}
+
+// noCoordinateFlags reports whether the solver called name reads none of
+// the coordinate methods' settings (the entries of optionFlags marked
+// coordinate; SolverInfo.Reads): naming it with such a flag is a mistake
+// in the command line, and the hint to try those flags is not given.
+func noCoordinateFlags(name engine.Solver) bool {
+	s, ok := solverInfo(name)
+	return ok && !slices.Contains(s.Reads, engine.CoordinateFamily)
+}
+
+// l1Takers names the solvers that take an L1 term, for messages.
+func l1Takers() string {
+	var names []string
+	for _, s := range engine.Solvers() {
+		if s.Takes.L1 && !engine.IsReduction(s.Name) {
+			names = append(names, string(s.Name))
+		}
+	}
+	if len(names) > 3 {
+		// The first three in the order of preference; the listing has the rest.
+		return strings.Join(names[:3], ", ") + " and the others that adaspdc solvers lists"
+	}
+	return strings.Join(names, ", ")
+}
+
+// isMultinomialSolver reports whether -multiclass multinomial runs on
+// solver: whether it is registered for the multinomial loss.
+func isMultinomialSolver(solver engine.Solver) bool {
+	return engine.IsMultinomialSolver(solver)
 }
 
 // defaultMultinomialSolver is the solver engine.TrainMultinomial runs when
@@ -64,6 +83,18 @@ func reductionNames() string {
 	var names []string
 	for _, s := range engine.Solvers() {
 		if engine.IsReduction(s.Name) {
+			names = append(names, string(s.Name))
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// coordinateSolvers names the first two solvers, in the registry's order
+// of preference, that read the coordinate settings, for messages.
+func coordinateSolvers() string {
+	var names []string
+	for _, s := range engine.Solvers() {
+		if slices.Contains(s.Reads, engine.CoordinateFamily) && len(names) < 2 {
 			names = append(names, string(s.Name))
 		}
 	}

@@ -270,7 +270,7 @@ func crossValidate(ctx context.Context, tp *trainProblem, f trainFlags, opt engi
 // The norms cost a pass over the data, so only a run that may print the
 // hint computes them.
 func normHint(x *sparse.CSR, f trainFlags, opt engine.Options, stderr io.Writer) {
-	if f.normalize == "unit" || f.quiet || noCoordinateFlags[opt.Solver] {
+	if f.normalize == "unit" || f.quiet || noCoordinateFlags(opt.Solver) {
 		return
 	}
 	if lo, hi := normRange(x); hi > 10*lo {

@@ -107,22 +107,34 @@ var optionFlags = []optionFlag{
 		func(o *engine.Options, v int) { *o = o.WithCoordinate(func(c *engine.CoordinateSettings) { c.M = v }) })),
 	coordinate(option("block", 1, "samples per dual block",
 		func(f *trainFlags) *int { return &f.block },
-		func(o *engine.Options, v int) { *o = o.WithCoordinate(func(c *engine.CoordinateSettings) { c.BlockSize = v }) })),
+		func(o *engine.Options, v int) {
+			*o = o.WithCoordinate(func(c *engine.CoordinateSettings) { c.BlockSize = v })
+		})),
 	coordinate(option("partition", "shuffle", "how samples form blocks: shuffle, contiguous or norm",
 		func(f *trainFlags) *string { return &f.partition },
-		func(o *engine.Options, v string) { *o = o.WithCoordinate(func(c *engine.CoordinateSettings) { c.Partition = engine.Partition(v) }) })),
+		func(o *engine.Options, v string) {
+			*o = o.WithCoordinate(func(c *engine.CoordinateSettings) { c.Partition = engine.Partition(v) })
+		})),
 	coordinate(option("lazy", "auto", "lazy primal updates: auto, on or off",
 		func(f *trainFlags) *string { return &f.lazy },
-		func(o *engine.Options, v string) { *o = o.WithCoordinate(func(c *engine.CoordinateSettings) { c.Lazy = engine.Lazy(v) }) })),
+		func(o *engine.Options, v string) {
+			*o = o.WithCoordinate(func(c *engine.CoordinateSettings) { c.Lazy = engine.Lazy(v) })
+		})),
 	coordinate(option("steps", "eso", "step rule of adaspdc and spdc for -m > 1: eso (shrink the steps only as much as a batch's rows share features; Quartz's expected separable over-approximation) or paper (Zhu & Storkey's, as printed); equal at -m 1",
 		func(f *trainFlags) *string { return &f.steps },
-		func(o *engine.Options, v string) { *o = o.WithCoordinate(func(c *engine.CoordinateSettings) { c.Steps = engine.Steps(v) }) })),
+		func(o *engine.Options, v string) {
+			*o = o.WithCoordinate(func(c *engine.CoordinateSettings) { c.Steps = engine.Steps(v) })
+		})),
 	coordinate(option("step-scale", 1.0, "multiply the paper's steps σ and τ by this `factor` in (0, 2]; 2 is often faster but outside the paper's proof",
 		func(f *trainFlags) *float64 { return &f.stepScale },
-		func(o *engine.Options, v float64) { *o = o.WithCoordinate(func(c *engine.CoordinateSettings) { c.StepScale = v }) })),
+		func(o *engine.Options, v float64) {
+			*o = o.WithCoordinate(func(c *engine.CoordinateSettings) { c.StepScale = v })
+		})),
 	coordinate(option("sampling", "uniform", "uniform, or importance (spdc with -m 1: blocks drawn ∝ ½ uniform + ½ norm; dfsdca: samples ∝ Lᵢ + L̄)",
 		func(f *trainFlags) *string { return &f.sampling },
-		func(o *engine.Options, v string) { *o = o.WithCoordinate(func(c *engine.CoordinateSettings) { c.Sampling = engine.Sampling(v) }) })),
+		func(o *engine.Options, v string) {
+			*o = o.WithCoordinate(func(c *engine.CoordinateSettings) { c.Sampling = engine.Sampling(v) })
+		})),
 	option("solver", "", "the `name` of the solver (adaspdc solvers lists them); empty: picked for time to accuracy from the data's shape, the loss and the threads, and named on stderr (with -m or -block: the first mini-batch method that takes the loss and regularizer)",
 		func(f *trainFlags) *string { return &f.solver },
 		func(o *engine.Options, v string) { o.Solver = engine.Solver(v) }),
@@ -354,17 +366,17 @@ func (f trainFlags) validateNumbers() error {
 // it does not take.
 func (f trainFlags) validateSolver(set map[string]bool) error {
 	solver, inner := engine.Solver(f.solver), engine.Solver(f.inner)
-	if coord := coordinateFlagsSet(set); len(coord) > 0 && noCoordinateFlags[solver] {
-		return mistakef("%s: solver %s takes no coordinate-method settings; drop them, or name a coordinate method (adaspdc, spdc)", strings.Join(coord, ", "), f.solver)
+	if coord := coordinateFlagsSet(set); len(coord) > 0 && noCoordinateFlags(solver) {
+		return mistakef("%s: solver %s takes no coordinate-method settings; drop them, or name a coordinate method (%s)", strings.Join(coord, ", "), f.solver, coordinateSolvers())
 	}
 	if set["inner"] && f.solver != "" && !engine.IsReduction(solver) {
 		return mistakef("-inner %s: only the reductions (%s) run an inner solver, not %s", f.inner, reductionNames(), f.solver)
 	}
-	if f.l1 > 0 && noL1[solver] {
-		return mistakef("-l1 %g: solver %s takes no L1 term (sdca and adaspdc take the elastic net)", f.l1, f.solver)
+	if f.l1 > 0 && noL1(solver) {
+		return mistakef("-l1 %g: solver %s takes no L1 term (%s take the elastic net)", f.l1, f.solver, l1Takers())
 	}
-	if f.l1 > 0 && engine.IsReduction(solver) && noL1[inner] {
-		return mistakef("-l1 %g: the inner solver %s takes no L1 term, and %s's stages keep the problem's (sdca and adaspdc take the elastic net)", f.l1, f.inner, f.solver)
+	if f.l1 > 0 && engine.IsReduction(solver) && noL1(inner) {
+		return mistakef("-l1 %g: the inner solver %s takes no L1 term, and %s's stages keep the problem's (%s take the elastic net)", f.l1, f.inner, f.solver, l1Takers())
 	}
 	return nil
 }
