@@ -110,9 +110,15 @@ type newton struct {
 	// of forming the Hessian afresh and of its change, in the last sweep.
 	hessFresh, hessChange []int64
 
-	sweep   *driver.RowSweep
-	visits  float64 // nonzeros read; passes = visits/(2·nnz)
-	gradM0  float64 // ‖∇P(w₀)‖ in the M⁻¹ norm, for the forcing term
+	sweep  *driver.WorldSweep
+	visits float64 // nonzeros read; passes = visits/(2·nnz)
+	// world is the ranks the rows are spread over (nil: one process), N
+	// their rows and nnz their nonzeros, the same on every rank.
+	world   *driver.World
+	nGlobal int64
+	nnz     int64
+	dual    []float64 // over the ranks: the projected duals, where some φ′(zₖ) lies outside dom φ*
+	gradM0  float64   // ‖∇P(w₀)‖ in the M⁻¹ norm, for the forcing term
 	maxCG   int
 	tol     float64 // Options.Tol: the relative gap the run stops at (≤ 0: none)
 	cgSteps int     // CG steps of the whole run, for the note
@@ -137,11 +143,32 @@ type newton struct {
 }
 
 func newNewton(prob objective.Problem, opt driver.Options) (*newton, error) {
+	return newNewtonOn(prob, opt, nil)
+}
+
+// newNewtonOn is newNewton on the rank's rows of a problem whose rows are
+// spread over the ranks of world (nil: one process, all rows). Over the
+// ranks, one sum agrees on the nonzeros and on the cost of forming the
+// Hessian, so that every rank makes the same choices.
+func newNewtonOn(prob objective.Problem, opt driver.Options, world *driver.World) (*newton, error) {
 	x := prob.X
 	en, _ := prob.Reg.AsElasticNet() // Accepts checked that it is one
+	nGlobal := int64(x.Rows)
+	if world != nil {
+		nGlobal = world.Rows()
+	}
 	s := &newton{prob: prob, loss: prob.Loss.(objective.CurvedLoss), reg: en, x: x,
-		n: x.Rows, d: x.Cols, invN: 1 / float64(x.Rows)}
+		n: x.Rows, d: x.Cols, invN: 1 / float64(nGlobal), world: world, nGlobal: nGlobal}
 	n, d := s.n, s.d
+	nnz, build := x.NNZ(), hessianBuildCost(x)
+	if world != nil {
+		sums := []float64{float64(nnz), float64(build)}
+		if err := world.Sum(sums); err != nil {
+			return nil, err
+		}
+		nnz, build = int64(sums[0]), int64(sums[1])
+	}
+	s.nnz = nnz
 	s.w = hugepage.Make[float64](d)
 	if opt.WarmStart != nil {
 		copy(s.w, opt.WarmStart)
@@ -168,17 +195,17 @@ func newNewton(prob objective.Problem, opt driver.Options) (*newton, error) {
 		*v = cut(d)
 	}
 	threads := driver.SweepWorkers(x, opt.Threads)
-	s.sweep = driver.NewRowSweep(x, threads, !opt.Deterministic)
+	s.sweep = driver.NewWorldSweep(x, threads, !opt.Deterministic, world)
 	s.eval = driver.NewEvaluator(prob, opt.Threads)
 	s.lossGrad = make([]float64, d)
 	chunks := s.sweep.Chunks()
-	if denseHessianPays(x) {
+	if denseHessianPaysAt(int64(d), nnz, build) {
 		s.hess, s.curvHess = hugepage.Make[float64](d*d), cut(n)
 		s.hessFresh, s.hessChange = make([]int64, chunks), make([]int64, chunks)
 	}
-	s.lossSum, s.conjSum, s.part = make([]float64, chunks), make([]float64, chunks), make([]float64, threads)
+	s.lossSum, s.conjSum, s.part = make([]float64, chunks), make([]float64, chunks), make([]float64, max(threads, s.sweep.Ranges()))
 	s.clipped = make([]bool, chunks)
-	s.mix = s.hess == nil && d > n
+	s.mix = s.hess == nil && int64(d) > nGlobal
 	// CG solves a d-dimensional system: d steps suffice in exact
 	// arithmetic; the cap bounds the cost of one Newton step on wide data.
 	s.maxCG = min(d+10, 500)
@@ -230,16 +257,28 @@ const denseHessianFactor = 6.0
 // product with the dense matrix d²: so it pays where d is small and the
 // rows are short.
 func denseHessianPays(x *sparse.CSR) bool {
-	d, nnz := int64(x.Cols), x.NNZ()
+	return denseHessianPaysAt(int64(x.Cols), x.NNZ(), hessianBuildCost(x))
+}
+
+// denseHessianPaysAt is denseHessianPays for data of d columns, nnz
+// nonzeros and a Hessian that costs build multiply-adds to form: over the
+// ranks, the sums of all ranks.
+func denseHessianPaysAt(d, nnz, build int64) bool {
 	if d > newtonDenseMaxD || 10*d*d > 2*nnz {
 		return false
 	}
+	return float64(build) <= denseHessianFactor*float64(2*nnz)
+}
+
+// hessianBuildCost returns Σₖ nnzₖ(nnzₖ + 1)/2 over x's rows, the
+// multiply-adds of forming the upper triangle of Aᵀ diag(c) A.
+func hessianBuildCost(x *sparse.CSR) int64 {
 	var build int64
 	for k := range x.Rows {
 		m := x.Indptr[k+1] - x.Indptr[k]
 		build += m * (m + 1) / 2
 	}
-	return float64(build) <= denseHessianFactor*float64(2*nnz)
+	return build
 }
 
 func (s *newton) Finish(res *driver.Result) error {
@@ -248,7 +287,7 @@ func (s *newton) Finish(res *driver.Result) error {
 }
 
 func (s *newton) Point() []float64 { return s.w }
-func (s *newton) Passes() float64  { return s.visits / (2 * float64(max(1, s.x.NNZ()))) }
+func (s *newton) Passes() float64  { return s.visits / (2 * float64(max(1, s.nnz))) }
 func (s *newton) Threads() int     { return s.sweep.Threads() }
 func (s *newton) DivergenceHint() string {
 	return "the Newton steps decrease the objective by construction, so this is a bug or non-finite data; report it with the data"
@@ -445,7 +484,11 @@ func (s *newton) sweepAt() error {
 	if s.hess != nil {
 		outs = outs[:1]
 	}
-	err := s.sweep.RunChunks(func(c, lo, hi int, acc [][]float64) {
+	// The row sums that close the sweep: the loss, the conjugates, whether
+	// some dual was clipped, and the nonzeros of the rows with φ″ ≠ 0;
+	// over the ranks they travel in the allreduce of the gradient.
+	var tail [4]float64
+	err := s.sweep.RunSum(func(c, lo, hi int, acc [][]float64) {
 		g := acc[0]
 		var ls, cs objective.Sum
 		clipped := false
@@ -475,36 +518,41 @@ func (s *newton) sweepAt() error {
 			}
 		}
 		s.lossSum[c], s.conjSum[c], s.clipped[c] = ls.Sum(), cs.Sum(), clipped
-	}, outs...)
+	}, func() []float64 {
+		// The products of the next step read only the rows with φ″ ≠ 0.
+		var active int64
+		for k, c := range s.curv {
+			if c != 0 {
+				active += s.x.Indptr[k+1] - s.x.Indptr[k]
+			}
+		}
+		var lsum, csum objective.Sum
+		clipped := false
+		for c := range s.lossSum {
+			lsum.Add(s.lossSum[c])
+			csum.Add(s.conjSum[c])
+			clipped = clipped || s.clipped[c]
+		}
+		tail = [4]float64{lsum.Sum(), csum.Sum(), b2f(clipped), float64(active)}
+		return tail[:]
+	}, nil, outs...)
 	if err != nil {
 		return err
 	}
-	s.visits += 3 * float64(s.x.NNZ())
-	// The products of the next step read only the rows with φ″ ≠ 0.
-	s.activeNNZ = 0
-	for k, c := range s.curv {
-		if c != 0 {
-			s.activeNNZ += s.x.Indptr[k+1] - s.x.Indptr[k]
-		}
-	}
+	s.visits += 3 * float64(s.nnz)
+	s.activeNNZ = int64(tail[3])
 	s.hessStale = s.hess != nil
-	var lsum, csum objective.Sum
-	clipped := false
-	for c := range s.lossSum {
-		lsum.Add(s.lossSum[c])
-		csum.Add(s.conjSum[c])
-		clipped = clipped || s.clipped[c]
-	}
+	clipped := tail[2] != 0
 	// s.grad holds v = (1/n) Aᵀy before the regularizer's part is added.
-	s.rowSums = objective.RowSums{Loss: lsum.Sum(), Conj: csum.Sum(), Projected: clipped}
-	s.lossMean = lsum.Sum() * s.invN
+	s.rowSums = objective.RowSums{Loss: tail[0], Conj: tail[1], Projected: clipped}
+	s.lossMean = tail[0] * s.invN
 	// The gap the forcing term reads is objective's certificate from the
 	// sweep's sums, O(d), the one Certify reports. Where the paired duals
 	// need projecting it would cost a pass: no estimate then, and the
 	// forcing term falls back.
 	s.cert = driver.TracePoint{Gap: math.NaN()}
 	if !clipped {
-		c, err := s.eval.AtGradient(w, s.z, s.grad, &s.rowSums)
+		c, err := s.pairedCertificate(s.grad)
 		if err != nil {
 			return err
 		}
@@ -542,7 +590,9 @@ func (s *newton) formHessian() error {
 		}
 		out = s.hessDelta
 	}
-	err := s.sweep.RunChunks(func(c, lo, hi int, acc [][]float64) {
+	// The rank's sweep alone: over the ranks the matrix is summed below,
+	// its upper triangle only.
+	err := s.sweep.RowSweep.RunChunks(func(c, lo, hi int, acc [][]float64) {
 		h := acc[0]
 		var fresh, change int64
 		for k := lo; k < hi; k++ {
@@ -586,6 +636,17 @@ func (s *newton) formHessian() error {
 			fresh += s.hessFresh[c]
 			change += s.hessChange[c]
 		}
+		if s.world != nil {
+			// Over the ranks: the upper triangle of the rank's matrix (or
+			// of its change) and the two costs in one allreduce of
+			// d(d+1)/2 + 2 values, so that every rank holds the same
+			// matrix and takes the same choice of the next sweep's form.
+			costs := []float64{float64(fresh), float64(change)}
+			if err := s.world.SumUpper(out, d, costs); err != nil {
+				return err
+			}
+			fresh, change = int64(costs[0]), int64(costs[1])
+		}
 		if delta {
 			s.visits += float64(change)
 		} else {
@@ -619,8 +680,66 @@ func (s *newton) Certify() (driver.TracePoint, error) {
 			return driver.TracePoint{}, err
 		}
 	}
-	c, err := s.eval.AtGradient(s.w, s.z, s.lossGrad, &s.rowSums)
+	if s.world.Size() > 1 && s.rowSums.Projected {
+		c, err := s.projectedCertificate()
+		return driver.TracePointOf(c), err
+	}
+	c, err := s.pairedCertificate(s.lossGrad)
 	return driver.TracePointOf(c), err
+}
+
+// pairedCertificate is the certificate at w and the paired duals from the
+// last sweep's sums and the loss's gradient g: eval.AtGradient in one
+// process and on one rank (whose rows are all rows),
+// objective.AssemblePaired (the same arithmetic) from the sums of all
+// ranks over several, which costs no collective of its own.
+func (s *newton) pairedCertificate(g []float64) (objective.Certificate, error) {
+	if s.world.Size() == 1 {
+		return s.eval.AtGradient(s.w, s.z, g, &s.rowSums)
+	}
+	return objective.AssemblePaired(s.prob.Reg, s.w, g, objective.Partial{Loss: s.rowSums.Loss, Conj: s.rowSums.Conj}, s.nGlobal)
+}
+
+// projectedCertificate is the certificate over the ranks where some
+// rank's φ′(zₖ) lies outside dom φ* (rounding at a kink, which every
+// rank learns from the sweep's sums): the paired duals, projected, at
+// their own dual vector, from each rank's Partial and Σₖ yₖaₖ
+// (Evaluator.PartialAt, DualSum) summed in one allreduce, and Assemble.
+func (s *newton) projectedCertificate() (objective.Certificate, error) {
+	if s.dual == nil {
+		s.dual = make([]float64, s.n)
+	}
+	sw := s.prob.SampleWeights
+	for k, zk := range s.z {
+		y := s.loss.Deriv(zk, s.prob.B[k])
+		if sw != nil {
+			y *= sw[k]
+		}
+		s.dual[k] = y
+	}
+	part, err := s.eval.PartialAt(s.w, s.dual)
+	if err != nil {
+		return objective.Certificate{}, err
+	}
+	v := make([]float64, s.d)
+	if err := s.eval.DualSum(s.dual, v); err != nil {
+		return objective.Certificate{}, err
+	}
+	sums := []float64{part.Loss, part.Conj}
+	if err := s.world.Sum(v, sums); err != nil {
+		return objective.Certificate{}, err
+	}
+	for j := range v {
+		v[j] *= s.invN
+	}
+	return objective.Assemble(s.prob.Reg, s.w, v, objective.Partial{Loss: sums[0], Conj: sums[1]}, int(s.nGlobal))
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // hessianTimes sets out = H v and returns vᵀHv: from the dense Hessian
@@ -660,7 +779,7 @@ func (s *newton) hessianTimes(v, out []float64) (float64, error) {
 	}
 	s.visits += 2 * float64(s.activeNNZ)
 	var vhv float64
-	for _, x := range s.part {
+	for _, x := range s.part[:s.sweep.Ranges()] {
 		vhv += x
 	}
 	return vhv, nil
@@ -672,6 +791,22 @@ func (s *newton) hessianTimes(v, out []float64) (float64, error) {
 // the result depends on the worker count only, not on the scheduling.
 func (s *newton) coords(fn func(lo, hi int) float64) (float64, error) {
 	t := s.sweep.Threads()
+	if s.world.Size() > 1 && s.d >= newtonCoordsMin {
+		// Over the ranks the ranges are the same on every rank, whatever
+		// its workers, so that the sum is the same bits on every rank.
+		k := s.sweep.Ranges()
+		err := s.sweep.Pool().Run(func(w int) {
+			for r := w; r < k; r += t {
+				lo, hi := driver.CoordRange(s.d, r, k)
+				s.part[r] = fn(lo, hi)
+			}
+		})
+		var sum float64
+		for _, x := range s.part[:k] {
+			sum += x
+		}
+		return sum, err
+	}
 	if t == 1 || s.d < newtonCoordsMin {
 		return fn(0, s.d), nil
 	}
@@ -680,7 +815,7 @@ func (s *newton) coords(fn func(lo, hi int) float64) (float64, error) {
 		s.part[w] = fn(lo, hi)
 	})
 	var sum float64
-	for _, x := range s.part {
+	for _, x := range s.part[:t] {
 		sum += x
 	}
 	return sum, err
@@ -702,7 +837,8 @@ const newtonCoordsMin = 1 << 15
 // last bit, and Armijo's test compares like with like. Without it a row
 // costs one exponential instead of an exponential and a logarithm.
 func (s *newton) along(alpha float64, withLoss bool) (slope, loss float64, err error) {
-	err = s.sweep.RunChunks(func(c, lo, hi int, _ [][]float64) {
+	var tail [2]float64
+	err = s.sweep.RunSum(func(c, lo, hi int, _ [][]float64) {
 		var ls objective.Sum
 		var sl float64
 		b, z, dz := s.prob.B, s.z[lo:hi], s.dz[lo:hi]
@@ -728,20 +864,24 @@ func (s *newton) along(alpha float64, withLoss bool) (slope, loss float64, err e
 			}
 		}
 		s.lossSum[c], s.conjSum[c] = ls.Sum(), sl
-	})
+	}, func() []float64 {
+		var lsum objective.Sum
+		var sl float64
+		for c := range s.lossSum {
+			lsum.Add(s.lossSum[c])
+			sl += s.conjSum[c]
+		}
+		tail = [2]float64{lsum.Sum(), sl}
+		return tail[:]
+	}, nil)
 	if err != nil {
 		return 0, 0, err
 	}
-	var lsum objective.Sum
-	for c := range s.lossSum {
-		lsum.Add(s.lossSum[c])
-		slope += s.conjSum[c]
-	}
-	slope *= s.invN
+	slope = tail[1] * s.invN
 	for j, sj := range s.step {
 		slope += sj * (s.lam[j]*(s.w[j]+alpha*sj) - s.shift[j])
 	}
-	return slope, lsum.Sum() * s.invN, nil
+	return slope, tail[0] * s.invN, nil
 }
 
 // regAlong returns the L2 part of P at w + αs, up to a constant, for

@@ -212,3 +212,32 @@ func (p *DualPlane) conjNeg(g, be float64) float64 {
 	}
 	return p.reg.ConjNeg(p.trial)
 }
+
+// AssemblePaired is Assemble for the paired duals of a method that has
+// summed, over the rows of every rank, Loss = Σₖ wₖφ(zₖ) and Conj =
+// Σₖ wₖφ*(φ′(zₖ)) at the margins zₖ = aₖᵀx, every φ′(zₖ) in dom φ*, and
+// the loss's gradient g = (1/n) Σₖ wₖφ′(zₖ)aₖ, which is then the paired
+// duals' v:
+//
+//	P = Loss·(1/n) + g(x),   D = −Conj·(1/n) − g*(−g),
+//
+// in AtGradient's arithmetic (both multiply by the rounded 1/n), so that
+// on one rank it is AtGradient's certificate from the same sums to the
+// bit. It needs a strongly convex regularizer or a g inside dom g*.
+func AssemblePaired(reg Regularizer, x, g []float64, p Partial, n int64) (Certificate, error) {
+	if n <= 0 {
+		return Certificate{}, fmt.Errorf("engine: certificate of %d rows", n)
+	}
+	if len(x) != len(g) {
+		return Certificate{}, fmt.Errorf("engine: certificate at %d weights and a gradient of %d", len(x), len(g))
+	}
+	invN := 1 / float64(n)
+	primal := p.Loss*invN + reg.Value(x)
+	gc := reg.ConjNeg(g)
+	if math.IsInf(gc, 1) && reg.StrongConvexity() == 0 {
+		return Certificate{}, ErrPartialIndicator
+	}
+	dual := -p.Conj*invN - gc
+	gap := primal - dual
+	return Certificate{Primal: primal, Dual: dual, Gap: gap, RelGap: gap / math.Max(1, math.Abs(primal))}, nil
+}

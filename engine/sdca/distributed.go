@@ -178,7 +178,7 @@ func TrainDistributed(ctx context.Context, c comm.Comm, local objective.Problem,
 	}
 	tc.large = prob.X.Cols + 2 + flagCount
 	if nGlobal == 0 {
-		return nil, nil, errAgreed("engine: cocoa: no rank has any rows")
+		return nil, nil, driver.Agreed("engine: cocoa: no rank has any rows")
 	}
 	opt.StallHint = "a loss that is not smooth converges sublinearly, and its gap rests on plateaus before falling again: allow a longer plateau with a larger Options.StallEpochs (negative: never stall), or use a smooth loss (sqhinge, smoothhinge)"
 	if prob.Loss.Gamma() == 0 {
@@ -200,8 +200,7 @@ func TrainDistributed(ctx context.Context, c comm.Comm, local objective.Problem,
 	defer cancel(nil)
 	m, err := startDistCoCoA(c, prob, nGlobal, opt, localCtx, cancel)
 	if err != nil {
-		var ae agreedError
-		agreed = errors.As(err, &ae)
+		agreed = driver.IsAgreed(err)
 		return nil, nil, err
 	}
 	res, err = driver.Run(agreedCtx, m, opt)
@@ -217,105 +216,20 @@ func TrainDistributed(ctx context.Context, c comm.Comm, local objective.Problem,
 	return res.ModelPoint(m.Point(), err), res, err
 }
 
-// agreedError is an error that every rank finds in the same collective,
-// so that no rank waits for another and no abort is needed.
-type agreedError struct{ msg string }
-
-func (e agreedError) Error() string { return e.msg }
-
-func errAgreed(format string, args ...any) error {
-	return agreedError{fmt.Sprintf(format, args...)}
-}
-
-// agreeProblem checks the rank's problem and options, agrees with the other
-// ranks on the columns, the rows, the classes and the regularizer's
-// strengths, and returns the rank's problem widened to the agreed columns
-// and the rows of all ranks. A rank whose own check fails returns its
-// error; the others learn of it in the same collective and return an
-// agreedError that says so.
+// agreeProblem is driver.AgreeProblem with cocoa's checks: the solver
+// named, no warm duals, and what cocoa's local solves take.
 func agreeProblem(c comm.Comm, local objective.Problem, opt driver.Options) (objective.Problem, int64, error) {
-	var localErr error
-	fail := func(err error) {
-		if localErr == nil {
-			localErr = err
+	return driver.AgreeProblem(c, local, opt, string(SolverCoCoA), func(local objective.Problem, opt driver.Options) error {
+		if opt.Solver != "" && opt.Solver != SolverCoCoA {
+			return fmt.Errorf("engine: distributed training runs cocoa (CoCoA+ rounds over the ranks) or newton, not %s", opt.Solver)
 		}
-	}
-	cols, rows := 0, 0
-	if local.X == nil {
-		fail(errors.New("engine: cocoa: the rank's problem has no data"))
-	} else {
-		cols, rows = local.X.Cols, local.X.Rows
-	}
-	if opt.Solver != "" && opt.Solver != SolverCoCoA {
-		fail(fmt.Errorf("engine: distributed training runs cocoa (CoCoA+ rounds over the ranks), not %s", opt.Solver))
-	}
-	if err := opt.Validate(); err != nil {
-		fail(err)
-	}
-	if warmDuals(opt) {
-		fail(errors.New("engine: cocoa: distributed training takes no warm duals (a warm start, WarmStart, is taken)"))
-	}
-	var en objective.ElasticNet
-	if local.Loss == nil || local.Reg == nil {
-		fail(errors.New("engine: cocoa: the rank's problem has no loss or no regularizer"))
-	} else {
+		if warmDuals(opt) {
+			return errors.New("engine: cocoa: distributed training takes no warm duals (a warm start, WarmStart, is taken)")
+		}
 		o := opt
 		o.Solver = SolverCoCoA
-		if err := acceptsSDCAAsync(local, o.WithDefaults()); err != nil {
-			fail(err)
-		} else {
-			en, _ = local.Reg.AsElasticNet()
-		}
-	}
-	// One maximum agrees on the columns and finds a failed rank, and the
-	// maxima of ±each value find ranks that disagree on it.
-	has := 0.0
-	var c0, c1 float64
-	if len(local.Classes) == 2 {
-		has, c0, c1 = 1, local.Classes[0], local.Classes[1]
-	}
-	mx := []float64{float64(cols), b2f(localErr != nil), has, -has, c0, -c0, c1, -c1, en.Lambda, -en.Lambda, en.L1, -en.L1}
-	if err := c.AllreduceMax(mx); err != nil {
-		return objective.Problem{}, 0, err
-	}
-	if localErr != nil {
-		return objective.Problem{}, 0, agreedError{localErr.Error()}
-	}
-	if mx[1] != 0 {
-		return objective.Problem{}, 0, errAgreed("engine: cocoa: another rank's problem or options were refused (its error says why)")
-	}
-	for i, what := range []string{"the classes (Classes set on some ranks only)", "the class for −1", "the class for +1", "λ", "the L1 strength"} {
-		if mx[2+2*i] != -mx[3+2*i] {
-			return objective.Problem{}, 0, errAgreed("engine: cocoa: the ranks disagree on %s: from %v to %v", what, -mx[3+2*i], mx[2+2*i])
-		}
-	}
-	d := int(mx[0])
-	prob := local
-	x := *local.X
-	x.Cols = d
-	prob.X = &x
-	if err := prob.Reg.Validate(d); err != nil {
-		fail(err)
-	}
-	if opt.WarmStart != nil && len(opt.WarmStart) != d {
-		fail(fmt.Errorf("engine: cocoa: warm start has %d weights, the ranks' data %d columns", len(opt.WarmStart), d))
-	}
-	if rows > 0 {
-		if err := prob.Validate(); err != nil {
-			fail(err)
-		}
-	}
-	sum := []float64{float64(rows), b2f(localErr != nil)}
-	if err := c.AllreduceSum(sum); err != nil {
-		return objective.Problem{}, 0, err
-	}
-	if localErr != nil {
-		return objective.Problem{}, 0, agreedError{fmt.Sprintf("rank %d: %v", c.Rank(), localErr)}
-	}
-	if sum[1] != 0 {
-		return objective.Problem{}, 0, errAgreed("engine: cocoa: %g other rank(s) refused their problem (their errors say why)", sum[1])
-	}
-	return prob, int64(sum[0]), nil
+		return acceptsSDCAAsync(local, o.WithDefaults())
+	})
 }
 
 func b2f(b bool) float64 {
@@ -419,11 +333,11 @@ func newDistCore(c comm.Comm, prob objective.Problem, nGlobal int64, opt driver.
 	}
 	switch {
 	case localErr != nil:
-		return nil, agreedError{localErr.Error()}
+		return nil, driver.AgreedError{Msg: localErr.Error()}
 	case mx[0] != 0:
-		return nil, errAgreed("engine: cocoa: another rank's rows were refused (its error says why)")
+		return nil, driver.Agreed("engine: cocoa: another rank's rows were refused (its error says why)")
 	case mx[1] == 0:
-		return nil, errAgreed("engine: every row of the data is zero, on every rank")
+		return nil, driver.Agreed("engine: every row of the data is zero, on every rank")
 	}
 	threads := driver.ThreadBudget(opt.Threads)
 	if threads = min(threads, int(x.NNZ()/driver.SweepMinNNZ)); threads > 1 {
