@@ -1,6 +1,7 @@
 package comm
 
 import (
+	"os"
 	"sync/atomic"
 	"time"
 )
@@ -84,4 +85,21 @@ func (k *Counter) Barrier() error {
 	err := k.Comm.Barrier()
 	k.count(0, start)
 	return err
+}
+
+// Launched reports whether World is the world of a job that a launcher
+// started: the build has the mpi tag, and mpirun (OMPI_COMM_WORLD_SIZE)
+// or a PMI launcher such as Slurm's srun (PMI_SIZE, PMIX_RANK) set the
+// process's environment. A world of one rank is then a job of one rank,
+// which a program may run as it runs several, for the counts to compare.
+func Launched() bool {
+	if !mpiBuild {
+		return false
+	}
+	for _, v := range []string{"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"} {
+		if os.Getenv(v) != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -57,6 +57,9 @@ import (
 	"unsafe"
 )
 
+// mpiBuild holds in the build with the mpi tag.
+const mpiBuild = true
+
 // maxCount is the most values passed to one MPI call, whose counts are C
 // ints; longer buffers go in several calls.
 const maxCount = 1 << 30

@@ -4,6 +4,9 @@ package comm
 
 import "sync"
 
+// mpiBuild holds in the build with the mpi tag, not this one.
+const mpiBuild = false
+
 var (
 	worldOnce sync.Once
 	worldComm Comm

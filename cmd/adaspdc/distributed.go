@@ -16,8 +16,8 @@ import (
 // each with the flag that asks for it; a distributed run refuses them
 // before it reads any data.
 func distributedRefusals(f trainFlags, set map[string]bool) error {
-	if f.solver != "" && engine.Solver(f.solver) != engine.SolverCoCoA {
-		return fmt.Errorf("-solver %s: a distributed run (more than one rank) trains with cocoa, CoCoA+ rounds over the ranks; name cocoa or no solver", f.solver)
+	if s := engine.Solver(f.solver); s != "" && s != engine.SolverCoCoA && s != engine.SolverNewton {
+		return fmt.Errorf("-solver %s: a distributed run (under mpirun) trains with newton (truncated Newton over the ranks, for a smooth loss with an L2 term) or cocoa (CoCoA+ rounds over the ranks); name one of them or no solver", f.solver)
 	}
 	for _, c := range []struct {
 		on   bool
@@ -32,11 +32,11 @@ func distributedRefusals(f trainFlags, set map[string]bool) error {
 		{f.multiclass == "multinomial", "-multiclass multinomial"},
 	} {
 		if c.on {
-			return fmt.Errorf("%s: not supported in a distributed run (more than one rank); run them in one process", c.flag)
+			return fmt.Errorf("%s: not supported in a distributed run (under mpirun); run them in one process", c.flag)
 		}
 	}
 	if coord := coordinateFlagsSet(set); len(coord) > 0 {
-		return fmt.Errorf("%s: cocoa, which a distributed run trains with, takes no coordinate-method settings", coord[0])
+		return fmt.Errorf("%s: newton and cocoa, which a distributed run trains with, take no coordinate-method settings", coord[0])
 	}
 	return nil
 }
@@ -158,12 +158,16 @@ func agreeLabels(c comm.Comm, y []float64, loss engine.Loss) ([]float64, []float
 
 // trainDistributed is adaspdc train on the ranks of c: each rank reads its
 // share of the data, the ranks agree on the columns, the rows and the
-// labels, and engine.TrainDistributed runs CoCoA+ rounds. Rank 0 alone
-// prints the progress and the summary line (with ranks=P) and writes the
-// trace and the model; every rank returns the same exit status. A rank
-// that fails on its own (a missing file, a malformed line) aborts the
-// world, which ends every rank with status 1.
+// labels, and engine.TrainDistributed runs the solver named, or the one
+// it picks (newton for a smooth loss with an L2 term, cocoa otherwise,
+// said on stderr). Rank 0 alone prints the progress and the summary line
+// (with ranks=P and allreduces=N, the collectives of the whole run) and
+// writes the trace and the model; every rank returns the same exit
+// status. A rank that fails on its own (a missing file, a malformed line)
+// aborts the world, which ends every rank with status 1.
 func trainDistributed(c comm.Comm, f trainFlags, opt engine.Options, loss engine.Loss, dataPath string, features int, lambdaSet, gapTest bool, stdout, stderr io.Writer) error {
+	counter := comm.Counted(c)
+	c = counter
 	rank, size := c.Rank(), c.Size()
 	lead := rank == 0
 	fail := func(err error) error {
@@ -208,7 +212,7 @@ func trainDistributed(c comm.Comm, f trainFlags, opt engine.Options, loss engine
 		f.lambda = 1 / rows[0]
 	}
 	prob := engine.Problem{X: x, B: b, Loss: loss, Reg: engine.ElasticNet{Lambda: f.lambda, L1: f.l1}, Classes: classes, Bias: f.bias}
-	opt.Solver = engine.SolverCoCoA
+	opt.Solver = engine.Solver(f.solver)
 
 	var trace *traceFile
 	if lead {
@@ -218,6 +222,10 @@ func trainDistributed(c comm.Comm, f trainFlags, opt engine.Options, loss engine
 		defer trace.close()
 	}
 	opt.Callback = epochCallback(f.quiet || !lead, trace, stderr)
+	if lead && opt.Solver == "" && !f.quiet {
+		s, why := engine.DistributedSolver(prob, opt)
+		fmt.Fprintf(stderr, "adaspdc train: picked %s: %s\n", s, flagWords(why))
+	}
 	model, res, err := engine.TrainDistributed(ctx, c, prob, opt)
 	traceErr := trace.finish(stderr)
 	if model != nil && f.normalize == "unit" {
@@ -234,7 +242,7 @@ func trainDistributed(c comm.Comm, f trainFlags, opt engine.Options, loss engine
 	}
 	var short string
 	if lead {
-		short = reportRun(res, f, gapTest, size, stdout, stderr)
+		short = reportRun(res, f, gapTest, size, counter.Stats().Calls, stdout, stderr)
 		if err := saveModel(f, model); err != nil {
 			return err
 		}
@@ -244,11 +252,12 @@ func trainDistributed(c comm.Comm, f trainFlags, opt engine.Options, loss engine
 	return runStatus(traceErr, short)
 }
 
-// worldOf returns the communicator of this process when it is one rank of
-// several (an MPI job), and nil otherwise; close leaves the world.
+// worldOf returns the communicator of this process when it is a rank of
+// an MPI job (several ranks, or one that a launcher started: comm.Launched),
+// and nil otherwise; close leaves the world.
 func worldOf() (c comm.Comm, close func()) {
 	w, err := comm.World()
-	if err != nil || w.Size() < 2 {
+	if err != nil || w.Size() < 2 && !comm.Launched() {
 		return nil, func() {
 			if w != nil {
 				w.Close()

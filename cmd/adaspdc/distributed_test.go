@@ -15,7 +15,7 @@ import (
 	"github.com/adaspdc/adaspdc/engine/modelio"
 )
 
-var distSummaryRE = regexp.MustCompile(`^epochs=\d+ passes=[\d.]+ primal=(\S+) dual=(\S+) gap=(\S+) rel_gap=(\S+) seconds=[\d.]+ threads=\d+ ranks=(\d+) solver=cocoa\n$`)
+var distSummaryRE = regexp.MustCompile(`^epochs=\d+ passes=[\d.]+ primal=(\S+) dual=(\S+) gap=(\S+) rel_gap=(\S+) seconds=[\d.]+ threads=\d+ ranks=(\d+) allreduces=(\d+) solver=(\w+)\n$`)
 
 // trainRanks runs the command line's distributed training on p in-process
 // ranks with the flags f, and returns each rank's error, rank 0's stdout
@@ -75,12 +75,17 @@ func TestTrainDistributedRanks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	allreduces := map[string]string{}
 	for _, c := range []struct {
-		ranks int
-		data  string
-	}{{2, "../../testdata/heart_scale"}, {3, filepath.Join(dir, "part-%d")}} {
-		model := filepath.Join(dir, "model-"+strconv.Itoa(c.ranks)+".json")
-		f := trainFlags{loss: "logistic", tol: 1e-8, maxEpochs: 5000, seed: 1, quiet: true, model: model}
+		ranks  int
+		data   string
+		solver string
+	}{
+		{1, "../../testdata/heart_scale", ""}, {2, "../../testdata/heart_scale", ""}, {3, filepath.Join(dir, "part-%d"), ""},
+		{2, "../../testdata/heart_scale", "cocoa"}, {3, filepath.Join(dir, "part-%d"), "cocoa"},
+	} {
+		model := filepath.Join(dir, "model-"+strconv.Itoa(c.ranks)+c.solver+".json")
+		f := trainFlags{loss: "logistic", tol: 1e-8, maxEpochs: 5000, seed: 1, quiet: true, model: model, solver: c.solver}
 		errs, out, errOut := trainRanks(t, c.ranks, f, c.data)
 		for r, err := range errs {
 			if err != nil {
@@ -88,12 +93,24 @@ func TestTrainDistributedRanks(t *testing.T) {
 			}
 		}
 		m := distSummaryRE.FindStringSubmatch(out)
-		if m == nil || m[5] != strconv.Itoa(c.ranks) {
-			t.Fatalf("%d ranks: summary %q", c.ranks, out)
+		want := c.solver
+		if want == "" {
+			want = "newton" // the default for a smooth loss with an L2 term
+		}
+		if m == nil || m[5] != strconv.Itoa(c.ranks) || m[7] != want {
+			t.Fatalf("%d ranks, -solver %q: summary %q", c.ranks, c.solver, out)
+		}
+		if want == "newton" {
+			// Newton's collectives do not depend on the ranks here.
+			if a, ok := allreduces[want]; ok && a != m[6] {
+				t.Errorf("%d ranks: allreduces=%s, against %s on fewer ranks", c.ranks, m[6], a)
+			}
+			allreduces[want] = m[6]
 		}
 		p, _ := strconv.ParseFloat(m[1], 64)
 		g, _ := strconv.ParseFloat(m[3], 64)
-		if d := p - p1; d > g1+1e-12 || -d > g+1e-12 {
+		// P* lies in [p − g, p] and in [p1 − g1, p1].
+		if d := p - p1; d > g+1e-12 || -d > g1+1e-12 {
 			t.Errorf("%d ranks: primal %.12g, single process %.12g, gaps %.3g and %.3g", c.ranks, p, p1, g, g1)
 		}
 		saved, err := modelio.Load(model)
@@ -140,8 +157,10 @@ func TestTrainDistributedFailures(t *testing.T) {
 			t.Errorf("%+v: %v, want an error naming %s", c.f, err, c.want)
 		}
 	}
-	if err := distributedRefusals(trainFlags{solver: "cocoa"}, nil); err != nil {
-		t.Errorf("-solver cocoa refused: %v", err)
+	for _, s := range []string{"cocoa", "newton"} {
+		if err := distributedRefusals(trainFlags{solver: s}, nil); err != nil {
+			t.Errorf("-solver %s refused: %v", s, err)
+		}
 	}
 }
 

@@ -336,7 +336,7 @@ func reportTraining(model *engine.Model, res *engine.Result, err, traceErr error
 		return err
 	}
 	gapTest := f.tol > 0
-	short := reportRun(res, f, gapTest, 0, stdout, stderr)
+	short := reportRun(res, f, gapTest, 0, 0, stdout, stderr)
 	switch {
 	case short != "", f.quiet:
 	case res.Stop == "optimal" || !gapTest && res.Stop == "tol":

@@ -109,18 +109,19 @@ func epochCallback(quiet bool, trace *traceFile, stderr io.Writer) func(engine.T
 }
 
 // reportRun prints what a run that ended without error says: the summary
-// line on stdout, with ranks=P for a distributed run (ranks > 0), and on
+// line on stdout, with ranks=P and allreduces=N (the collective calls of
+// the whole run) for a distributed run (ranks > 0), and on
 // stderr the solver's note (unless -quiet), whether the model is the best
 // certificate's rather than the last's, and by how much the run fell short
 // of its goal. The numbers printed are those of the model written: after a
 // run cut short, its best certificate, not the last. It returns the
 // shortfall, "" when the run met its goal.
-func reportRun(res *engine.Result, f trainFlags, gapTest bool, ranks int, stdout, stderr io.Writer) string {
+func reportRun(res *engine.Result, f trainFlags, gapTest bool, ranks int, allreduces int64, stdout, stderr io.Writer) string {
 	fp, mp := res.Final, res.Model
 	solver, ranksField := string(res.Solver), ""
 	if ranks > 0 {
 		solver += fmt.Sprintf(" over %d ranks", ranks)
-		ranksField = fmt.Sprintf(" ranks=%d", ranks)
+		ranksField = fmt.Sprintf(" ranks=%d allreduces=%d", ranks, allreduces)
 	}
 	if res.Note != "" && !f.quiet {
 		fmt.Fprintf(stderr, "adaspdc train: %s: %s\n", solver, flagWords(res.Note))
