@@ -454,7 +454,7 @@ func (s *newton) newtonStep() (moved bool, err error) {
 	}); err != nil {
 		return false, err
 	}
-	s.visits += float64(s.x.NNZ())
+	s.visits += float64(s.nnz)
 	alpha, err := s.lineSearch()
 	if err != nil || alpha == 0 {
 		return false, err
