@@ -1,7 +1,8 @@
 // Package comm is the communication layer of distributed training: the few
-// collective operations that the ranks of a CoCoA+ job need to combine
-// their updates, an in-process world that runs the ranks as goroutines, an
-// MPI world for real jobs, and the split of one data file among the ranks.
+// collective operations that the ranks of a job need to combine their sums
+// and updates, a Counter that counts them, an in-process world that runs
+// the ranks as goroutines, an MPI world for real jobs, and the split of one
+// data file among the ranks.
 //
 // # Communicators
 //

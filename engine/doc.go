@@ -15,8 +15,9 @@
 // Options.TimeLimit ends a run with the model of its best certificate;
 // Options.Callback sees every certificate. TrainOneVsRest trains several
 // classes one against the rest, TrainMultinomial as one softmax model,
-// CrossValidate and the paths choose λ, and TrainDistributed runs CoCoA+
-// rounds over the ranks of a comm.Comm (MPI, or goroutines in tests). The
+// CrossValidate and the paths choose λ, and TrainDistributed trains over
+// the ranks of a comm.Comm (MPI, or goroutines in tests): truncated Newton
+// for a smooth loss with an L2 term, CoCoA+ rounds otherwise. The
 // Example functions show each in a few lines.
 //
 // # Layers
@@ -158,7 +159,8 @@
 //	                (driver.RegisterMultinomial: newton's L-BFGS, sdca's
 //	                exact dual steps), certified by
 //	                objective.MultinomialEvaluator
-//	distributed.go  CoCoA+ over ranks (sdca.TrainDistributed)
+//	distributed.go  training over ranks: newton.TrainDistributed (on
+//	                driver.WorldSweep) or sdca.TrainDistributed (CoCoA+)
 //	crossval.go     folds, cross-validation, the λ and L1 paths
 //	certify.go      Certify
 //	objective.go, facade.go, families.go   the lower layers' names

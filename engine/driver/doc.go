@@ -1,7 +1,8 @@
 // Package driver is the method contract of the engine: what a solver must
 // provide (Method), the run that drives it (Run, and Solve around it), the
 // registry of solvers, the settings of a run (Options), the trace and the
-// result, the worker policy, and the row sweep that several families share.
+// result, the worker policy, the row sweep that several families share, and
+// that sweep over the ranks of a distributed run (WorldSweep).
 //
 // # The run
 //
@@ -52,4 +53,59 @@
 // MinBatchWork nonzeros of a batch for a batch method, SweepMinNNZ
 // nonzeros for a sweep over all rows (SweepWorkers), CertifyMinNNZ for a
 // certificate. No method reads runtime.GOMAXPROCS itself.
+//
+// # Over the ranks
+//
+// A distributed run spreads the rows over the ranks of a comm.Comm; every
+// rank holds the whole iterate (d weights) and its own rows. Every sum over
+// rows the engine makes, Σₖ f(aₖ, bₖ, x) for a vector or a scalar f, is a
+// sum over the ranks of the ranks' sums, so a method that takes its
+// decisions from such sums alone is the one-process method over the ranks.
+// WorldSweep is that layer: a RowSweep over the rank's rows whose sweeps
+// end with one allreduce (World.Sum) of what they summed, the vector outs
+// and the rank's scalars packed into one buffer (the loss and the gradient
+// in d + a few values; a Hessian-vector product in d), followed by two
+// stop flags. The post phase of RunThen/RunSum then runs on the summed
+// values. A sweep that sums nothing (per-row outputs such as the margins
+// Ax) stays on the rank. With a nil World the sweep is the RowSweep, call
+// for call and bit for bit, so one-process methods do not change.
+//
+// Why every rank takes the same decisions: comm's AllreduceSum returns the
+// same bits on every rank, so after a sweep every rank holds the same
+// gradient, the same scalars, the same Hv. Everything a method does
+// between sweeps (CG's vector updates and dot products, a line search's
+// tests, a trust region's ratio, the driver's stopping rules) reads only
+// those values and the iterate, which is then the same on every rank by
+// induction, provided the arithmetic does not depend on the rank: where a
+// method splits coordinates over its workers and adds per-range partial
+// results, the ranges must not follow the rank's worker count (which
+// follows its nonzeros). Over several ranks a WorldSweep therefore calls
+// post on WorldRanges ranges, the same on every rank, and Ranges says how
+// many; a per-range result added in range order is the same bits
+// everywhere. The ranks' kernels must round alike (the same binary on
+// hosts with the same instruction sets).
+//
+// What is allreduced, and when: each sweep's sums, once, when the sweep
+// ends; a method's setup may agree on global counts (rows, nonzeros) in
+// one more. A symmetric matrix summed over rows (a Hessian on narrow
+// data) travels as its upper triangle, d(d+1)/2 values (World.SumUpper).
+// The certificate needs no collective of its own where the method's sweep
+// already summed the loss, the conjugates and the gradient: the paired
+// duals' certificate is objective.AssemblePaired of those sums, the same
+// arithmetic as Evaluator.AtGradient. Otherwise each rank's
+// Evaluator.PartialAt and DualSum travel in one allreduce to
+// objective.Assemble. The number of collectives is thus the number of the
+// method's sweeps, whatever the number of ranks; the iterates are one
+// process's up to the order of summation, which is why a second-order
+// method pays over the ranks where a method of local updates (CoCoA+,
+// whose rounds grow with the ranks) does not.
+//
+// Time limits and cancellation: each rank's own context (its time limit,
+// its cancellation) only sets its flags in the next collective; the first
+// collective in which some rank's flag is set cancels, on every rank, the
+// context the ranks agree on (JoinWorld), which is the one the driver
+// reads. The ranks agree on the problem (columns, rows, classes, the
+// regularizer) with AgreeProblem before the method starts; an error that
+// every rank finds in the same collective is an AgreedError and needs no
+// abort, any other aborts the world (comm.Comm.Abort).
 package driver
