@@ -24,14 +24,11 @@ var flagPattern = regexp.MustCompile("(^|[\\s(`,;\"'])-[a-z][a-z0-9-]*")
 
 // flagExceptions are the files whose flag words this test does not own:
 // others are changing them at the moment, and each names a flag the
-// command line would translate (modelio's hints name adaspdc's own -model
-// and -normalize; glmnet's refusal names -m and -block, and its summary
-// LIBLINEAR's -s). They are listed, not skipped in silence, so that the
+// command line would translate (glmnet's refusal names -m and -block, and
+// its summary LIBLINEAR's -s). They are listed, not skipped in silence, so that the
 // list shrinks as they are fixed.
 var flagExceptions = map[string]bool{
-	"newton/glmnet.go":     true,
-	"modelio/json.go":      true,
-	"modelio/liblinear.go": true,
+	"newton/glmnet.go": true,
 }
 
 // TestEngineSourceNamesNoFlags scans every string literal of the engine's

@@ -38,12 +38,15 @@ var engineFlags = map[string]string{
 	"engine.TrainMultinomial":                    "-multiclass multinomial",
 	"Problem.Loss Logistic":                      "-loss logistic",
 	"CoordinateSettings.Partition PartitionNorm": "-partition norm",
+	"Model.Normalize \"unit\"":                   "-normalize unit",
+	"modelio.Save":                               "adaspdc train -model",
+	"modelio.SaveLIBLINEAR":                      "adaspdc train -liblinear-model",
 }
 
 // engineName matches a setting's name in an engine message, with the value
 // that may follow it: quoted (Options.Solver "newton", a solver's name) or
 // one of the engine's constants (Problem.Loss Logistic).
-var engineName = regexp.MustCompile(`\b(?:engine\.)?(?:Options|ElasticNet|Problem|CoordinateSettings|ReductionSettings|SDCASettings)\.[A-Z][A-Za-z0-9]*(?: "[^"]*"| [A-Z][A-Za-z]+)?|\bsparse\.CSR\.NormalizeRowsUnit\b|\b(?:engine\.)?TrainMultinomial\b`)
+var engineName = regexp.MustCompile(`\b(?:engine\.)?(?:Options|ElasticNet|Problem|Model|CoordinateSettings|ReductionSettings|SDCASettings)\.[A-Z][A-Za-z0-9]*(?: "[^"]*"| [A-Z][A-Za-z]+)?|\bsparse\.CSR\.NormalizeRowsUnit\b|\bmodelio\.Save(?:LIBLINEAR)?\b|\b(?:engine\.)?TrainMultinomial\b`)
 
 // flagWords returns an engine message in the command line's words: each
 // setting the engine names by its field (CoordinateSettings.M, ElasticNet.Lambda), or

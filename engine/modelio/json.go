@@ -259,7 +259,7 @@ func Load(path string) (*engine.Model, error) {
 		return parseLIBLINEAR(data, path)
 	}
 	if !bytes.HasPrefix(trimmed, []byte("{")) {
-		return nil, fmt.Errorf("%s: neither a JSON model (adaspdc train -model) nor a LIBLINEAR model (-liblinear-model, liblinear-train)", path)
+		return nil, fmt.Errorf("%s: neither a JSON model (modelio.Save) nor a LIBLINEAR model (modelio.SaveLIBLINEAR, liblinear-train)", path)
 	}
 	var jm jsonModel
 	if err := json.Unmarshal(data, &jm); err != nil {

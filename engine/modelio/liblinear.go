@@ -31,10 +31,10 @@ var liblinearSolver = map[string]string{
 // can ask before training whether the model it will get can be saved.
 func LIBLINEARCompatible(m *engine.Model) error {
 	if m.L1 != 0 {
-		return errors.New("LIBLINEAR's model format has no elastic-net solver (-l1 > 0); the weights would still predict, but the model would be mislabelled")
+		return errors.New("LIBLINEAR's model format has no elastic-net solver (ElasticNet.L1 > 0); the weights would still predict, but the model would be mislabelled")
 	}
 	if m.Normalize != "" {
-		return errors.New("liblinear-predict would not normalise the rows as this model needs (-normalize unit); normalise the data file itself instead")
+		return errors.New("liblinear-predict would not normalise the rows as this model needs (Model.Normalize \"unit\"); normalise the data file itself instead")
 	}
 	if _, ok := liblinearSolver[m.Loss]; !ok {
 		return fmt.Errorf("no LIBLINEAR solver for loss %q", m.Loss)
