@@ -402,7 +402,7 @@ func TestLIBLINEARRefuses(t *testing.T) {
 		reason string
 		before bool // LIBLINEARCompatible already refuses it
 	}{
-		{"l1", func(m *engine.Model) { m.L1 = 1e-4 }, "no elastic-net solver (-l1 > 0)", true},
+		{"l1", func(m *engine.Model) { m.L1 = 1e-4 }, "no elastic-net solver (ElasticNet.L1 > 0)", true},
 		{"normalize", func(m *engine.Model) { m.Normalize = "unit" }, "would not normalise the rows", true},
 		{"unknown-loss", func(m *engine.Model) { m.Loss = "svm" }, `no LIBLINEAR solver for loss "svm"`, true},
 		{"no-labels", func(m *engine.Model) { m.Labels = nil }, "has no labels", false},
