@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/adaspdc/adaspdc/comm"
 	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/kernels"
@@ -56,8 +57,18 @@ type softmaxLBFGS struct {
 	prob  objective.Multinomial
 	lam   float64
 	invN  float64
-	sweep *driver.RowSweep
-	eval  *objective.MultinomialEvaluator
+	sweep *driver.WorldSweep
+	eval  *objective.MultinomialEvaluator // one process only
+
+	// Over the ranks (world not nil): the rows of all ranks, and at w and
+	// at the trial point the loss's gradient V = (1/N) Σₖ aₖYₖᵀ and the
+	// sums Σwφ, Σwφ* of the paired duals, from which every rank forms the
+	// certificate (objective.AssembleMultinomialPaired).
+	world      *driver.World
+	nGlobal    int64
+	v, vTry    []float64
+	sums, sTry [2]float64
+	conjSum    []float64 // per chunk of the sweep
 
 	w, g    []float64 // the iterate and ∇P there
 	f       float64   // P(w)
@@ -77,11 +88,28 @@ func StartSoftmax(prob objective.Multinomial, opt driver.Options) (driver.Method
 	if err := prob.Validate(); err != nil {
 		return nil, err
 	}
-	if prob.Reg.L1 != 0 || !(prob.Reg.Lambda > 0) {
-		return nil, fmt.Errorf("engine: %s solves the multinomial loss with an L2 term λ > 0 and no L1 term (got λ = %g, l1 = %g)", SolverLBFGS, prob.Reg.Lambda, prob.Reg.L1)
+	if err := softmaxRegOK(prob); err != nil {
+		return nil, err
 	}
+	return startSoftmaxOn(prob, opt, nil)
+}
+
+func softmaxRegOK(prob objective.Multinomial) error {
+	if prob.Reg.L1 != 0 || !(prob.Reg.Lambda > 0) {
+		return fmt.Errorf("engine: %s solves the multinomial loss with an L2 term λ > 0 and no L1 term (got λ = %g, l1 = %g)", SolverLBFGS, prob.Reg.Lambda, prob.Reg.L1)
+	}
+	return nil
+}
+
+// startSoftmaxOn is StartSoftmax on the rank's rows of a problem whose
+// rows are spread over the ranks of world (nil: one process, all rows).
+func startSoftmaxOn(prob objective.Multinomial, opt driver.Options, world *driver.World) (*softmaxLBFGS, error) {
 	dim := prob.Dim()
-	s := &softmaxLBFGS{prob: prob, lam: prob.Reg.Lambda, invN: 1 / float64(prob.X.Rows),
+	nGlobal := int64(prob.X.Rows)
+	if world != nil {
+		nGlobal = world.Rows()
+	}
+	s := &softmaxLBFGS{prob: prob, lam: prob.Reg.Lambda, invN: 1 / float64(nGlobal), world: world, nGlobal: nGlobal,
 		w: make([]float64, dim), g: make([]float64, dim), wTry: make([]float64, dim),
 		gTry: make([]float64, dim), dir: make([]float64, dim), alpha: make([]float64, lbfgsMemory)}
 	if opt.WarmStart != nil {
@@ -92,52 +120,81 @@ func StartSoftmax(prob objective.Multinomial, opt driver.Options) (driver.Method
 	}
 	// A row's work is K times a scalar loss's: K margins and K scatters.
 	work := float64(prob.X.NNZ()) * float64(prob.K)
-	s.sweep = driver.NewRowSweep(prob.X, driver.WorkersFor(opt.Threads, work, driver.SweepMinNNZ, driver.NoLimit), !opt.Deterministic)
+	s.sweep = driver.NewWorldSweep(prob.X, driver.WorkersFor(opt.Threads, work, driver.SweepMinNNZ, driver.NoLimit), !opt.Deterministic, world)
 	s.lossSum = make([]float64, s.sweep.Chunks())
-	s.eval = objective.NewMultinomialEvaluator(prob, driver.WorkersFor(opt.Threads, work, driver.CertifyMinNNZ, prob.X.Cols))
+	if world == nil {
+		s.eval = objective.NewMultinomialEvaluator(prob, driver.WorkersFor(opt.Threads, work, driver.CertifyMinNNZ, prob.X.Cols))
+	} else {
+		s.v, s.vTry, s.conjSum = make([]float64, dim), make([]float64, dim), make([]float64, s.sweep.Chunks())
+	}
 	var err error
-	if s.f, err = s.valueGrad(s.w, s.g); err != nil {
+	if s.f, err = s.valueGrad(s.w, s.g, s.v, &s.sums); err != nil {
 		s.sweep.Close()
 		return nil, err
 	}
 	return s, nil
 }
 
-// valueGrad returns P(w) and sets g = ∇P(w).
-func (s *softmaxLBFGS) valueGrad(w, g []float64) (float64, error) {
+// valueGrad returns P(w) and sets g = ∇P(w): one sum over the rows, of
+// K·d + 1 values in one process and, over the ranks, one allreduce of
+// K·d + 2 (with the paired duals' conjugates, for the certificate); there
+// v (not nil) receives the loss's gradient and sums Σwφ and Σwφ*.
+func (s *softmaxLBFGS) valueGrad(w, g, v []float64, sums *[2]float64) (float64, error) {
 	p := s.prob
 	K := p.K
-	err := s.sweep.RunChunks(func(c, lo, hi int, acc [][]float64) {
+	overRanks := s.world != nil
+	var tail [2]float64
+	err := s.sweep.RunSum(func(c, lo, hi int, acc [][]float64) {
 		out := acc[0]
 		z := make([]float64, K)
 		yk := make([]float64, K)
-		var ls objective.Sum
+		var ls, cs objective.Sum
 		for k := lo; k < hi; k++ {
 			val, idx := p.X.Row(k)
 			p.Margins(val, idx, w, z)
-			v, _ := objective.SoftmaxTerms(z, p.Class[k], yk)
+			v, conj := objective.SoftmaxTerms(z, p.Class[k], yk)
 			wk := s.invN
 			if p.Weights != nil {
 				wk *= p.Weights[k]
 				v *= p.Weights[k]
+				conj *= p.Weights[k]
 			}
 			ls.Add(v)
+			if overRanks {
+				cs.Add(conj)
+			}
 			for q, j := range idx {
 				kernels.Axpy(wk*val[q], yk, out[int(j)*K:int(j)*K+K])
 			}
 		}
 		s.lossSum[c] = ls.Sum()
-	}, g)
+		if overRanks {
+			s.conjSum[c] = cs.Sum()
+		}
+	}, func() []float64 {
+		var ls, cs objective.Sum
+		for c, v := range s.lossSum {
+			ls.Add(v)
+			if overRanks {
+				cs.Add(s.conjSum[c])
+			}
+		}
+		tail = [2]float64{ls.Sum(), cs.Sum()}
+		if !overRanks {
+			return nil
+		}
+		return tail[:]
+	}, nil, g)
 	if err != nil {
 		return 0, err
 	}
 	s.evals++
-	var ls objective.Sum
-	for _, v := range s.lossSum {
-		ls.Add(v)
+	if overRanks {
+		copy(v, g)
+		*sums = tail
 	}
 	kernels.Axpy(s.lam, w, g)
-	return ls.Sum()*s.invN + 0.5*s.lam*kernels.Dot(w, w), nil
+	return tail[0]*s.invN + 0.5*s.lam*kernels.Dot(w, w), nil
 }
 
 // RunEpochs takes k L-BFGS steps.
@@ -193,7 +250,7 @@ func (s *softmaxLBFGS) step() error {
 		for j := range s.w {
 			s.wTry[j] = s.w[j] + alpha*s.dir[j]
 		}
-		fTry, err := s.valueGrad(s.wTry, s.gTry)
+		fTry, err := s.valueGrad(s.wTry, s.gTry, s.vTry, &s.sTry)
 		if err != nil {
 			return err
 		}
@@ -221,6 +278,8 @@ func (s *softmaxLBFGS) accept(fTry float64) {
 	}
 	s.w, s.wTry = s.wTry, s.w
 	s.g, s.gTry = s.gTry, s.g
+	s.v, s.vTry = s.vTry, s.v
+	s.sums = s.sTry
 	s.f = fTry
 	if sy := kernels.Dot(sv, yv); sy > 1e-12*math.Sqrt(kernels.Dot(sv, sv)*kernels.Dot(yv, yv)) {
 		s.s, s.y, s.rho = append(s.s, sv), append(s.y, yv), append(s.rho, 1/sy)
@@ -229,7 +288,14 @@ func (s *softmaxLBFGS) accept(fTry float64) {
 
 // Certify returns the multinomial certificate at w, with the duals paired
 // with it (objective.MultinomialEvaluator).
+//
+// Over the ranks it is the same certificate from the last sum's values
+// (objective.AssembleMultinomialPaired), with no collective of its own.
 func (s *softmaxLBFGS) Certify() (driver.TracePoint, error) {
+	if s.world != nil {
+		c, err := objective.AssembleMultinomialPaired(s.prob, s.w, s.v, objective.Partial{Loss: s.sums[0], Conj: s.sums[1]}, s.nGlobal)
+		return driver.TracePointOf(c), err
+	}
 	c, err := s.eval.At(s.w)
 	return driver.TracePointOf(c), err
 }
@@ -244,4 +310,102 @@ func (s *softmaxLBFGS) DivergenceHint() string {
 // Finish stops the sweep's workers.
 func (s *softmaxLBFGS) Finish(res *driver.Result) error {
 	return s.sweep.Close()
+}
+
+// TrainSoftmaxDistributed solves the multinomial problem whose rows are
+// spread over the ranks of c, rank by rank in local, by this L-BFGS over
+// the ranks, and returns on every rank the same W (feature-major), the
+// result and an error. The method is written against driver.WorldSweep:
+// each evaluation of P and ∇P is one allreduce of K·d + 2 values (the
+// gradient, the loss, the paired duals' conjugates), from which every rank
+// also forms the multinomial certificate (AssembleMultinomialPaired) with
+// no collective of its own; the two-loop recursion and the line search's
+// tests read those sums and the iterate only, so every rank takes the
+// same steps, bit for bit, and the collectives are one process's
+// evaluations whatever the number of ranks.
+//
+// Every rank of c calls it with the same options; local holds the rank's
+// rows (any number, none too) with its classes already mapped to 0…K−1 the
+// same way on every rank (the ranks' label sets agreed beforehand), the
+// same K and the same elastic net. The ranks agree on the columns, K, the
+// rows and λ in two collectives; time limits, cancellation and aborts are
+// TrainDistributed's.
+func TrainSoftmaxDistributed(ctx context.Context, c comm.Comm, local objective.Multinomial, opt driver.Options) (w []float64, res *driver.Result, err error) {
+	var prob objective.Multinomial
+	return trainOverRanks(ctx, c, SolverLBFGS, opt, func(c comm.Comm) (objective.Problem, int64, error) {
+		p, n, err := agreeMultinomial(c, local, opt)
+		prob = p
+		return objective.Problem{}, n, err
+	}, func(_ objective.Problem, opt driver.Options, world *driver.World) (ranksMethod, error) {
+		if opt.WarmStart != nil && len(opt.WarmStart) != prob.Dim() {
+			return nil, fmt.Errorf("engine: warm start has %d weights, the multinomial model %d", len(opt.WarmStart), prob.Dim())
+		}
+		return startSoftmaxOn(prob, opt, world)
+	})
+}
+
+// agreeMultinomial checks the rank's multinomial problem and agrees with
+// the other ranks on the columns, the classes K, λ and the L1 strength
+// (one maximum, which finds a failed rank too) and on the rows (one sum),
+// as driver.AgreeProblem does for a scalar loss.
+func agreeMultinomial(c comm.Comm, local objective.Multinomial, opt driver.Options) (objective.Multinomial, int64, error) {
+	var localErr error
+	fail := func(err error) {
+		if localErr == nil {
+			localErr = err
+		}
+	}
+	cols, rows := 0, 0
+	if local.X == nil {
+		fail(fmt.Errorf("engine: %s: the rank's problem has no data", SolverLBFGS))
+	} else {
+		cols, rows = local.X.Cols, local.X.Rows
+	}
+	if opt.Solver != "" && opt.Solver != SolverLBFGS {
+		fail(fmt.Errorf("engine: the multinomial loss over the ranks runs %s, not %s", SolverLBFGS, opt.Solver))
+	}
+	if err := opt.Validate(); err != nil {
+		fail(err)
+	}
+	if err := softmaxRegOK(local); err != nil {
+		fail(err)
+	}
+	k, lam, l1 := float64(local.K), local.Reg.Lambda, local.Reg.L1
+	mx := []float64{float64(cols), b2f(localErr != nil), k, -k, lam, -lam, l1, -l1}
+	if err := c.AllreduceMax(mx); err != nil {
+		return objective.Multinomial{}, 0, err
+	}
+	if localErr != nil {
+		return objective.Multinomial{}, 0, driver.AgreedError{Msg: localErr.Error()}
+	}
+	if mx[1] != 0 {
+		return objective.Multinomial{}, 0, driver.Agreed("engine: %s: another rank's problem or options were refused (its error says why)", SolverLBFGS)
+	}
+	for i, what := range []string{"the number of classes", "λ", "the L1 strength"} {
+		if mx[2+2*i] != -mx[3+2*i] {
+			return objective.Multinomial{}, 0, driver.Agreed("engine: %s: the ranks disagree on %s: from %v to %v", SolverLBFGS, what, -mx[3+2*i], mx[2+2*i])
+		}
+	}
+	prob := local
+	x := *local.X
+	x.Cols = int(mx[0])
+	prob.X = &x
+	if rows > 0 {
+		if err := prob.Validate(); err != nil {
+			fail(err)
+		}
+	} else if err := prob.Reg.Validate(prob.Dim()); err != nil {
+		fail(err)
+	}
+	sum := []float64{float64(rows), b2f(localErr != nil)}
+	if err := c.AllreduceSum(sum); err != nil {
+		return objective.Multinomial{}, 0, err
+	}
+	if localErr != nil {
+		return objective.Multinomial{}, 0, driver.AgreedError{Msg: fmt.Sprintf("rank %d: %v", c.Rank(), localErr)}
+	}
+	if sum[1] != 0 {
+		return objective.Multinomial{}, 0, driver.Agreed("engine: %s: %g other rank(s) refused their problem (their errors say why)", SolverLBFGS, sum[1])
+	}
+	return prob, int64(sum[0]), nil
 }

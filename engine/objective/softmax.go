@@ -321,3 +321,24 @@ func (e *MultinomialEvaluator) dualMatrix(lo, hi int32) {
 		e.v[i] = (e.v[i] + e.comp[i]) * inv
 	}
 }
+
+// AssembleMultinomialPaired is AssemblePaired for the multinomial problem:
+// the certificate at W and its paired duals Yₖ = wₖ(softmax(Wᵀaₖ) − e_{cₖ})
+// from sums a method has made over the rows of every rank (over several
+// processes, each rank's sums added by an allreduce): Loss = Σₖ wₖφ(Wᵀaₖ,
+// cₖ), Conj = Σₖ wₖφ*(Yₖ/wₖ, cₖ) (SoftmaxTerms gives both), and the loss's
+// gradient G = (1/n) Σₖ aₖYₖᵀ (feature-major, d·K), which is the paired
+// duals' V:
+//
+//	P = Loss·(1/n) + g(W),   D = −Conj·(1/n) − g*(−G),
+//
+// MultinomialEvaluator.At's formulas. The paired duals lie in dom φ*
+// always (softmax(z) is in the simplex), so no projection is needed; it
+// needs a g* finite at −G, as a λ > 0 gives (ErrPartialIndicator
+// otherwise: scaling the duals would need every rank's rows).
+func AssembleMultinomialPaired(prob Multinomial, w, g []float64, p Partial, n int64) (Certificate, error) {
+	if len(w) != prob.Dim() {
+		return Certificate{}, fmt.Errorf("engine: certificate at %d weights for %d features × %d classes", len(w), prob.X.Cols, prob.K)
+	}
+	return AssemblePaired(prob.Reg, w, g, p, n)
+}
