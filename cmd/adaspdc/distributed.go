@@ -16,8 +16,10 @@ import (
 // each with the flag that asks for it; a distributed run refuses them
 // before it reads any data.
 func distributedRefusals(f trainFlags, set map[string]bool) error {
-	if s := engine.Solver(f.solver); s != "" && s != engine.SolverCoCoA && s != engine.SolverNewton {
-		return fmt.Errorf("-solver %s: a distributed run (under mpirun) trains with newton (truncated Newton over the ranks, for a smooth loss with an L2 term) or cocoa (CoCoA+ rounds over the ranks); name one of them or no solver", f.solver)
+	if s := engine.Solver(f.solver); f.multiclass == "multinomial" && s != "" && s != engine.SolverLBFGS {
+		return fmt.Errorf("-solver %s: a distributed run (under mpirun) trains -multiclass multinomial with lbfgs (L-BFGS over the ranks); name it or no solver", f.solver)
+	} else if s != "" && s != engine.SolverCoCoA && s != engine.SolverNewton && s != engine.SolverOWLQN && f.multiclass != "multinomial" {
+		return fmt.Errorf("-solver %s: a distributed run (under mpirun) trains with newton (truncated Newton over the ranks, for a smooth loss with an L2 term), owlqn (OWL-QN over the ranks, for a smooth loss with an L1 term) or cocoa (CoCoA+ rounds over the ranks); name one of them or no solver", f.solver)
 	}
 	for _, c := range []struct {
 		on   bool
@@ -29,7 +31,6 @@ func distributedRefusals(f trainFlags, set map[string]bool) error {
 		{f.init != "", "-init"},
 		{f.liblinearModel != "", "-liblinear-model"},
 		{f.inner != "", "-inner"},
-		{f.multiclass == "multinomial", "-multiclass multinomial"},
 	} {
 		if c.on {
 			return fmt.Errorf("%s: not supported in a distributed run (under mpirun); run them in one process", c.flag)
@@ -149,12 +150,16 @@ func agreeLabels(c comm.Comm, y []float64, loss engine.Loss) ([]float64, []float
 	}
 	switch {
 	case flag[0] != 0:
-		return nil, nil, fmt.Errorf("the ranks' data hold more than two labels (from %v to %v): the %s loss needs two, and a distributed run trains no one-vs-rest model", lo, hi, loss.Name())
+		return nil, nil, errManyLabels
 	case !(lo < hi):
 		return nil, nil, fmt.Errorf("the ranks' data hold one label (%v): the %s loss needs two", hi, loss.Name())
 	}
 	return b, []float64{lo, hi}, nil
 }
+
+// errManyLabels says that the ranks' labels hold more than two classes:
+// the run trains one class against the rest each.
+var errManyLabels = errors.New("the ranks' data hold more than two labels")
 
 // trainDistributed is adaspdc train on the ranks of c: each rank reads its
 // share of the data, the ranks agree on the columns, the rows and the
@@ -188,8 +193,13 @@ func trainDistributed(c comm.Comm, f trainFlags, opt engine.Options, loss engine
 	if rows[0] == 0 {
 		return agreedFailure(c, fmt.Errorf("%s: no data lines on any of the %d ranks", dataPath, size), stderr)
 	}
-	b, classes, err := agreeLabels(c, ds.Y, loss)
-	if err != nil {
+	var b, classes []float64
+	multi := f.multiclass == "multinomial" // the ranks agree on the classes in the engine
+	if !multi {
+		b, classes, err = agreeLabels(c, ds.Y, loss)
+		multi = errors.Is(err, errManyLabels) // one against the rest
+	}
+	if err != nil && !multi {
 		var ae *comm.AbortError
 		if errors.As(err, &ae) {
 			return fail(err)
@@ -222,11 +232,22 @@ func trainDistributed(c comm.Comm, f trainFlags, opt engine.Options, loss engine
 		defer trace.close()
 	}
 	opt.Callback = epochCallback(f.quiet || !lead, trace, stderr)
-	if lead && opt.Solver == "" && !f.quiet {
+	if lead && opt.Solver == "" && !f.quiet && !multi {
 		s, why := engine.DistributedSolver(prob, opt)
 		fmt.Fprintf(stderr, "adaspdc train: picked %s: %s\n", s, flagWords(why))
 	}
-	model, res, err := engine.TrainDistributed(ctx, c, prob, opt)
+	var (
+		model *engine.Model
+		res   *engine.Result
+	)
+	switch {
+	case f.multiclass == "multinomial":
+		model, res, err = engine.TrainMultinomialDistributed(ctx, c, prob, ds.Y, opt)
+	case multi:
+		return trainOneVsRestDistributed(ctx, c, counter, prob, ds.Y, opt, f, trace, stdout, stderr)
+	default:
+		model, res, err = engine.TrainDistributed(ctx, c, prob, opt)
+	}
 	traceErr := trace.finish(stderr)
 	if model != nil && f.normalize == "unit" {
 		model.Normalize = "unit"

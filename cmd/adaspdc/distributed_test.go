@@ -149,7 +149,7 @@ func TestTrainDistributedFailures(t *testing.T) {
 	}{
 		{trainFlags{solver: "adaspdc"}, nil, "-solver adaspdc"},
 		{trainFlags{cv: 5}, nil, "-cv"},
-		{trainFlags{multiclass: "multinomial"}, nil, "-multiclass multinomial"},
+		{trainFlags{multiclass: "multinomial", solver: "sdca"}, nil, "-solver sdca"},
 		{trainFlags{}, map[string]bool{"m": true}, "-m"},
 	} {
 		err := distributedRefusals(c.f, c.set)
@@ -157,9 +157,14 @@ func TestTrainDistributedFailures(t *testing.T) {
 			t.Errorf("%+v: %v, want an error naming %s", c.f, err, c.want)
 		}
 	}
-	for _, s := range []string{"cocoa", "newton"} {
+	for _, s := range []string{"cocoa", "newton", "owlqn"} {
 		if err := distributedRefusals(trainFlags{solver: s}, nil); err != nil {
 			t.Errorf("-solver %s refused: %v", s, err)
+		}
+	}
+	for _, s := range []string{"", "lbfgs"} {
+		if err := distributedRefusals(trainFlags{multiclass: "multinomial", solver: s}, nil); err != nil {
+			t.Errorf("-multiclass multinomial -solver %q refused: %v", s, err)
 		}
 	}
 }
