@@ -22,14 +22,9 @@ import (
 // it can change; the command line translates them into its flags.
 var flagPattern = regexp.MustCompile("(^|[\\s(`,;\"'])-[a-z][a-z0-9-]*")
 
-// flagExceptions are the files whose flag words this test does not own:
-// others are changing them at the moment, and each names a flag the
-// command line would translate (glmnet's refusal names -m and -block, and
-// its summary LIBLINEAR's -s). They are listed, not skipped in silence, so that the
-// list shrinks as they are fixed.
-var flagExceptions = map[string]bool{
-	"newton/glmnet.go": true,
-}
+// flagExceptions are the files whose flag words this test does not own;
+// none is left.
+var flagExceptions = map[string]bool{}
 
 // TestEngineSourceNamesNoFlags scans every string literal of the engine's
 // non-test sources for a flag pattern and lists the offenders.

@@ -22,7 +22,7 @@ func init() {
 		SolverInfo: driver.SolverInfo{
 			Name:         SolverGLMNET,
 			Takes:        driver.Takes{L1: true, SampleWeights: true},
-			Summary:      "newGLMNET: a Newton-type step whose quadratic model is minimised by coordinate descent over the features not shrunk, with a line search (Yuan, Ho & Lin 2012; LIBLINEAR -s 5, -s 6); parallel sweeps over rows",
+			Summary:      "newGLMNET: a Newton-type step whose quadratic model is minimised by coordinate descent over the features not shrunk, with a line search (Yuan, Ho & Lin 2012; LIBLINEAR's solvers 5 and 6); parallel sweeps over rows",
 			Losses:       "with a (generalised) second derivative: squared, logistic, sqhinge, smoothhinge",
 			Regularizers: "elastic net with L1 > 0 (λ ≥ 0), no centre or weights",
 			Parallel:     true,
@@ -48,7 +48,7 @@ func acceptsGLMNET(prob objective.Problem, opt driver.Options) error {
 		return fmt.Errorf("engine: %s is for an L1 term (l1 > 0); for pure L2 use newton", opt.Solver)
 	}
 	if opt.Coordinate().M > 1 || opt.Coordinate().BlockSize > 1 {
-		return fmt.Errorf("engine: %s reads every sample in each step: -m and -block are the coordinate methods'", opt.Solver)
+		return fmt.Errorf("engine: %s reads every sample in each step: CoordinateSettings.M and CoordinateSettings.BlockSize are the coordinate methods'", opt.Solver)
 	}
 	return nil
 }
