@@ -21,13 +21,13 @@ import (
 )
 
 func main() {
-	shape := flag.String("shape", "url", "url or rcv1 (synth.URLLike or synth.RCV1Like)")
+	shape := flag.String("shape", "url", "url, rcv1 or correlated (synth.URLLike, synth.RCV1Like, or synth.CorrelatedDense: 11,000 dense rows of 68 correlated columns, whatever -rows says)")
 	rows := flag.Int("rows", 400_000, "number of rows")
 	seed := flag.Uint64("seed", 1, "generator seed")
 	out := flag.String("o", "", "output `file` (default: standard output)")
 	flag.Parse()
 	if flag.NArg() != 0 {
-		fmt.Fprintln(os.Stderr, "usage: synthgen [-shape url|rcv1] [-rows N] [-seed S] [-o FILE]")
+		fmt.Fprintln(os.Stderr, "usage: synthgen [-shape url|rcv1|correlated] [-rows N] [-seed S] [-o FILE]")
 		os.Exit(2)
 	}
 	if err := run(*shape, *rows, *seed, *out); err != nil {
@@ -37,16 +37,20 @@ func main() {
 }
 
 func run(shape string, rows int, seed uint64, out string) error {
-	var spec synth.Spec
+	var x *sparse.CSR
+	var y []float64
+	var err error
 	switch shape {
 	case "url":
-		spec = synth.URLLike(rows, seed)
+		x, y, err = synth.Generate(synth.URLLike(rows, seed))
 	case "rcv1":
-		spec = synth.RCV1Like(rows, seed)
+		x, y, err = synth.Generate(synth.RCV1Like(rows, seed))
+	case "correlated":
+		// The dense set of correlated columns; -rows is its own (11,000).
+		x, y, _, err = synth.GenerateCorrelated(synth.CorrelatedDense(seed))
 	default:
-		return fmt.Errorf("unknown -shape %q: want url or rcv1", shape)
+		return fmt.Errorf("unknown -shape %q: want url, rcv1 or correlated", shape)
 	}
-	x, y, err := synth.Generate(spec)
 	if err != nil {
 		return err
 	}
