@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
@@ -82,7 +83,16 @@ type cocoa struct {
 	rng    *rand.Rand
 	counts []paddedCounter
 	resync bool // v changed outside an epoch: the replicas must copy it
+	// search chooses each merge's step in the plane of the summed change
+	// and the previous step (see stepSearch; nil: K = 1 or cocoaSearch
+	// off); dv holds the summed change.
+	search *stepSearch
+	dv     []float64
 }
+
+// cocoaSearch switches the merges' step search (stepSearch) on; tests
+// switch it off to compare with the plain CoCoA+ merge.
+var cocoaSearch = true
 
 // CoCoAWorkers returns K for data x and Options.Threads threads (0: the
 // cores): one worker per driver.SweepMinNNZ nonzeros, as for the certificate
@@ -140,6 +150,10 @@ func startCoCoA(ctx context.Context, prob objective.Problem, opt driver.Options)
 		s.pool = core.cert.Pool()
 		s.rep, s.cols = replicas(k, core.d)
 		s.counts = make([]paddedCounter, k)
+		if cocoaSearch {
+			s.search = newStepSearch(prob.Reg, int64(n), n, core.d, k, 0)
+			s.dv = hugepage.Make[float64](core.d)
+		}
 	}
 	return s, nil
 }
@@ -155,6 +169,9 @@ func (s *cocoa) Threads() int { return s.certThreads() }
 
 func (s *cocoa) Finish(res *driver.Result) error {
 	res.Duals = s.y
+	if s.search != nil && s.search.moved > 0 {
+		res.Note += fmt.Sprintf("; the step search moved off the summed change in %d merges", s.search.moved)
+	}
 	return s.closeCert()
 }
 
@@ -172,6 +189,13 @@ func (s *cocoa) RunEpochs(ctx context.Context, k int) (int, error) {
 		}
 		resync := s.resync
 		s.resync = false
+		// An epoch after which the certificate recomputes v merges by the
+		// summed change and forgets the previous step, as distCoCoA's
+		// round that sends the exact sum: so one rank of distCoCoA is cocoa.
+		search := s.search != nil && !(e == k-1 && s.exactNext())
+		if search {
+			copy(s.search.y0, s.y)
+		}
 		err := s.pool.Run(func(w int) {
 			if resync {
 				copy(s.rep[w], s.v)
@@ -180,7 +204,14 @@ func (s *cocoa) RunEpochs(ctx context.Context, k int) (int, error) {
 		})
 		if err == nil {
 			// Always merge, even after a cancelled epoch: the duals have moved.
-			err = s.pool.Run(s.merge)
+			if search {
+				err = s.searchMerge()
+			} else {
+				err = s.pool.Run(s.merge)
+				if s.search != nil {
+					s.search.forget()
+				}
+			}
 		}
 		for w := range s.counts {
 			s.sampled += s.counts[w].n
@@ -235,4 +266,55 @@ func (s *cocoa) merge(w int) {
 	for _, r := range s.rep {
 		copy(r[lo:hi], v)
 	}
+}
+
+// exactNext reports whether the certificate after an epoch from now
+// will recompute v (sdcaCore.certificate's rule, its gaps extrapolated to
+// a full epoch more), as distCoCoA.wantExact.
+func (s *cocoa) exactNext() bool {
+	if !s.runningExact || s.sinceExact+1 >= exactEvery {
+		return true
+	}
+	s0, g0 := s.gaps[0][0], s.gaps[0][1]
+	s1, g1 := s.gaps[1][0], s.gaps[1][1]
+	if !(g1 > 0 && g1 < g0 && s1 > s0) {
+		return false
+	}
+	return g1*math.Pow(g1/g0, (float64(s.sampled+int64(s.n))-s1)/(s1-s0)) <= 2*s.tol
+}
+
+// searchMerge is merge with the step chosen by s.search: the workers sum
+// the change on their coordinates, the search sums the conjugate terms
+// and picks the step, and the workers add it to v and reset the replicas.
+func (s *cocoa) searchMerge() error {
+	err := s.pool.Run(func(w int) {
+		lo, hi := s.cols[w], s.cols[w+1]
+		for j := lo; j < hi; j++ {
+			vj := s.v[j]
+			var sum float64
+			for _, r := range s.rep {
+				sum += r[j] - vj
+			}
+			s.dv[j] = sum / float64(s.omega[j])
+		}
+	})
+	if err == nil {
+		err = s.search.conjugates(s.pool.Run, s.prob.Loss, s.prob.B, s.y)
+	}
+	if err != nil {
+		return err
+	}
+	if err := s.search.take(s.v, s.dv, s.y, s.logit); err != nil {
+		return err
+	}
+	return s.pool.Run(func(w int) {
+		lo, hi := s.cols[w], s.cols[w+1]
+		v, step := s.v[lo:hi], s.search.pv[lo:hi]
+		for j := range v {
+			v[j] += step[j]
+		}
+		for _, r := range s.rep {
+			copy(r[lo:hi], v)
+		}
+	})
 }

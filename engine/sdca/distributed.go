@@ -109,18 +109,10 @@ type distCoCoA struct {
 	exactPending bool
 
 	// search holds when the rounds choose their step in the plane of the
-	// summed change and the previous step (see chooseStep): with more
-	// than one rank and distSearch on.
+	// summed change and the previous step (chooseStep, stepSearch): with
+	// more than one worker in all and distSearch on.
 	search bool
-	grid   [][2]float64 // the (γ, β) tried; grid[0] = (1, 0), the summed change
-	y0     []float64    // the duals at the start of the round
-	py     []float64    // the previous round's step of the rank's duals
-	pv     []float64    // the previous round's step of v, then this round's
-	sums   []float64    // chooseStep's allreduce: Σₖ φₖ* at each point, then the flags
-	moved  int64        // rounds whose step was not the summed change
-	// plane turns the summed conjugate terms at a point of the grid into
-	// D there (objective's formula).
-	plane *objective.DualPlane
+	*stepSearch
 
 	local  context.Context         // this rank's context: its time limit and cancellation
 	cancel context.CancelCauseFunc // cancels the context the ranks agree on
@@ -277,14 +269,9 @@ func startDistCoCoA(c comm.Comm, prob objective.Problem, nGlobal int64, opt driv
 	// sdca's stream on rank 0, so that one rank is cocoa step for step.
 	s.rng = rand.New(rand.NewPCG(opt.Seed+uint64(c.Rank()), 0x5dca))
 	s.buf = make([]float64, core.d+2+flagCount)
-	if c.Size() > 1 && distSearch {
+	if (c.Size() > 1 || k > 1) && distSearch {
 		s.search = true
-		s.grid = stepGrid
-		s.y0 = hugepage.Make[float64](core.n)
-		s.py = hugepage.Make[float64](core.n)
-		s.pv = hugepage.Make[float64](core.d)
-		s.sums = make([]float64, len(s.grid)+flagCount)
-		s.plane = objective.NewDualPlane(prob.Reg, int(nGlobal))
+		s.stepSearch = newStepSearch(prob.Reg, nGlobal, core.n, core.d, k, flagCount)
 	}
 	s.counts = make([]paddedCounter, k)
 	if !sequential {
@@ -694,18 +681,6 @@ func (t *timedComm) note() string {
 // rank (chooseStep) on; tests switch it off to compare.
 var distSearch = true
 
-// stepGrid is the (γ, β) that chooseStep tries: the summed change first,
-// then longer steps along it and along the previous step.
-var stepGrid = func() [][2]float64 {
-	var g [][2]float64
-	for _, gamma := range []float64{1, 2, 4} {
-		for _, beta := range []float64{0, 0.5, 0.9, 1.5} {
-			g = append(g, [2]float64{gamma, beta})
-		}
-	}
-	return g
-}()
-
 // chooseStep picks the round's step on every rank alike, sets the rank's
 // duals to it and leaves its change of v in pv.
 //
@@ -723,7 +698,7 @@ var stepGrid = func() [][2]float64 {
 //
 // with Δv the allreduced summed change and p_v the previous step of v,
 // which is p's (1/N) Σ pₖaₖ to rounding. Each rank sums φₖ* over its rows
-// at the points of stepGrid (rows where Δyₖ and pₖ are zero add the same
+// at the points of searchGrid (rows where Δyₖ and pₖ are zero add the same
 // constant to every point and are left out), one allreduce of those sums
 // gives every rank the same values, and objective.DualPlane turns them
 // into D at each point with g* at the same v on every rank, so every rank
@@ -735,65 +710,28 @@ var stepGrid = func() [][2]float64 {
 // its D exceeds D(1, 0) by more than a relative 1e-14, a margin over the
 // rounding of the sums, so D(new) ≥ D(summed change) ≥ D(y₀): the search
 // can only add to what a round gains. A point that takes a dual outside
-// the domain of φ* has φ* = +∞ and is never taken. On one rank there is
-// no search, and the round is cocoa's epoch.
+// the domain of φ* has φ* = +∞ and is never taken. The sums and the choice are
+// stepSearch's, shared with cocoa: on one rank the round is cocoa's epoch.
 func (s *distCoCoA) chooseStep() error {
-	m := len(s.grid)
-	sums := s.sums
-	clear(sums)
-	loss, b := s.prob.Loss, s.prob.B
-	for k, yk := range s.y {
-		y0, p := s.y0[k], s.py[k]
-		d := yk - y0
-		if d == 0 && p == 0 {
-			continue
-		}
-		sums[0] += loss.Conj(yk, b[k]) // (1, 0): the duals as the local passes left them
-		for i := 1; i < m; i++ {
-			sums[i] += loss.Conj(y0+s.grid[i][0]*d+s.grid[i][1]*p, b[k])
-		}
-	}
-	s.flags(sums[m:])
-	if err := s.c.AllreduceSum(sums); err != nil {
-		return err
-	}
-	s.observe(sums[m:])
-	// D at the grid's points, from the summed conjugate terms, is
-	// objective's (DualPlane: a quadratic in (γ, β) for plain L2).
-	dv, pv := s.buf[:s.d], s.pv
-	if err := s.plane.Set(s.v, dv, pv); err != nil {
-		return err
-	}
-	best, bestD := 0, s.plane.At(1, 0, sums[0])
-	for i := 1; i < m; i++ {
-		if math.IsInf(sums[i], 1) || math.IsNaN(sums[i]) {
-			continue
-		}
-		if dual := s.plane.At(s.grid[i][0], s.grid[i][1], sums[i]); dual > bestD+1e-14*math.Abs(bestD) {
-			best, bestD = i, dual
-		}
-	}
-	g, be := s.grid[best][0], s.grid[best][1]
-	if best != 0 {
-		s.moved++
-	}
-	for k, yk := range s.y {
-		y0 := s.y0[k]
-		if best != 0 {
-			if d, p := yk-y0, s.py[k]; d != 0 || p != 0 {
-				yk = y0 + g*d + be*p
-				s.y[k] = yk
-				if s.logit != nil {
-					s.logit[k] = math.NaN() // the prox's warm start is for the old dual
-				}
+	run := func(fn func(w int)) error {
+		if s.pool == nil {
+			for w := range s.k {
+				fn(w)
 			}
+			return nil
 		}
-		s.py[k] = yk - y0
+		return s.pool.Run(fn)
 	}
-	for j, a := range dv {
-		pv[j] = g*a + be*pv[j]
+	if err := s.conjugates(run, s.prob.Loss, s.prob.B, s.y); err != nil {
+		return fmt.Errorf("engine: cocoa: %w", err)
 	}
-	return nil
+	m := len(s.grid)
+	s.flags(s.sums[m:])
+	if err := s.c.AllreduceSum(s.sums); err != nil {
+		return err
+	}
+	s.observe(s.sums[m:])
+	return s.take(s.v, s.buf[:s.d], s.y, s.logit)
 }
 
 // distCoCoA is a driver.Method.
