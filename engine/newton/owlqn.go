@@ -87,16 +87,37 @@ const owlqnArmijo = 1e-4
 // which is zero exactly at the minimum. A step:
 //
 //  1. d = −H·◇F, with H the L-BFGS inverse-Hessian estimate of f from the
-//     last lbfgsMemory pairs sᵢ = w⁺ − w, yᵢ = ∇f(w⁺) − ∇f(w) (the smooth
+//     last lbfgsMemory pairs sᵢ = w⁺ − w, yᵢ = P(∇f(w⁺) − ∇f(w)) (the smooth
 //     part's gradients: inside an orthant the L1 term is linear and adds
-//     no curvature), by the two-loop recursion from γI, γ = sᵀy/yᵀy;
-//  2. d is projected onto the signs of −◇F: dⱼ = 0 where dⱼ◇ⱼF ≥ 0, so
-//     that d is a descent direction of F (◇Fᵀd < 0);
+//     no curvature), by the two-loop recursion from γI, γ = sᵀy/yᵀy. P
+//     keeps the coordinates the step moved (sⱼ ≠ 0) and zeroes the rest,
+//     the coordinates that stayed at wⱼ = 0 (mostly |∂ⱼf| ≤ l1, where
+//     ◇ⱼF = 0): sᵀPy = sᵀy, so
+//     the pair is the secant pair of f on the face the step moved in,
+//     Py = P∇²f·Ps. The unmasked y would add the held coordinates'
+//     gradient change, curvature no step of the face sees, to yᵀy,
+//     shrinking γ, and through the two-loop recursion would give the held
+//     coordinates components of d that step 2 then drops;
+//  2. d is aligned with −◇F where wⱼ = 0: dⱼ = 0 where wⱼ = 0 and
+//     dⱼ◇ⱼF ≥ 0, since there the orthant of step 3 is sign(−◇ⱼF) and a dⱼ
+//     against it would leave the orthant at once. Where wⱼ ≠ 0, F is
+//     differentiable in the orthant with gradient ◇F, and dⱼ is kept
+//     whatever its sign: Andrew & Gao's projection π(d; −◇F) over every
+//     coordinate also drops the quasi-Newton components that run against
+//     the steepest descent, which on an ill-conditioned f is a large share
+//     of them at every step, so that the steps, and the pairs of step 1,
+//     keep to the coordinates where −H◇F and −◇F agree and the method
+//     crawls or stalls short of the minimum. Each component this step
+//     drops (dⱼ◇ⱼF ≥ 0) adds nothing or a positive term to ◇Fᵀd, so that
+//     ◇Fᵀd ≤ −◇FᵀH◇F < 0: d is a descent direction of F;
 //  3. the orthant ξⱼ = sign(wⱼ), or sign(−◇ⱼF) where wⱼ = 0, and the trial
 //     points w(α) = π(w + αd; ξ), where π zeroes the coordinates whose sign
-//     leaves ξ: α in 1, ½, ¼, … until
+//     leaves ξ: α in 1, ½, ¼, … until ◇F(w)ᵀ(w(α) − w) < 0 and
 //     F(w(α)) ≤ F(w) + γ·◇F(w)ᵀ(w(α) − w) (Andrew & Gao's condition, γ =
-//     owlqnArmijo).
+//     owlqnArmijo). The first condition matters once a coordinate whose
+//     dⱼ runs against −◇ⱼF is clamped at zero: then w(α) − w is not αd, and
+//     at a long step ◇Fᵀ(w(α) − w) may be positive; as α → 0 it is α◇Fᵀd,
+//     negative, so the backtracking ends.
 //
 // Each trial point costs one sum over the rows, of f's value and gradient
 // together (a pass: a dot and an axpy per nonzero); the accepted one's
@@ -296,10 +317,10 @@ func (s *owlqn) step() error {
 		b := s.rho[i] * kernels.Dot(s.y[i], s.dir)
 		kernels.Axpy(s.alpha[i]-b, s.s[i], s.dir)
 	}
-	// 2. dir = −H◇F, projected onto the signs of −◇F.
+	// 2. dir = −H◇F, aligned with −◇F where w is zero.
 	for j, p := range s.pg {
 		dj := -s.dir[j]
-		if dj*p >= 0 {
+		if s.w[j] == 0 && dj*p >= 0 {
 			dj = 0
 		}
 		s.dir[j] = dj
@@ -349,7 +370,7 @@ func (s *owlqn) step() error {
 		if err != nil {
 			return err
 		}
-		if moved && (fTry <= s.f+owlqnArmijo*decrease || math.Abs(decrease) <= rounding && fTry <= s.f+rounding) {
+		if moved && (decrease < 0 && fTry <= s.f+owlqnArmijo*decrease || math.Abs(decrease) <= rounding && fTry <= s.f+rounding) {
 			s.accept(fTry)
 			return nil
 		}
@@ -369,7 +390,11 @@ func (s *owlqn) accept(fTry float64) {
 	}
 	for j := range s.w {
 		sv[j] = s.wTry[j] - s.w[j]
-		yv[j] = s.gTry[j] - s.g[j]
+		if sv[j] != 0 {
+			yv[j] = s.gTry[j] - s.g[j]
+		} else {
+			yv[j] = 0 // held at zero: y = P(∇f(w⁺) − ∇f(w)), the type's step 1
+		}
 	}
 	s.w, s.wTry = s.wTry, s.w
 	s.g, s.gTry = s.gTry, s.g
