@@ -68,7 +68,20 @@ func init() {
 // bounds the count for every cut. With K = 1 the solver is SDCA.
 //
 // Each epoch ends with a merge over column ranges, vⱼ += Σ_w (r_wj − vⱼ)/ωⱼ,
-// that also resets every replica to the new v. The running v then differs
+// that also resets every replica to the new v. With K > 1 the merge does
+// not add the summed change as it is: the dual picks the step in the plane
+// of the summed change and the previous merge's step (stepSearch, the same
+// search as distCoCoA's over ranks), which is the summed change unless
+// another point of the plane has a larger D, so D still never decreases.
+// The ωⱼ damping is what the search undoes: where the pieces share the
+// features of a direction, each merge moves along it by about 1/ωⱼ of what
+// a sequential pass would, and a longer step or the previous step's
+// momentum covers the rest. A smaller data-dependent σ′ in the local
+// steps (Ma et al.'s σ′_min = max_α ‖Σ_w A_wα_w‖²/Σ_w ‖A_wα_w‖²) would
+// need that maximum, a spectral quantity that an estimate from the data
+// bounds from below only; ωⱼ is its per-coordinate upper bound (by
+// Cauchy–Schwarz over the pieces that share coordinate j), and the search
+// takes the longer steps only where D confirms them. The running v then differs
 // from (1/n)Σₖ yₖaₖ by rounding alone, and the certificate treats it as
 // sdca's (sdcaCore.certificate), recomputing it where a stop depends on it;
 // the replicas are copied from v again after a recomputation.
