@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -28,7 +29,6 @@ func distributedRefusals(f trainFlags, set map[string]bool) error {
 		{f.cv > 0 || f.lambdaAuto || f.l1Auto, "-cv, -lambda auto and -l1 auto"},
 		{f.groups != "", "-groups"},
 		{f.sampleWeights != "" || f.classWeights != "", "-sample-weights and -class-weights"},
-		{f.init != "", "-init"},
 		{f.liblinearModel != "", "-liblinear-model"},
 		{f.inner != "", "-inner"},
 	} {
@@ -180,7 +180,7 @@ func trainDistributed(c comm.Comm, f trainFlags, opt engine.Options, loss engine
 		c.Abort(err)
 		return err
 	}
-	ctx, done := runContext(f.threads)
+	ctx, done := rankContext(c, f.threads)
 	defer done()
 	ds, err := readShare(c, dataPath, sparse.ReadOptions{NumFeatures: features, Threads: f.threads})
 	if err != nil {
@@ -212,6 +212,14 @@ func trainDistributed(c comm.Comm, f trainFlags, opt engine.Options, loss engine
 	}
 	x := ds.X
 	x.Cols = max(int(agree[0]), features)
+	if f.init != "" || f.checkpoint != "" {
+		if multi {
+			return agreedFailure(c, errors.New("-init and -checkpoint: a distributed run takes them for a binary or regression model, not several classes"), stderr)
+		}
+		if opt.WarmStart, err = startOverRanks(c, f, x.Cols, stderr); err != nil {
+			return err
+		}
+	}
 	if f.normalize == "unit" {
 		x.NormalizeRowsUnit()
 	}
@@ -240,15 +248,17 @@ func trainDistributed(c comm.Comm, f trainFlags, opt engine.Options, loss engine
 		model *engine.Model
 		res   *engine.Result
 	)
+	var ck *checkpointer
 	switch {
 	case f.multiclass == "multinomial":
 		model, res, err = engine.TrainMultinomialDistributed(ctx, c, prob, ds.Y, opt)
 	case multi:
 		return trainOneVsRestDistributed(ctx, c, counter, prob, ds.Y, opt, f, trace, stdout, stderr)
 	default:
+		ck = checkpointOn(lead, f, prob, &opt)
 		model, res, err = engine.TrainDistributed(ctx, c, prob, opt)
 	}
-	traceErr := trace.finish(stderr)
+	traceErr := cmp.Or(trace.finish(stderr), ck.report(stderr))
 	if model != nil && f.normalize == "unit" {
 		model.Normalize = "unit"
 	}
@@ -259,16 +269,25 @@ func trainDistributed(c comm.Comm, f trainFlags, opt engine.Options, loss engine
 					res.Final.Epoch, res.Best.Epoch, res.Best.RelGap, f.model)
 			}
 		}
+		c.Barrier() // as below; in an aborted world it returns at once
 		return err
 	}
 	var short string
+	var saveErr error
 	if lead {
 		short = reportRun(res, f, gapTest, size, counter.Stats().Calls, stdout, stderr)
-		if err := saveModel(f, model); err != nil {
-			return err
-		}
+		saveErr = saveModel(f, model)
 	} else {
 		short = shortfall(res, f, gapTest)
+	}
+	// The ranks meet once more before any returns: a rank that exits with
+	// a status other than 0 makes mpirun end the others, rank 0 among
+	// them, perhaps before it has written the model.
+	if err := c.Barrier(); err != nil {
+		return err
+	}
+	if saveErr != nil {
+		return saveErr
 	}
 	return runStatus(traceErr, short)
 }

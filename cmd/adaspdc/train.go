@@ -62,6 +62,9 @@ func train(args []string, stdout, stderr io.Writer) error {
 		loss, _ := f.lossFunc() // validate has checked it
 		return trainDistributed(c, f, opt, loss, f.data, f.features, f.lambdaSet, f.tol > 0, stdout, stderr)
 	}
+	if f.checkpoint != "" {
+		return mistakef("-checkpoint: distributed runs only (under mpirun, -np 1 too); one process writes its best model to -model when stopped by a signal")
+	}
 	trace, err := openTrace(f.trace)
 	if err != nil {
 		return err

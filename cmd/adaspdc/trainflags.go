@@ -23,6 +23,7 @@ type trainFlags struct {
 	sampling, steps                  string
 	normalize                        string
 	model, liblinearModel, trace     string
+	checkpoint                       string
 	m, block, threads                int
 	maxEpochs                        int
 	stallEpochs                      int
@@ -179,7 +180,7 @@ const trainUsage = "Usage: adaspdc train [flags]\n\n" +
 	"     model of its best certificate to -model, and says so\n" +
 	"  2  a mistake in the command line, found before any data is read\n" +
 	"  3  stopped short of -tol or -target-primal (at -max-epochs, -time-limit, an\n" +
-	"     interrupt (SIGINT or SIGTERM), or a stall: -stall-epochs); with -tol 0, any\n" +
+	"     interrupt (SIGINT, SIGTERM or SIGUSR1), or a stall: -stall-epochs); with -tol 0, any\n" +
 	"     stop before -max-epochs but the optimum itself; the model of the best\n" +
 	"     certificate is written and stderr says by how much the run fell short\n\n"
 
@@ -211,6 +212,7 @@ func parseTrainFlags(args []string, stderr io.Writer) (trainFlags, map[string]bo
 	fs.StringVar(&f.model, "model", "", "write the model as JSON to this `file`")
 	fs.StringVar(&f.liblinearModel, "liblinear-model", "", "write the model in LIBLINEAR's format to this `file`")
 	fs.StringVar(&f.trace, "trace", "", "write the per-epoch trace as CSV to this `file`")
+	fs.StringVar(&f.checkpoint, "checkpoint", "", "distributed runs (under mpirun): after every certificate that improves on the best so far, rank 0 writes that model as JSON to this `file`, atomically, so that a job killed outright still leaves its best certified model; restart from it with -init on any number of ranks")
 	fs.BoolVar(&f.quiet, "quiet", false, "no per-epoch progress on stderr (warnings and errors still appear)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), trainUsage)
@@ -280,7 +282,7 @@ func (f trainFlags) validateSearch(set map[string]bool) error {
 		return err
 	}
 	if f.cv > 0 && !search {
-		for _, o := range []string{"model", "liblinear-model", "trace", "init"} {
+		for _, o := range []string{"model", "liblinear-model", "trace", "init", "checkpoint"} {
 			if set[o] {
 				return mistakef("-cv %d with -%s: cross-validation alone trains no model (as LIBLINEAR's -v); add -lambda auto to search λ and train the model at the best", f.cv, o)
 			}
@@ -436,7 +438,7 @@ func (f trainFlags) checkOutputs() error {
 			return mistakef("-liblinear-model: %v", err)
 		}
 	}
-	outputs := []namedPath{{"model", f.model}, {"liblinear-model", f.liblinearModel}, {"trace", f.trace}}
+	outputs := []namedPath{{"model", f.model}, {"liblinear-model", f.liblinearModel}, {"trace", f.trace}, {"checkpoint", f.checkpoint}}
 	for _, o := range outputs {
 		if o.path == "" {
 			continue

@@ -9,7 +9,6 @@ import (
 	"os/signal"
 	"runtime"
 	"strconv"
-	"syscall"
 
 	"github.com/adaspdc/adaspdc/engine"
 )
@@ -18,15 +17,14 @@ import (
 // of a distributed run: the signals that end it, the trace it writes, the
 // progress it shows, and the summary and warnings it prints at the end.
 
-// runContext returns the context of a run, which SIGINT and SIGTERM cancel,
-// and bounds the process to threads (when > 0) until done is called.
-// SIGTERM is how timeout, systemd, Slurm, Kubernetes and docker stop ask a
-// process to end: like an interrupt, it ends the run with the model of its
-// best certificate written. -threads bounds the whole process, so that
-// -threads 1 measures one core: the parser and the garbage collector too,
-// not the solver alone.
+// runContext returns the context of a run, which the stop signals
+// (SIGINT, SIGTERM, SIGUSR1: stopSignals) cancel, and bounds the process
+// to threads (when > 0) until done is called. Like an interrupt, each ends
+// the run with the model of its best certificate written and status 3.
+// -threads bounds the whole process, so that -threads 1 measures one core:
+// the parser and the garbage collector too, not the solver alone.
 func runContext(threads int) (ctx context.Context, done func()) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
 	if threads <= 0 {
 		return ctx, stop
 	}

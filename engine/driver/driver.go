@@ -77,6 +77,9 @@ func Run(ctx context.Context, m Method, opt Options) (*Result, error) {
 		if len(res.Trace) == 1 || tp.Gap < res.Best.Gap || tp.Gap == res.Best.Gap && tp.Primal < res.Best.Primal {
 			res.Best = tp
 			res.bestX = append(res.bestX[:0], m.Point()...)
+			if opt.Checkpoint != nil {
+				opt.Checkpoint(tp, res.bestX)
+			}
 		}
 		if opt.Callback != nil {
 			if err := opt.Callback(tp); err != nil {

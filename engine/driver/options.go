@@ -146,6 +146,13 @@ type Options struct {
 	// with that error.
 	Callback func(TracePoint) error
 
+	// Checkpoint, when non-nil, is called with each certificate that
+	// becomes the run's best (Result.Best) and its point, before
+	// Callback: what a caller saves so that a run killed later can
+	// restart from it (WarmStart). x is the driver's copy, valid until
+	// the call returns; over the ranks every rank makes the same calls.
+	Checkpoint func(best TracePoint, x []float64)
+
 	// Settings are the settings of the methods' families, at most one of
 	// each (Options.With adds or replaces one): Coordinate, and those that
 	// the families declare (reduce.Settings, sdca.Settings). A solver
