@@ -78,6 +78,10 @@ type PeerTiming struct {
 	Tool    string  // e.g. "liblinear -s 0", "sklearn saga", "adaspdc"
 	Setting string  // the tolerance or m that reached the target
 	Seconds float64 // whole process, median of Runs; NaN: not reached
+	// CPU is the process's user and system time, median of Runs: on a
+	// host shared beyond its cores the wall time is mostly waiting, and
+	// the CPU time says what each tool itself spent.
+	CPU float64
 }
 
 // PeerProblem is the comparison on one data set and objective.
@@ -322,6 +326,9 @@ func reference(ctx context.Context, prob engine.Problem, cfg PeersConfig, extra 
 }
 
 func peersOne(ctx context.Context, cfg PeersConfig, data *Data, path string, obj Objective, ll, py, tmp string, log io.Writer) (*PeerProblem, error) {
+	if obj.Loss == LossMultinomial {
+		return peersMultinomial(ctx, cfg, data, path, obj, py, tmp, log)
+	}
 	prob, err := data.Problem(obj.Loss, obj.Lambda)
 	if err != nil {
 		return nil, err
@@ -469,9 +476,9 @@ func peersOne(ctx context.Context, cfg PeersConfig, data *Data, path string, obj
 				last := ti
 				jobs = append(jobs, timedJob{
 					mk: func() *exec.Cmd { return tool.cmd(ctx, path, tol, model) },
-					set: func(sec float64) {
+					set: func(sec, cpu float64) {
 						for i := first; i < last; i++ {
-							times[i] = PeerTiming{Tool: tool.name, Setting: "tol " + tol, Seconds: sec}
+							times[i] = PeerTiming{Tool: tool.name, Setting: "tol " + tol, Seconds: sec, CPU: cpu}
 						}
 					},
 				})
@@ -526,9 +533,9 @@ func peersOne(ctx context.Context, cfg PeersConfig, data *Data, path string, obj
 				if p := outputField(string(out), "primal"); !(p <= tp) {
 					continue
 				}
-				jobs = append(jobs, timedJob{mk: mk, set: func(sec float64) {
+				jobs = append(jobs, timedJob{mk: mk, set: func(sec, cpu float64) {
 					if math.IsNaN(ours[i].Seconds) || sec < ours[i].Seconds {
-						ours[i] = PeerTiming{Tool: "adaspdc", Setting: setting, Seconds: sec}
+						ours[i] = PeerTiming{Tool: "adaspdc", Setting: setting, Seconds: sec, CPU: cpu}
 					}
 				}})
 			}
@@ -542,29 +549,34 @@ func peersOne(ctx context.Context, cfg PeersConfig, data *Data, path string, obj
 	return pp, nil
 }
 
-// timedJob is a command to time and what to do with its median wall time.
+// timedJob is a command to time and what to do with its median wall and
+// CPU times.
 type timedJob struct {
 	mk  func() *exec.Cmd
-	set func(seconds float64)
+	set func(seconds, cpu float64)
 }
 
 // timeInRounds runs every job once per round, runs rounds, and hands each
-// job the median wall time of its runs that succeeded (NaN if none did).
+// job the median wall and CPU times of its runs that succeeded (NaN if
+// none did).
 // Timing the jobs one after another, runs times each, let a busy minute of
 // a shared host land on one tool alone and move its median by half while
 // the others' barely moved; in rounds, such a minute falls on every tool.
 func timeInRounds(runs int, jobs []timedJob) {
 	t := make([][]float64, len(jobs))
+	cpu := make([][]float64, len(jobs))
 	for range runs {
 		for k, j := range jobs {
 			start := time.Now()
-			if err := j.mk().Run(); err == nil {
+			c := j.mk()
+			if err := c.Run(); err == nil {
 				t[k] = append(t[k], time.Since(start).Seconds())
+				cpu[k] = append(cpu[k], (c.ProcessState.UserTime() + c.ProcessState.SystemTime()).Seconds())
 			}
 		}
 	}
 	for k, j := range jobs {
-		j.set(summarize(t[k]).Median)
+		j.set(summarize(t[k]).Median, summarize(cpu[k]).Median)
 	}
 }
 

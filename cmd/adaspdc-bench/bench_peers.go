@@ -18,7 +18,7 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) error {
 	cfg := harness.PeersConfig{}
 	var data, objectives, ms, solvers, normalize, out string
 	fs.StringVar(&data, "data", "", "comma-separated LIBSVM `files` or synth:rcv1:ROWS / synth:url:ROWS specs")
-	fs.StringVar(&objectives, "objectives", "logistic:1e-5,sqhinge:1e-5", "comma-separated loss:λ pairs (logistic, sqhinge, squared), or loss:l1=X for the L1 problem at strength X (λ = 0: LIBLINEAR -s 6 and -s 5, scikit-learn's L1 penalties and Lasso)")
+	fs.StringVar(&objectives, "objectives", "logistic:1e-5,sqhinge:1e-5", "comma-separated loss:λ pairs (logistic, sqhinge, squared; multinomial: the softmax model of all classes, ours -multiclass multinomial against scikit-learn's lbfgs), or loss:l1=X for the L1 problem at strength X (λ = 0: LIBLINEAR -s 6 and -s 5, scikit-learn's L1 penalties and Lasso)")
 	fs.StringVar(&ms, "m", "1,4,16,64", "our -m values; the fastest is kept")
 	fs.StringVar(&solvers, "solvers", "auto", "comma-separated solvers of ours to time (auto: train's own choice, given no -m when m = 1); the fastest is kept")
 	fs.IntVar(&cfg.Threads, "threads", 0, "our -threads; 0: all cores")
@@ -32,7 +32,8 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) error {
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: adaspdc-bench peers -data FILES [flags]\n\n"+
 			"Times whole processes of adaspdc train, liblinear-train (-s 0,7 logistic; -s 1,2 squared hinge; -s 11,12\n"+
-			"squared) and scikit-learn (LogisticRegression saga, lbfgs, liblinear; LinearSVC; Ridge sag) to relative\n"+
+			"squared) and scikit-learn (LogisticRegression saga, lbfgs, liblinear, and lbfgs multinomial for -objectives\n"+
+			"multinomial:λ; LinearSVC; Ridge sag) to relative\n"+
 			"suboptimalities 1e-2, 1e-4, 1e-6 against an optimum our engine certifies, where the peers are installed\n"+
 			"(%s).\n\n", harness.InstallHint)
 		fs.PrintDefaults()
@@ -62,8 +63,12 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) error {
 		}
 		switch loss {
 		case "logistic", "sqhinge", "squared":
+		case harness.LossMultinomial:
+			if l1 {
+				return cli.UsageErrorf(fs, "-objectives: %q: the multinomial objective takes λ, not l1", o)
+			}
 		default:
-			return cli.UsageErrorf(fs, "-objectives: %q: the loss must be logistic, sqhinge or squared", o)
+			return cli.UsageErrorf(fs, "-objectives: %q: the loss must be logistic, sqhinge, squared or multinomial", o)
 		}
 		if l1 {
 			cfg.Objectives = append(cfg.Objectives, harness.Objective{Loss: loss, L1: l})

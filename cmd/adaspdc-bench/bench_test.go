@@ -76,6 +76,7 @@ func TestBenchMistakes(t *testing.T) {
 		{[]string{"peers", "-data", "x", "-objectives", "hinge:1e-5"}, 2, "must be logistic"},
 		{[]string{"peers", "-data", "x", "-objectives", "logistic:l1=0"}, 2, "loss:l1=X"},
 		{[]string{"peers", "-data", "x", "-objectives", "logistic:l1=x"}, 2, "loss:l1=X"},
+		{[]string{"peers", "-data", "x", "-objectives", "multinomial:l1=1e-3"}, 2, "takes λ, not l1"},
 		{[]string{"peers", "-data", "x", "-normalize", "rows"}, 2, "-normalize must be none or unit"},
 	} {
 		var out, errOut bytes.Buffer
