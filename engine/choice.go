@@ -84,7 +84,7 @@ func AutoSolver(prob Problem, opt Options) (Solver, string) {
 					}
 				}
 				if gain >= 1.5 {
-					return SolverCoCoA, fmt.Sprintf("SDCA on %d threads, each on its own share of the samples against a private copy of the model, merged every epoch by the step the dual picks along the summed change: about %.2g× SDCA's passes here, so predicted %.2g× faster than SDCA on one thread; Options.Solver \"sdca\" for one thread, Options.Solver \"newton\" or Options.Solver \"adaspdc\" for another method", k, float64(k)/gain, gain)
+					return SolverCoCoA, fmt.Sprintf("SDCA on %d threads, each on its own share of the samples against a private copy of the model, merged every epoch by the step the dual picks along the summed change: about %.2g× SDCA's passes here, so predicted %.2g× faster than SDCA on one thread; Options.Solver \"sdca\" for one thread, Options.Solver \"newton\" or Options.Solver \"adaspdc\" for another method", k, float64(k)*coCoAEpochEfficiency/gain, gain)
 				}
 				return SolverSDCA, fmt.Sprintf("one sample at a time with exact dual steps, κ/n = %.3g: predicted to need few passes on these data (Options.Solver \"newton\" or Options.Solver \"adaspdc\" for another method, CoordinateSettings.M for mini-batches)", kappa())
 			}
@@ -131,8 +131,8 @@ func predictedCosts(prob Problem, opt Options, kappa, gain float64) (sdca, newto
 
 // coCoAGain returns the workers K that cocoa would run on and the speed-up
 // over one-thread SDCA that its rate predicts, for kappa = κ/n
-// (sdcaKappaPerSample): K workers step K times the samples per second,
-// but each step is damped by ωⱼ ≤ K (see cocoa), and
+// (sdcaKappaPerSample): K workers step up to K times the samples per
+// second, but each step is damped by ωⱼ ≤ K (see cocoa), and
 // SDCA's passes to a given gap grow like 1 + κ/n with κ = mean qₖ/γ
 // (Shalev-Shwartz & Zhang: n + R²/(λγ) steps per factor e, γ the strong
 // convexity of φ*). With every ωⱼ taken as K, an upper bound that needs no
@@ -147,9 +147,17 @@ func predictedCosts(prob Problem, opt Options, kappa, gain float64) (sdca, newto
 // (news20 binarised with unit rows, url-shaped rows of 0/1 tokens at 1M and
 // 200k rows), so ρ is divided by max(1, (κ/n)^⅓), and kept at least 1:
 // a gain above K, fewer passes than SDCA's, was measured (url-shaped, 200k
-// rows) but is not predicted. On url-shaped 0/1 rows at 1M rows (κ/n = 2.9)
-// K = 2 gives 1.6; at κ/n = 0.125 (unit rows) 1.8; on news20 with unit
-// rows (κ/n = 1.6) 1.4.
+// rows) but is not predicted.
+//
+// An epoch of K workers steps fewer than K times SDCA's samples per
+// second: it adds a merge over all d coordinates of the K replicas, and
+// the replicas' footprint in cache; the measured epochs (url-shaped, 200k
+// and 1M rows, K = 2, on two cores shared with other work) ran at 0.6·K
+// to 0.8·K of SDCA's speed, and the gain is K·coCoAEpochEfficiency/ρ,
+// with the upper end. On url-shaped 0/1 rows at 1M rows (κ/n = 2.9) K = 2
+// gives 1.3, and SDCA stays (cocoa's certified run was no faster there);
+// with unit rows (κ/n = 0.025) 1.6; on news20 with unit rows (κ/n = 1.6)
+// 1.2.
 func coCoAGain(prob Problem, opt Options, kappa float64) (int, float64) {
 	k := driver.Lookup(SolverCoCoA).Workers(prob.X, opt.Threads)
 	if k < 2 || math.IsInf(kappa, 1) {
@@ -159,8 +167,12 @@ func coCoAGain(prob Problem, opt Options, kappa float64) (int, float64) {
 	if en, ok := prob.Reg.AsElasticNet(); ok && en.Plain() && en.L1 == 0 {
 		rho = math.Max(1, rho/math.Max(1, math.Cbrt(kappa)))
 	}
-	return k, float64(k) / rho
+	return k, float64(k) * coCoAEpochEfficiency / rho
 }
+
+// coCoAEpochEfficiency is the share of K times SDCA's samples per second
+// that an epoch of K cocoa workers steps (see coCoAGain).
+const coCoAEpochEfficiency = 0.8
 
 // sdcaKappaPerSample returns κ/n = mean ‖aₖ‖²/(λγn), the term by which
 // SDCA's passes per factor e of the gap exceed one (Shalev-Shwartz &
