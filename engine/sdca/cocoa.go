@@ -81,10 +81,12 @@ func init() {
 // need that maximum, a spectral quantity that an estimate from the data
 // bounds from below only; ωⱼ is its per-coordinate upper bound (by
 // Cauchy–Schwarz over the pieces that share coordinate j), and the search
-// takes the longer steps only where D confirms them. The running v then differs
-// from (1/n)Σₖ yₖaₖ by rounding alone, and the certificate treats it as
-// sdca's (sdcaCore.certificate), recomputing it where a stop depends on it;
-// the replicas are copied from v again after a recomputation.
+// takes the longer steps only where D confirms them.
+//
+// The running v differs from (1/n)Σₖ yₖaₖ by rounding alone, and the
+// certificate treats it as sdca's (sdcaCore.certificate), recomputing it
+// where a stop depends on it; the replicas are copied from v again after a
+// recomputation.
 type cocoa struct {
 	*sdcaCore
 	k      int         // workers K
