@@ -13,10 +13,12 @@ import (
 	"github.com/adaspdc/adaspdc/sparse"
 )
 
-// SolverNewton is a truncated Newton method on the primal: conjugate
-// gradients preconditioned by the Hessian's diagonal (on the formed Hessian
-// where d is small, denseHessianPays; mixed with the regularizer's on data
-// wider than tall, precondMix), and a line search on the derivative. Its
+// SolverNewton is a Newton method on the primal, by the shape of the
+// data: exact steps by the Cholesky factor of the formed Hessian where d
+// is small (denseHessianPays, choleskyPays), otherwise truncated steps by
+// conjugate gradients preconditioned by the Hessian's diagonal (on the
+// formed Hessian, or by products with A; mixed with the regularizer's on
+// data wider than tall, precondMix); a line search on the derivative. Its
 // iterates do not depend on how the features are scaled, which is what raw
 // data need (issue 9, §1).
 const SolverNewton driver.Solver = "newton"
@@ -105,7 +107,17 @@ type newton struct {
 	hess, hessDelta []float64
 	curvHess        []float64
 	hessDeltaNext   bool
-	hessStale       bool // the last sweep's curvatures are not yet in hess
+	// chol is the lower Cholesky factor of the scaled Hessian S H S and
+	// cholScale S's diagonal (cholFactor), where the Hessian is formed.
+	chol, cholScale []float64
+	exact           bool // the steps are solved by Cholesky (choleskyPays), not CG
+	cholSteps       int  // Newton steps solved by Cholesky
+	cholFailed      int  // factors that failed (cholMinPivot): CG took the step
+	// The multiply-adds of the run, by kind, for the note: the sweeps'
+	// and CG's products with A (one per nonzero read), forming the
+	// Hessian, factoring and solving with it, and CG's products with it.
+	sweepFlops, formFlops, factorFlops, denseFlops float64
+	hessStale                                      bool // the last sweep's curvatures are not yet in hess
 	// hessFresh and hessChange are, per chunk of rows, the multiply-adds
 	// of forming the Hessian afresh and of its change, in the last sweep.
 	hessFresh, hessChange []int64
@@ -202,6 +214,7 @@ func newNewtonOn(prob objective.Problem, opt driver.Options, world *driver.World
 	if denseHessianPaysAt(int64(d), nnz, build) {
 		s.hess, s.curvHess = hugepage.Make[float64](d*d), cut(n)
 		s.hessFresh, s.hessChange = make([]int64, chunks), make([]int64, chunks)
+		s.exact = choleskyPays(int64(d), nnz, build)
 	}
 	s.lossSum, s.conjSum, s.part = make([]float64, chunks), make([]float64, chunks), make([]float64, max(threads, s.sweep.Ranges()))
 	s.clipped = make([]bool, chunks)
@@ -270,6 +283,43 @@ func denseHessianPaysAt(d, nnz, build int64) bool {
 	return float64(build) <= denseHessianFactor*float64(2*nnz)
 }
 
+// denseCGSteps is the CG steps a Newton step takes on the formed Hessian
+// at the forcing term η ≤ 0.05 (about 14 on w8a, 25 on a9a, logistic
+// and squared hinge, λ = 1e-5 and 1e-6); exactSaving is the share of a
+// run's Newton steps that exact steps save (one of 5–7 on a9a and
+// ijcnn1; on w8a 0–5 of 7–14, 8 of 40 in all); denseSpeedup is how many
+// multiply-adds of the dense kernels (contiguous dot products, in the
+// factor and in CG on the formed matrix) cost as much time as one of the
+// sweeps over A (gathers, scatters, exponentials, line searches and the
+// workers' hand-offs): on w8a a Newton step took about six times the
+// factor's time for one to two times its multiply-adds.
+const (
+	denseCGSteps = 15.0
+	exactSaving  = 1.0 / 8
+	denseSpeedup = 4.0
+)
+
+// choleskyPays reports whether newton, having formed the Hessian
+// (denseHessianPaysAt), should take exact Newton steps by its Cholesky
+// factor rather than truncated CG steps on it, from their predicted
+// costs per Newton step in multiply-adds of the sweeps: the factor's
+// d³/6 against denseCGSteps products of d², both at 1/denseSpeedup,
+// where the exact steps save the share exactSaving of a Newton step's
+// other work (the sweep and dz = A·s, 4·nnz, and forming the matrix,
+// build):
+//
+//	(d³/6 − denseCGSteps·d²)/denseSpeedup ≤ exactSaving·(4·nnz + build).
+//
+// a9a (d = 123) and ijcnn1 (d = 22) factor on the left side's sign
+// alone; w8a (d = 300) at 0.79M against 1.15M; the widest that
+// denseHessianPays forms, d = 1024, factors where nnz + build/4 ≥ 8.2e7.
+// Where the Hessian is not formed, CG's products with A are
+// denseHessianPaysAt's choice.
+func choleskyPays(d, nnz, build int64) bool {
+	fd := float64(d)
+	return (fd*fd*fd/6-denseCGSteps*fd*fd)/denseSpeedup <= exactSaving*float64(4*nnz+build)
+}
+
 // hessianBuildCost returns Σₖ nnzₖ(nnzₖ + 1)/2 over x's rows, the
 // multiply-adds of forming the upper triangle of Aᵀ diag(c) A.
 func hessianBuildCost(x *sparse.CSR) int64 {
@@ -282,7 +332,11 @@ func hessianBuildCost(x *sparse.CSR) int64 {
 }
 
 func (s *newton) Finish(res *driver.Result) error {
-	res.Note = fmt.Sprintf("%d conjugate-gradient steps in all", s.cgSteps)
+	res.Note = fmt.Sprintf("%d conjugate-gradient steps, %d Cholesky steps", s.cgSteps, s.cholSteps)
+	if s.cholFailed > 0 {
+		res.Note += fmt.Sprintf(" (%d factors failed: CG took the step)", s.cholFailed)
+	}
+	res.Note += fmt.Sprintf("; multiply-adds: %.4g with A, %.4g forming H, %.4g factoring and solving, %.4g CG on H", s.sweepFlops, s.formFlops, s.factorFlops, s.denseFlops)
 	return s.sweep.Close()
 }
 
@@ -319,7 +373,9 @@ var errNewtonFloor = fmt.Errorf("engine: newton: the objective cannot decrease f
 //	P(w) = (1/n) Σₖ φ(aₖᵀw, bₖ) + Σⱼ (λⱼ/2)(wⱼ − cⱼ)²,
 //	∇P = (1/n) Aᵀφ′(Aw) + Λ(w − c),   H = (1/n) Aᵀ diag(φ″(Aw)) A + Λ.
 //
-// It solves H s = −∇P by conjugate gradients preconditioned with
+// Where the Hessian is formed and choleskyPays, s = −H⁻¹∇P exactly, by
+// the Cholesky factor of the Jacobi-scaled H (choleskyStep). Otherwise
+// it solves H s = −∇P by conjugate gradients preconditioned with
 // M = diag(H) (Λ + precondMix·(diag(H) − Λ) on wide data) until
 // ‖r‖_{M⁻¹} ≤ η ‖∇P‖_{M⁻¹}, with the forcing term η = min(½,
 // (‖∇P‖/‖∇P₀‖)^½) of Eisenstat & Walker, which gives
@@ -382,6 +438,7 @@ func (s *newton) newtonStep() (moved bool, err error) {
 		}
 		return false, nil // at the optimum, to rounding
 	}
+	cg := !(s.exact && s.choleskyStep())
 	eta := math.Min(0.5, math.Sqrt(gradM/s.gradM0))
 	if s.hess != nil {
 		// CG steps on the dense Hessian cost d², next to nothing: solve
@@ -404,7 +461,7 @@ func (s *newton) newtonStep() (moved bool, err error) {
 		// stop; a short guess costs one more step.
 		eta = math.Max(eta, math.Min(0.5, math.Sqrt(newtonLastStepSafety*s.tol/g)))
 	}
-	for it := 0; it < s.maxCG; it++ {
+	for it := 0; cg && it < s.maxCG; it++ {
 		pq, err := s.hessianTimes(p, q)
 		if err != nil {
 			return false, err
@@ -429,6 +486,22 @@ func (s *newton) newtonStep() (moved bool, err error) {
 		if err != nil {
 			return false, err
 		}
+		// The residual rule. Galli & Lin ("A study on truncated Newton
+		// methods for linear classification", IEEE TNNLS 2022) propose
+		// the quadratic rule of Nash & Sofer, LIBLINEAR's since 2.40:
+		// stop at step i once i·(Q(sᵢ₋₁) − Q(sᵢ)) ≤ η·|Q(sᵢ)| for the
+		// model Q(s) = ∇Pᵀs + ½sᵀHs, whose decrease per step is
+		// ½αᵢ·rᵢ₋₁ᵀM⁻¹rᵢ₋₁, so it costs nothing here. Measured in passes
+		// to the default 1e-6 gap (two threads, deterministic), against
+		// this rule: news20 binarised, unit rows, λ = 1e-5 / 1e-6,
+		// logistic 40.5 / 64.5 → 55.5 / 96.5 (η = 0.1) and 46.5 / 69.5
+		// (η = 0.25), squared hinge 40.2 / 87.0 → 55.1 / 124 and 49.6 /
+		// 112; raw counts, logistic 569 / 1060 → 542 / 985 and 479 /
+		// 1012, squared hinge at 1e-5 2353 → not within 1000 Newton
+		// steps (5690 passes); rcv1-shaped, 200k rows, λ = 1e-5:
+		// logistic 23.5 → 25.5, squared hinge 25.0 → 24.2 (η = 0.1). It
+		// won only on raw counts' logistic loss, and failed on their
+		// squared hinge, so the residual rule stays.
 		if math.Sqrt(rzNew) <= eta*gradM {
 			break
 		}
@@ -455,12 +528,43 @@ func (s *newton) newtonStep() (moved bool, err error) {
 		return false, err
 	}
 	s.visits += float64(s.nnz)
+	s.sweepFlops += float64(s.nnz)
 	alpha, err := s.lineSearch()
 	if err != nil || alpha == 0 {
 		return false, err
 	}
 	kernels.Axpy(alpha, s.step, w)
 	return true, nil
+}
+
+// choleskyStep sets s.step to the exact Newton step −H⁻¹∇P from the
+// formed Hessian, H = Hd + Λ, by its Cholesky factor (cholFactor,
+// cholSolve): d³/6 + 2d² multiply-adds, against CG's d² a step, which
+// took 10–25 steps per Newton step at the forcing term's η ≤ 0.05 and
+// left a step more to the run (w8a, squared hinge, λ = 1e-6: 14 Newton
+// steps truncated, 9 exact). It reports false, with s.step cleared, where
+// the factor fails (cholMinPivot): CG on the formed matrix then takes the
+// step.
+func (s *newton) choleskyStep() bool {
+	d := s.d
+	if s.chol == nil {
+		s.chol, s.cholScale = hugepage.Make[float64](d*d), make([]float64, d)
+	}
+	f := float64(d) * float64(d) * float64(d+3) / 6
+	s.visits += f
+	s.factorFlops += f
+	if !cholFactor(s.hess, s.lam, s.chol, s.cholScale, d) {
+		s.cholFailed++
+		return false
+	}
+	cholSolve(s.chol, s.cholScale, s.grad, s.step, d)
+	for j := range s.step {
+		s.step[j] = -s.step[j]
+	}
+	s.visits += 2 * float64(d) * float64(d)
+	s.factorFlops += 2 * float64(d) * float64(d)
+	s.cholSteps++
+	return true
 }
 
 // sweepAt reads the data once at the current w and sets what both the
@@ -540,6 +644,7 @@ func (s *newton) sweepAt() error {
 		return err
 	}
 	s.visits += 3 * float64(s.nnz)
+	s.sweepFlops += 3 * float64(s.nnz)
 	s.activeNNZ = int64(tail[3])
 	s.hessStale = s.hess != nil
 	clipped := tail[2] != 0
@@ -649,8 +754,10 @@ func (s *newton) formHessian() error {
 		}
 		if delta {
 			s.visits += float64(change)
+			s.formFlops += float64(change)
 		} else {
 			s.visits += float64(fresh)
+			s.formFlops += float64(fresh)
 		}
 		s.hessDeltaNext = change < fresh
 		// Add the change to the upper triangle. The preconditioner is the
@@ -754,6 +861,7 @@ func (s *newton) hessianTimes(v, out []float64) (float64, error) {
 			out[i] = kernels.Dot(h[i*d:(i+1)*d], v) + s.lam[i]*v[i]
 		}
 		s.visits += float64(d * d)
+		s.denseFlops += float64(d * d)
 		return kernels.Dot(v, out), nil
 	}
 	err := s.sweep.RunThen(func(_, lo, hi int, acc [][]float64) {
@@ -778,6 +886,7 @@ func (s *newton) hessianTimes(v, out []float64) (float64, error) {
 		return 0, err
 	}
 	s.visits += 2 * float64(s.activeNNZ)
+	s.sweepFlops += 2 * float64(s.activeNNZ)
 	var vhv float64
 	for _, x := range s.part[:s.sweep.Ranges()] {
 		vhv += x

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
@@ -562,5 +563,71 @@ func TestNewtonForcingGap(t *testing.T) {
 			}
 		}
 		s.Finish(&driver.Result{})
+	}
+}
+
+// TestNewtonCholesky checks the exact steps on narrow data: choleskyPays
+// picks them where d is small, the step solves H s = −∇P to rounding
+// (against the formed matrix's product), and where the Hessian is singular
+// to rounding (a repeated column, λ tiny) the factor fails and CG takes
+// the step, and the run still converges.
+func TestNewtonCholesky(t *testing.T) {
+	x, b := enginetest.SparseData(3000, 40, 6, 5)
+	for _, loss := range []objective.Loss{objective.Logistic{}, objective.SquaredHinge{}} {
+		prob := objective.Problem{X: x, B: b, Loss: loss, Reg: objective.ElasticNet{Lambda: 1e-4}}
+		s, err := newNewton(prob, driver.Options{Solver: SolverNewton, Threads: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.exact {
+			t.Fatalf("%s: choleskyPays false at d = %d", loss.Name(), x.Cols)
+		}
+		for step := 1; step <= 3; step++ {
+			if moved, err := s.newtonStep(); err != nil || !moved {
+				t.Fatalf("%s, step %d: moved %v, %v", loss.Name(), step, moved, err)
+			}
+			if err := s.sweepAt(); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.formHessian(); err != nil {
+				t.Fatal(err)
+			}
+			if !s.choleskyStep() {
+				t.Fatalf("%s, step %d: the factor failed", loss.Name(), step)
+			}
+			hs := make([]float64, x.Cols)
+			if _, err := s.hessianTimes(s.step, hs); err != nil {
+				t.Fatal(err)
+			}
+			for j := range hs {
+				hs[j] += s.grad[j]
+			}
+			if r, g := floats.Norm(hs, 2), floats.Norm(s.grad, 2); r > 1e-12*g {
+				t.Errorf("%s, step %d: ‖H s + ∇P‖ = %.3g, ‖∇P‖ = %.3g", loss.Name(), step, r, g)
+			}
+		}
+		s.Finish(&driver.Result{})
+	}
+
+	// Column 41 repeats column 1: H is singular but for λ.
+	dup := &sparse.CSR{Rows: x.Rows, Cols: x.Cols + 1, Indptr: make([]int64, x.Rows+1)}
+	for k := range x.Rows {
+		val, idx := x.Row(k)
+		dup.Indices, dup.Values = append(dup.Indices, idx...), append(dup.Values, val...)
+		if len(idx) > 0 && idx[0] == 0 {
+			dup.Indices, dup.Values = append(dup.Indices, int32(x.Cols)), append(dup.Values, val[0])
+		}
+		dup.Indptr[k+1] = int64(len(dup.Indices))
+	}
+	prob := objective.Problem{X: dup, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-16}}
+	_, res, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverNewton, Threads: 2, Tol: 1e-6, MaxEpochs: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Note, "factors failed") {
+		t.Errorf("a repeated column at λ = 1e-16: no factor failed (%s)", res.Note)
+	}
+	if !res.Converged {
+		t.Errorf("a repeated column at λ = 1e-16: relative gap %.3g after %d steps (%s)", res.Final.RelGap, res.Final.Epoch, res.Note)
 	}
 }
