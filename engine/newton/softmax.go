@@ -58,12 +58,11 @@ type softmaxLBFGS struct {
 	lam   float64
 	invN  float64
 	sweep *driver.WorldSweep
-	eval  *objective.MultinomialEvaluator // one process only
 
-	// Over the ranks (world not nil): the rows of all ranks, and at w and
-	// at the trial point the loss's gradient V = (1/N) Σₖ aₖYₖᵀ and the
-	// sums Σwφ, Σwφ* of the paired duals, from which every rank forms the
-	// certificate (objective.AssembleMultinomialPaired).
+	// At w and at the trial point, the loss's gradient V = (1/N) Σₖ aₖYₖᵀ
+	// and the sums Σwφ, Σwφ* of the paired duals, from which the
+	// certificate is formed (objective.AssembleMultinomialPaired); over the
+	// ranks (world not nil) they are every rank's rows', N rows in all.
 	world      *driver.World
 	nGlobal    int64
 	v, vTry    []float64
@@ -122,11 +121,10 @@ func startSoftmaxOn(prob objective.Multinomial, opt driver.Options, world *drive
 	work := float64(prob.X.NNZ()) * float64(prob.K)
 	s.sweep = driver.NewWorldSweep(prob.X, driver.WorkersFor(opt.Threads, work, driver.SweepMinNNZ, driver.NoLimit), !opt.Deterministic, world)
 	s.lossSum = make([]float64, s.sweep.Chunks())
-	if world == nil {
-		s.eval = objective.NewMultinomialEvaluator(prob, driver.WorkersFor(opt.Threads, work, driver.CertifyMinNNZ, prob.X.Cols))
-	} else {
-		s.v, s.vTry, s.conjSum = make([]float64, dim), make([]float64, dim), make([]float64, s.sweep.Chunks())
-	}
+	// The certificate comes from the last evaluation's sums, in one process
+	// as over the ranks: re-reading the rows for it cost as much as the
+	// L-BFGS steps themselves.
+	s.v, s.vTry, s.conjSum = make([]float64, dim), make([]float64, dim), make([]float64, s.sweep.Chunks())
 	var err error
 	if s.f, err = s.valueGrad(s.w, s.g, s.v, &s.sums); err != nil {
 		s.sweep.Close()
@@ -142,7 +140,6 @@ func startSoftmaxOn(prob objective.Multinomial, opt driver.Options, world *drive
 func (s *softmaxLBFGS) valueGrad(w, g, v []float64, sums *[2]float64) (float64, error) {
 	p := s.prob
 	K := p.K
-	overRanks := s.world != nil
 	var tail [2]float64
 	err := s.sweep.RunSum(func(c, lo, hi int, acc [][]float64) {
 		out := acc[0]
@@ -160,39 +157,28 @@ func (s *softmaxLBFGS) valueGrad(w, g, v []float64, sums *[2]float64) (float64, 
 				conj *= p.Weights[k]
 			}
 			ls.Add(v)
-			if overRanks {
-				cs.Add(conj)
-			}
+			cs.Add(conj)
 			for q, j := range idx {
 				kernels.Axpy(wk*val[q], yk, out[int(j)*K:int(j)*K+K])
 			}
 		}
 		s.lossSum[c] = ls.Sum()
-		if overRanks {
-			s.conjSum[c] = cs.Sum()
-		}
+		s.conjSum[c] = cs.Sum()
 	}, func() []float64 {
 		var ls, cs objective.Sum
 		for c, v := range s.lossSum {
 			ls.Add(v)
-			if overRanks {
-				cs.Add(s.conjSum[c])
-			}
+			cs.Add(s.conjSum[c])
 		}
 		tail = [2]float64{ls.Sum(), cs.Sum()}
-		if !overRanks {
-			return nil
-		}
 		return tail[:]
 	}, nil, g)
 	if err != nil {
 		return 0, err
 	}
 	s.evals++
-	if overRanks {
-		copy(v, g)
-		*sums = tail
-	}
+	copy(v, g)
+	*sums = tail
 	kernels.Axpy(s.lam, w, g)
 	return tail[0]*s.invN + 0.5*s.lam*kernels.Dot(w, w), nil
 }
@@ -287,16 +273,13 @@ func (s *softmaxLBFGS) accept(fTry float64) {
 }
 
 // Certify returns the multinomial certificate at w, with the duals paired
-// with it (objective.MultinomialEvaluator).
-//
-// Over the ranks it is the same certificate from the last sum's values
-// (objective.AssembleMultinomialPaired), with no collective of its own.
+// with it, from the values of the evaluation that found w
+// (objective.AssembleMultinomialPaired): no pass over the rows of its own,
+// and over the ranks no collective. Its sums follow the sweep's chunks, so
+// their last bits, unlike objective.MultinomialEvaluator's, depend on the
+// thread count.
 func (s *softmaxLBFGS) Certify() (driver.TracePoint, error) {
-	if s.world != nil {
-		c, err := objective.AssembleMultinomialPaired(s.prob, s.w, s.v, objective.Partial{Loss: s.sums[0], Conj: s.sums[1]}, s.nGlobal)
-		return driver.TracePointOf(c), err
-	}
-	c, err := s.eval.At(s.w)
+	c, err := objective.AssembleMultinomialPaired(s.prob, s.w, s.v, objective.Partial{Loss: s.sums[0], Conj: s.sums[1]}, s.nGlobal)
 	return driver.TracePointOf(c), err
 }
 
