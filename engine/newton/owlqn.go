@@ -159,10 +159,8 @@ type owlqn struct {
 	pg        []float64
 	dir       []float64
 	orth      []float64
-	s, y      [][]float64
-	rho       []float64
-	alpha     []float64
-	tmp       []float64
+	curvaturePairs
+	tmp []float64
 
 	lossSum, conjSum []float64 // per chunk of the sweep
 	clipped          []bool
@@ -187,7 +185,7 @@ func newOWLQN(prob objective.Problem, opt driver.Options, world *driver.World) (
 	s.w, s.wTry, s.g, s.gTry, s.v, s.vTry = vec(), vec(), vec(), vec(), vec(), vec()
 	s.pg, s.dir, s.orth, s.tmp = vec(), vec(), vec(), vec()
 	s.z, s.zTry, s.dv, s.dvTry = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
-	s.alpha = make([]float64, lbfgsMemory)
+	s.curvaturePairs = newCurvaturePairs()
 	if opt.WarmStart != nil {
 		copy(s.w, opt.WarmStart)
 	}
@@ -301,22 +299,7 @@ func (s *owlqn) step() error {
 		return fmt.Errorf("engine: %s: %w (zero pseudo-gradient)", SolverOWLQN, driver.ErrCannotMove)
 	}
 	// 1. The two-loop recursion: dir = −H·◇F.
-	copy(s.dir, s.pg)
-	for i := len(s.s) - 1; i >= 0; i-- {
-		s.alpha[i] = s.rho[i] * kernels.Dot(s.s[i], s.dir)
-		kernels.Axpy(-s.alpha[i], s.y[i], s.dir)
-	}
-	gamma := 1 / math.Max(1, math.Sqrt(pgSq)) // the first step: at most a unit move
-	if m := len(s.s); m > 0 {
-		gamma = 1 / (s.rho[m-1] * kernels.Dot(s.y[m-1], s.y[m-1]))
-	}
-	for j := range s.dir {
-		s.dir[j] *= gamma
-	}
-	for i := range s.s {
-		b := s.rho[i] * kernels.Dot(s.y[i], s.dir)
-		kernels.Axpy(s.alpha[i]-b, s.s[i], s.dir)
-	}
+	s.twoLoop(s.dir, s.pg, pgSq)
 	// 2. dir = −H◇F, aligned with −◇F where w is zero.
 	for j, p := range s.pg {
 		dj := -s.dir[j]
@@ -328,7 +311,7 @@ func (s *owlqn) step() error {
 	if !(kernels.Dot(s.pg, s.dir) < 0) {
 		// Nothing of H's direction survived the projection (or rounding
 		// made H indefinite): restart from the steepest descent.
-		s.s, s.y, s.rho = s.s[:0], s.y[:0], s.rho[:0]
+		s.reset()
 		s.restarts++
 		scale := 1 / math.Max(1, math.Sqrt(pgSq))
 		for j, p := range s.pg {
@@ -381,13 +364,7 @@ func (s *owlqn) step() error {
 
 // accept moves to the trial point and stores the pair (s, y) it gives.
 func (s *owlqn) accept(fTry float64) {
-	var sv, yv []float64
-	if len(s.s) == lbfgsMemory {
-		sv, yv = s.s[0], s.y[0]
-		s.s, s.y, s.rho = s.s[1:], s.y[1:], s.rho[1:]
-	} else {
-		sv, yv = make([]float64, s.d), make([]float64, s.d)
-	}
+	sv, yv := s.next(s.d)
 	for j := range s.w {
 		sv[j] = s.wTry[j] - s.w[j]
 		if sv[j] != 0 {
@@ -404,9 +381,7 @@ func (s *owlqn) accept(fTry float64) {
 	s.rows, s.rowsTry = s.rowsTry, s.rows
 	s.rows.Deriv = s.dv
 	s.f = fTry
-	if sy := kernels.Dot(sv, yv); sy > 1e-12*math.Sqrt(kernels.Dot(sv, sv)*kernels.Dot(yv, yv)) {
-		s.s, s.y, s.rho = append(s.s, sv), append(s.y, yv), append(s.rho, 1/sy)
-	}
+	s.push(sv, yv)
 }
 
 // Certify returns the certificate at w and the paired duals (the type's

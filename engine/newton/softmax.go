@@ -69,15 +69,13 @@ type softmaxLBFGS struct {
 	sums, sTry [2]float64
 	conjSum    []float64 // per chunk of the sweep
 
-	w, g    []float64 // the iterate and ∇P there
-	f       float64   // P(w)
-	wTry    []float64 // a trial point of the line search
-	gTry    []float64
-	dir     []float64
-	s, y    [][]float64 // the curvature pairs, oldest first
-	rho     []float64   // 1/yᵢᵀsᵢ
-	alpha   []float64   // the two-loop recursion's coefficients
-	lossSum []float64   // per chunk of the sweep
+	w, g []float64 // the iterate and ∇P there
+	f    float64   // P(w)
+	wTry []float64 // a trial point of the line search
+	gTry []float64
+	dir  []float64
+	curvaturePairs
+	lossSum []float64 // per chunk of the sweep
 	evals   float64
 }
 
@@ -110,7 +108,7 @@ func startSoftmaxOn(prob objective.Multinomial, opt driver.Options, world *drive
 	}
 	s := &softmaxLBFGS{prob: prob, lam: prob.Reg.Lambda, invN: 1 / float64(nGlobal), world: world, nGlobal: nGlobal,
 		w: make([]float64, dim), g: make([]float64, dim), wTry: make([]float64, dim),
-		gTry: make([]float64, dim), dir: make([]float64, dim), alpha: make([]float64, lbfgsMemory)}
+		gTry: make([]float64, dim), dir: make([]float64, dim), curvaturePairs: newCurvaturePairs()}
 	if opt.WarmStart != nil {
 		if len(opt.WarmStart) != dim {
 			return nil, fmt.Errorf("engine: warm start has %d weights, the multinomial model %d (%d features × %d classes)", len(opt.WarmStart), dim, prob.X.Cols, prob.K)
@@ -199,29 +197,14 @@ func (s *softmaxLBFGS) RunEpochs(ctx context.Context, k int) (int, error) {
 // step takes one L-BFGS step from w.
 func (s *softmaxLBFGS) step() error {
 	// The two-loop recursion: dir = −H·g.
-	copy(s.dir, s.g)
-	for i := len(s.s) - 1; i >= 0; i-- {
-		s.alpha[i] = s.rho[i] * kernels.Dot(s.s[i], s.dir)
-		kernels.Axpy(-s.alpha[i], s.y[i], s.dir)
-	}
-	gamma := 1 / math.Max(1, math.Sqrt(kernels.Dot(s.g, s.g))) // the first step: a unit move
-	if m := len(s.s); m > 0 {
-		gamma = 1 / (s.rho[m-1] * kernels.Dot(s.y[m-1], s.y[m-1]))
-	}
-	for j := range s.dir {
-		s.dir[j] *= gamma
-	}
-	for i := range s.s {
-		b := s.rho[i] * kernels.Dot(s.y[i], s.dir)
-		kernels.Axpy(s.alpha[i]-b, s.s[i], s.dir)
-	}
+	s.twoLoop(s.dir, s.g, kernels.Dot(s.g, s.g))
 	for j := range s.dir {
 		s.dir[j] = -s.dir[j]
 	}
 	slope := kernels.Dot(s.g, s.dir)
 	if !(slope < 0) {
 		// Rounding has made H indefinite along g: restart from γI.
-		s.s, s.y, s.rho = s.s[:0], s.y[:0], s.rho[:0]
+		s.reset()
 		for j := range s.dir {
 			s.dir[j] = -s.g[j]
 		}
@@ -251,13 +234,7 @@ func (s *softmaxLBFGS) step() error {
 
 // accept moves to the trial point and stores the pair (s, y) it gives.
 func (s *softmaxLBFGS) accept(fTry float64) {
-	var sv, yv []float64
-	if len(s.s) == lbfgsMemory {
-		sv, yv = s.s[0], s.y[0]
-		s.s, s.y, s.rho = s.s[1:], s.y[1:], s.rho[1:]
-	} else {
-		sv, yv = make([]float64, len(s.w)), make([]float64, len(s.w))
-	}
+	sv, yv := s.next(len(s.w))
 	for j := range s.w {
 		sv[j] = s.wTry[j] - s.w[j]
 		yv[j] = s.gTry[j] - s.g[j]
@@ -267,9 +244,7 @@ func (s *softmaxLBFGS) accept(fTry float64) {
 	s.v, s.vTry = s.vTry, s.v
 	s.sums = s.sTry
 	s.f = fTry
-	if sy := kernels.Dot(sv, yv); sy > 1e-12*math.Sqrt(kernels.Dot(sv, sv)*kernels.Dot(yv, yv)) {
-		s.s, s.y, s.rho = append(s.s, sv), append(s.y, yv), append(s.rho, 1/sy)
-	}
+	s.push(sv, yv)
 }
 
 // Certify returns the multinomial certificate at w, with the duals paired
