@@ -174,25 +174,10 @@ func TrainMultinomialDistributed(ctx context.Context, c comm.Comm, local Problem
 	if w == nil {
 		return nil, res, err
 	}
-	cols := len(w) / k
+	// The ranks agreed on the columns: the model is as wide as W.
 	shape := local
-	shape.X = &sparse.CSR{Cols: cols}
-	model := newModel(shape, nil, classes)
-	if k == 2 {
-		model.Weights = make([]float64, cols)
-		for j := range cols {
-			model.Weights[j] = w[j*2+1] - w[j*2]
-		}
-		return model, res, err
-	}
-	model.Multinomial = true
-	model.Weights = make([]float64, k*cols)
-	for q := range k {
-		for j := range cols {
-			model.Weights[q*cols+j] = w[j*k+q]
-		}
-	}
-	return model, res, err
+	shape.X = &sparse.CSR{Cols: len(w) / k}
+	return multinomialModel(shape, w, classes), res, err
 }
 
 // TrainOneVsRestDistributed is TrainOneVsRest over the ranks of c: the

@@ -81,17 +81,24 @@ func TrainMultinomial(ctx context.Context, prob Problem, y []float64, opt Option
 	if w == nil {
 		return nil, res, err
 	}
-	cols := prob.X.Cols
+	return multinomialModel(prob, w, classes), res, err
+}
+
+// multinomialModel returns the model of the softmax weights W (feature-
+// major, K per column of prob.X) of the given classes: a binary model of
+// w = W₁ − W₀ for two classes, since σ(a·(W₁ − W₀)) is the softmax's
+// probability of the second class; otherwise one vector per class, marked
+// Multinomial.
+func multinomialModel(prob Problem, w, classes []float64) *Model {
+	k, cols := len(classes), prob.X.Cols
 	model := newModel(prob, nil, classes)
 	if k == 2 {
-		// σ(a·(W₁ − W₀)) is the softmax's probability of the second class.
 		model.Weights = make([]float64, cols)
 		for j := range cols {
 			model.Weights[j] = w[j*2+1] - w[j*2]
 		}
-		return model, res, err
+		return model
 	}
-	// W is feature-major; the model keeps one vector per class.
 	model.Multinomial = true
 	model.Weights = make([]float64, k*cols)
 	for c := range k {
@@ -99,7 +106,7 @@ func TrainMultinomial(ctx context.Context, prob Problem, y []float64, opt Option
 			model.Weights[c*cols+j] = w[j*k+c]
 		}
 	}
-	return model, res, err
+	return model
 }
 
 // IsMultinomialSolver reports whether the solver called name takes the
