@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"time"
 
 	"github.com/adaspdc/adaspdc/comm"
@@ -24,13 +23,11 @@ func trainOneVsRestDistributed(ctx context.Context, c comm.Comm, counter *comm.C
 	lead := c.Rank() == 0
 	opt.Callback = nil
 	start := time.Now()
+	progress := classProgress(f, stderr)
 	model, results, err := engine.TrainOneVsRestDistributed(ctx, c, prob, y, opt, func(cr engine.ClassResult) {
-		if f.quiet || !lead {
-			return
+		if lead {
+			progress(cr)
 		}
-		mp := cr.Result.Model
-		fmt.Fprintf(stderr, "class %-6v epochs %4d  passes %7.1f  primal %.12g  rel_gap %.3e  solver %s\n",
-			cr.Label, cr.Result.Final.Epoch, cr.Result.Final.Passes, mp.Primal, mp.RelGap, cr.Result.Solver)
 	})
 	traceErr := trace.finish(stderr)
 	if err != nil {
@@ -39,25 +36,8 @@ func trainOneVsRestDistributed(ctx context.Context, c comm.Comm, counter *comm.C
 	if f.normalize == "unit" {
 		model.Normalize = "unit"
 	}
-	var epochs, threads int
-	var passes, worst float64
-	solver := ""
-	var short []string
-	for _, cr := range results {
-		r := cr.Result
-		epochs, threads = max(epochs, r.Final.Epoch), max(threads, r.Threads)
-		passes += r.Final.Passes
-		worst = math.Max(worst, r.Model.RelGap)
-		switch {
-		case solver == "":
-			solver = string(r.Solver)
-		case solver != string(r.Solver):
-			solver = "mixed"
-		}
-		if s := shortfall(r, f, f.tol > 0); s != "" {
-			short = append(short, fmt.Sprintf("class %v (stopped: %s): %s", cr.Label, stopReason(r.Stop, f), s))
-		}
-	}
+	sum := summarizeClasses(results, f)
+	short := sum.short
 	if !lead {
 		if len(short) > 0 {
 			return exitError{exitShort}
@@ -65,7 +45,7 @@ func trainOneVsRestDistributed(ctx context.Context, c comm.Comm, counter *comm.C
 		return runStatus(traceErr, "")
 	}
 	fmt.Fprintf(stdout, "classes=%d epochs=%d passes=%.1f worst_rel_gap=%.3e seconds=%.3f threads=%d ranks=%d allreduces=%d solver=%s\n",
-		len(results), epochs, passes, worst, time.Since(start).Seconds(), threads, c.Size(), counter.Stats().Calls, solver)
+		len(results), sum.epochs, sum.passes, sum.worst, time.Since(start).Seconds(), sum.threads, c.Size(), counter.Stats().Calls, sum.solver)
 	for _, s := range short {
 		fmt.Fprintf(stderr, "adaspdc train: warning: %s\n", s)
 	}

@@ -23,40 +23,15 @@ func trainOneVsRest(ctx context.Context, prob engine.Problem, y []float64, opt e
 	stdout, stderr io.Writer) error {
 	opt.Callback = nil
 	start := time.Now()
-	model, results, err := engine.TrainOneVsRest(ctx, prob, y, opt, func(c engine.ClassResult) {
-		if f.quiet {
-			return
-		}
-		mp := c.Result.Model
-		fmt.Fprintf(stderr, "class %-6v epochs %4d  passes %7.1f  primal %.12g  rel_gap %.3e  solver %s\n",
-			c.Label, c.Result.Final.Epoch, c.Result.Final.Passes, mp.Primal, mp.RelGap, c.Result.Solver)
-	})
+	model, results, err := engine.TrainOneVsRest(ctx, prob, y, opt, classProgress(f, stderr))
 	if err != nil {
 		return err
 	}
 	restoreModel(model, f, remap, dim)
-	var epochs, threads int
-	var passes, worst float64
-	solver := ""
-	var short []string
-	gapTest := f.tol > 0
-	for _, c := range results {
-		r := c.Result
-		epochs, threads = max(epochs, r.Final.Epoch), max(threads, r.Threads)
-		passes += r.Final.Passes
-		worst = math.Max(worst, r.Model.RelGap)
-		switch {
-		case solver == "":
-			solver = string(r.Solver)
-		case solver != string(r.Solver):
-			solver = "mixed"
-		}
-		if s := shortfall(r, f, gapTest); s != "" {
-			short = append(short, fmt.Sprintf("class %v (stopped: %s): %s", c.Label, stopReason(r.Stop, f), s))
-		}
-	}
+	sum := summarizeClasses(results, f)
 	fmt.Fprintf(stdout, "classes=%d epochs=%d passes=%.1f worst_rel_gap=%.3e seconds=%.3f threads=%d solver=%s\n",
-		len(results), epochs, passes, worst, time.Since(start).Seconds(), threads, solver)
+		len(results), sum.epochs, sum.passes, sum.worst, time.Since(start).Seconds(), sum.threads, sum.solver)
+	short := sum.short
 	for _, s := range short {
 		fmt.Fprintf(stderr, "adaspdc train: warning: %s\n", s)
 	}
@@ -67,4 +42,47 @@ func trainOneVsRest(ctx context.Context, prob engine.Problem, y []float64, opt e
 		return exitError{exitShort}
 	}
 	return nil
+}
+
+// classProgress returns the callback that prints each class's line as it
+// finishes, unless -quiet.
+func classProgress(f trainFlags, stderr io.Writer) func(engine.ClassResult) {
+	return func(c engine.ClassResult) {
+		if f.quiet {
+			return
+		}
+		mp := c.Result.Model
+		fmt.Fprintf(stderr, "class %-6v epochs %4d  passes %7.1f  primal %.12g  rel_gap %.3e  solver %s\n",
+			c.Label, c.Result.Final.Epoch, c.Result.Final.Passes, mp.Primal, mp.RelGap, c.Result.Solver)
+	}
+}
+
+// classesSummary is what the summary line of a one-vs-rest run reports:
+// the most epochs and threads of a class, the passes of all, the worst
+// relative gap, the solver (or "mixed"), and the classes short of -tol.
+type classesSummary struct {
+	epochs, threads int
+	passes, worst   float64
+	solver          string
+	short           []string
+}
+
+func summarizeClasses(results []engine.ClassResult, f trainFlags) classesSummary {
+	var s classesSummary
+	for _, c := range results {
+		r := c.Result
+		s.epochs, s.threads = max(s.epochs, r.Final.Epoch), max(s.threads, r.Threads)
+		s.passes += r.Final.Passes
+		s.worst = math.Max(s.worst, r.Model.RelGap)
+		switch {
+		case s.solver == "":
+			s.solver = string(r.Solver)
+		case s.solver != string(r.Solver):
+			s.solver = "mixed"
+		}
+		if msg := shortfall(r, f, f.tol > 0); msg != "" {
+			s.short = append(s.short, fmt.Sprintf("class %v (stopped: %s): %s", c.Label, stopReason(r.Stop, f), msg))
+		}
+	}
+	return s
 }
