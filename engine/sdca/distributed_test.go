@@ -30,31 +30,8 @@ func heartScale(t *testing.T) (*sparse.CSR, []float64) {
 	return ds.X, b
 }
 
-// shares cuts prob's rows into p contiguous shares (the first
-// rows·r/p to rows·(r+1)/p), each a problem of its own whose X has only the
-// columns up to its largest index, as a rank that read its part of a file
-// would have it.
-func shares(prob objective.Problem, p int) []objective.Problem {
-	x := prob.X
-	out := make([]objective.Problem, p)
-	for r := range p {
-		lo, hi := x.Rows*r/p, x.Rows*(r+1)/p
-		a, b := x.Indptr[lo], x.Indptr[hi]
-		indptr := make([]int64, hi-lo+1)
-		for k := range indptr {
-			indptr[k] = x.Indptr[lo+k] - a
-		}
-		cols := 0
-		for _, j := range x.Indices[a:b] {
-			cols = max(cols, int(j)+1)
-		}
-		q := prob
-		q.X = &sparse.CSR{Rows: hi - lo, Cols: cols, Indptr: indptr, Indices: x.Indices[a:b], Values: x.Values[a:b]}
-		q.B = prob.B[lo:hi]
-		out[r] = q
-	}
-	return out
-}
+// shares is enginetest.Shares.
+var shares = enginetest.Shares
 
 // distResult is what one rank returned.
 type distResult struct {
