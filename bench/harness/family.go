@@ -34,7 +34,7 @@ type FamilyRun struct {
 	// Baseline, when set, makes the run a fixed-parameter baseline of a
 	// reduction: SDCA on the problem Baseline returns (a fixed added
 	// regularization or smoothing), one epoch at a time, each continuing
-	// from the last one's duals (Options.WarmDuals), with the original
+	// from the last one's duals (SDCASettings.WarmDuals), with the original
 	// objective evaluated at every epoch's point.
 	Baseline func(engine.Problem) engine.Problem
 }
