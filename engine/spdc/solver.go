@@ -214,8 +214,9 @@ type solver struct {
 	loop *sched.BatchLoop
 	_    [64]byte
 	// Below: fields that worker 0 writes every iteration, kept off the
-	// cache lines above, which every worker reads every iteration (a flag
-	// written there made two workers 1.8× slower than one).
+	// cache lines above, which every worker reads every iteration: a line
+	// that one core writes and every other core reads moves between the
+	// cores' caches on each write (false sharing).
 	clearCorr bool      // the next update phase clears every correction (after a rebase)
 	seg       l2Segment // the drawer's (worker 0's) P and S
 

@@ -118,9 +118,9 @@ func (s *solver) setWorkers(n int) {
 // calibrationRounds is how many rounds of iterations calibrateThreads runs
 // at most in the first epoch, each a calibrationRounds-th of it: one on all
 // workers to warm the caches and the workers, then one worker and all
-// workers alternately. Shorter rounds (a sixteenth of the epoch each) picked
-// the wrong side on a9a at m = 256, where a round lasted 0.3 ms. After the
-// first pair, a ratio beyond calibrationClear decides.
+// workers alternately. Shorter rounds (a sixteenth of the epoch each) last
+// too little on small data to outweigh the host's jitter, and picked the
+// wrong side. After the first pair, a ratio beyond calibrationClear decides.
 const (
 	calibrationRounds = 5
 	calibrationClear  = 1.25
