@@ -442,22 +442,7 @@ func (s *glmnet) formHessian() error {
 				continue
 			}
 			val, idx := s.x.Row(k)
-			if m := len(idx); m > 1 && int(idx[m-1]-idx[0]) == m-1 {
-				// A row whose entries are consecutive features: each
-				// row of H takes a contiguous axpy.
-				j0 := int(idx[0])
-				for p := range idx {
-					j := j0 + p
-					kernels.Axpy(cv*val[p], val[p:], hm[j*d+j:j*d+j0+m])
-				}
-				continue
-			}
-			for p, j := range idx {
-				a, row := cv*val[p], hm[int(j)*d:int(j+1)*d]
-				for q := p; q < len(idx); q++ {
-					row[idx[q]] += a * val[q]
-				}
-			}
+			addOuterUpper(hm, d, cv, val, idx)
 		}
 	}, s.hmat)
 

@@ -720,13 +720,7 @@ func (s *newton) formHessian() error {
 			if add == 0 {
 				continue
 			}
-
-			for p, j := range idx {
-				cv, row := add*val[p], h[int(j)*d:int(j+1)*d]
-				for q := p; q < len(idx); q++ {
-					row[idx[q]] += cv * val[q]
-				}
-			}
+			addOuterUpper(h, d, add, val, idx)
 		}
 		s.hessFresh[c], s.hessChange[c] = fresh, change
 	}, out)
