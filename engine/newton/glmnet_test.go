@@ -325,3 +325,87 @@ func TestGLMNETSupportMatchesLIBLINEAR(t *testing.T) {
 	}
 	t.Logf("supports: ours %d, LIBLINEAR's %d, %d differ", ours, theirs, differ)
 }
+
+// TestGLMNETOrthantStep: on heart_scale's formed Hessian, from a rough
+// step whose signs are those of the model's minimiser on its orthant,
+// orthantStep lowers the model q, keeps H·d in step with d, and, where
+// it reports a full solve, leaves ∇q zero on every nonzero coordinate
+// of w + d; from a step that a solve would carry across zero it holds
+// that coordinate at zero instead.
+func TestGLMNETOrthantStep(t *testing.T) {
+	x, b := bundled(t, "heart_scale")
+	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3, L1: 1e-3}}
+	w0 := make([]float64, x.Cols)
+	for j := range w0 {
+		w0[j] = 0.1 * math.Cos(float64(j))
+	}
+	opt := driver.Options{Solver: SolverGLMNET, Threads: 2, WarmStart: w0}.WithDefaults()
+	s, err := newGLMNET(prob, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.hmat == nil {
+		t.Fatal("glmnet does not form the Hessian on heart_scale")
+	}
+	if err := s.sweepAt(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.formHessian(); err != nil {
+		t.Fatal(err)
+	}
+	d, l1, mu := s.d, s.reg.L1, s.reg.Lambda+glmnetNu
+	model := func() float64 { // q(d) with the mirrored H
+		var q float64
+		for i := range d {
+			var hi float64
+			for j := range d {
+				hi += s.hmat[i*d+j] * s.step[j]
+			}
+			q += s.grad[i]*s.step[i] + 0.5*s.step[i]*(hi+mu*s.step[i]) + l1*math.Abs(s.w[i]+s.step[i])
+		}
+		return q
+	}
+	start := func(scale float64) {
+		s.inner = s.inner[:0]
+		for j := range d {
+			s.inner = append(s.inner, int32(j))
+			s.step[j] = -scale * s.grad[j] / (s.hdiag[j] + mu)
+		}
+		for i := range d {
+			s.hd[i] = 0
+			for j := range d {
+				s.hd[i] += s.hmat[i*d+j] * s.step[j]
+			}
+		}
+	}
+	for _, scale := range []float64{0.01, 1} {
+		start(scale)
+		q0 := model()
+		full := s.orthantStep()
+		if q1 := model(); !(q1 < q0) {
+			t.Errorf("scale %g: q went from %.12g to %.12g", scale, q0, q1)
+		}
+		zeros := 0
+		for i := range d {
+			var hi float64
+			for j := range d {
+				hi += s.hmat[i*d+j] * s.step[j]
+			}
+			if math.Abs(hi-s.hd[i]) > 1e-12*(1+math.Abs(hi)) {
+				t.Fatalf("scale %g: (H·d)[%d] = %g, kept %g", scale, i, hi, s.hd[i])
+			}
+			wd := s.w[i] + s.step[i]
+			if wd == 0 {
+				zeros++
+				continue
+			}
+			if g := s.grad[i] + hi + mu*s.step[i] + l1*math.Copysign(1, wd); full && math.Abs(g) > 1e-10 {
+				t.Errorf("scale %g: ∂q/∂d[%d] = %.3g after a full solve", scale, i, g)
+			}
+		}
+		t.Logf("scale %g: full solve %v, %d coordinates held at zero", scale, full, zeros)
+		if scale == 1 && (!full || zeros == 0) {
+			t.Errorf("scale %g: full %v with %d zeros: the test wants a solve that stops at zero and then finishes", scale, full, zeros)
+		}
+	}
+}
