@@ -712,13 +712,25 @@ func (s *glmnet) lineSearch() (bool, error) {
 	b := s.prob.B
 	beta := 1.0
 	for range glmnetMaxLine {
-		var ls objective.Sum
+		// The loss at w + βd on the sweep's workers, summed per chunk of
+		// rows and then over the chunks in order, as sweepAt sums it, so
+		// that at β = 0 it would equal s.lossMean to the last bit.
 		sw := s.prob.SampleWeights
-		for k, zk := range s.z {
-			v := s.loss.Value(zk+beta*s.ad[k], b[k])
-			if sw != nil {
-				v *= sw[k]
+		if err := s.sweep.RunChunks(func(c, lo, hi int, _ [][]float64) {
+			var ls objective.Sum
+			for k := lo; k < hi; k++ {
+				v := s.loss.Value(s.z[k]+beta*s.ad[k], b[k])
+				if sw != nil {
+					v *= sw[k]
+				}
+				ls.Add(v)
 			}
+			s.lossSum[c] = ls.Sum()
+		}); err != nil {
+			return false, err
+		}
+		var ls objective.Sum
+		for _, v := range s.lossSum {
 			ls.Add(v)
 		}
 		var l1b float64
