@@ -105,7 +105,7 @@ type trainProblem struct {
 	prob  engine.Problem
 	y     []float64 // the raw labels, which the multi-class runs read
 	multi bool      // three classes or more
-	remap []int32   // the data's column of each of the solver's, when it dropped empty ones
+	remap []int32   // the data's column of each of the solver's, when it dropped or renumbered columns
 	dim   int       // the data's columns, before any bias column
 }
 
@@ -194,8 +194,9 @@ func multiTargets(ds *sparse.Dataset, loss engine.Loss, f trainFlags) (b, labels
 
 // trainColumns returns the rows the solver sees: normalised (-normalize
 // unit), without the columns that hold no entry where they are more than
-// half (tp.remap maps the others back), checked against the memory, and
-// with the bias column. Columns with no entry have weight 0 at the
+// half, or with the most frequent columns first where the model is wider
+// than the cache (engine.ColumnTiers; tp.remap maps the columns back
+// either way), checked against the memory, and with the bias column. Columns with no entry have weight 0 at the
 // optimum, so that a file naming feature 30000000 costs vectors of its
 // used width, and the model gets its full width back at the end. The group
 // lasso's groups are by original column, so it keeps them all.
@@ -205,7 +206,13 @@ func trainColumns(ds *sparse.Dataset, f trainFlags, tp *trainProblem) (*sparse.C
 		x.NormalizeRowsUnit()
 	}
 	used := x.UsedColumns()
-	if f.groups == "" && used < x.Cols/2 {
+	switch {
+	case f.groups != "":
+	case engine.ColumnTiers(used) != nil:
+		// The data are ours: renumbered in place, the most frequent
+		// columns first, the empty ones dropped.
+		tp.remap = x.GroupColumnsByCount(engine.ColumnTiers(used))
+	case used < x.Cols/2:
 		x, tp.remap = x.CompactColumns()
 	}
 	threads := f.threads
