@@ -150,8 +150,14 @@ func ReadFileStats(path string, opt ReadOptions) (*Dataset, ReadStats, error) {
 		}
 	} else if err = checkReadOptions(opt, path); err == nil {
 		if fi, statErr := f.Stat(); statErr == nil && fi.Mode().IsRegular() {
-			// A plain file is read in place, by offset, from its start.
-			d, stats, err = readSized(io.NewSectionReader(f, 0, fi.Size()), fi.Size(), path, opt)
+			// A plain file is read in place, by offset, from its start:
+			// a large one from a mapping (mappedMinBytes).
+			var r io.ReaderAt = io.NewSectionReader(f, 0, fi.Size())
+			if m := mapFile(f, fi.Size()); m != nil {
+				defer m.close()
+				r = m
+			}
+			d, stats, err = readSized(r, fi.Size(), path, opt)
 		} else {
 			d, stats, err = readStream(io.MultiReader(bytes.NewReader(head), f), 0, path, opt)
 		}
