@@ -12,11 +12,11 @@ import (
 // mappedMinBytes is the size from which ReadFile maps a file instead of
 // reading it with pread. Each of the reader's two passes copies the whole
 // file out of the page cache; with pread the kernel makes those copies,
-// and on a virtual machine they cost more than the parsing (a url-shaped
-// file of 2.35 GB: 4.1 s of system time against 2.3 s of user time to read
-// it warm). From a mapping the copies are the process's own, and the
-// kernel only maps the cached pages, many at a fault. Below this size the
-// difference is noise, and the mapping's set-up and teardown are not.
+// and on the virtual machines measured they took more system time than
+// the parsing took user time (bench/RESULTS.md, "Reading a large file").
+// From a mapping the copies are the process's own, and the kernel only
+// maps the cached pages, many at a fault. Below this size the difference
+// is noise, and the mapping's set-up and teardown are not.
 const mappedMinBytes = 32 << 20
 
 // mappedFile is a read-only mapping of a file, read by offset.
