@@ -243,9 +243,17 @@ func (s *glmnet) sweepAt() error {
 	clear(s.grad)
 	clear(s.hdiag)
 	outs := [][]float64{s.grad, s.hdiag}
+	if s.hmat != nil {
+		// H's diagonal comes with the formed matrix (formHessian).
+		outs = outs[:1]
+	}
 	b, w := s.prob.B, s.w
 	err := s.sweep.RunChunks(func(c, lo, hi int, acc [][]float64) {
-		g, h := acc[0], acc[1]
+		g := acc[0]
+		var h []float64
+		if len(acc) > 1 {
+			h = acc[1]
+		}
 		var ls, cs objective.Sum
 		projected := false
 		for k := lo; k < hi; k++ {
@@ -266,7 +274,7 @@ func (s *glmnet) sweepAt() error {
 			cs.Add(wk * conj)
 			kernels.SparseAxpy(wk*d1*s.invN, val, idx, g)
 			cv := s.curv[k]
-			if cv == 0 {
+			if cv == 0 || h == nil {
 				continue
 			}
 			for p, j := range idx {
@@ -458,6 +466,7 @@ func (s *glmnet) formHessian() error {
 	}
 	h := s.hmat
 	for i := range d {
+		s.hdiag[i] = h[i*d+i]
 		for j := i + 1; j < d; j++ {
 			h[j*d+i] = h[i*d+j]
 		}
