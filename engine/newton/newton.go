@@ -388,12 +388,14 @@ var errNewtonFloor = fmt.Errorf("engine: newton: the objective cannot decrease f
 // (‖∇P‖/‖∇P₀‖)^½) of Eisenstat & Walker, which gives
 // superlinear convergence (Nocedal & Wright, Thm 7.2). The M⁻¹ norm and
 // the preconditioned iteration make every step invariant to rescaling a
-// feature (Aⱼ ← cAⱼ, wⱼ ← wⱼ/c, λⱼ ← c²λⱼ: the same problem in new units): only λ fixes a scale. The
-// step length α minimises P along s; P is convex there, so the search
-// keeps the largest α with dP/dα ≤ 0 found by bisection, which needs
-// derivatives only and so stays exact where P's values round (LIBLINEAR
-// uses a trust region instead; this search is cheaper, O(n) per trial,
-// since A·s is computed once).
+// feature (Aⱼ ← cAⱼ, wⱼ ← wⱼ/c, λⱼ ← c²λⱼ: the same problem in new
+// units): only λ fixes a scale. For the logistic loss CG also stops on a
+// trust radius in the M norm once a line search has cut a step short
+// (updateRadius). The step length α minimises P along s; P is convex
+// there, so the search keeps the largest α with dP/dα ≤ 0 found by
+// bisection, which needs derivatives only and so stays exact where P's
+// values round (LIBLINEAR uses a trust region instead; this search is
+// cheaper, O(n) per trial, since A·s is computed once).
 func (s *newton) newtonStep() (moved bool, err error) {
 	if !s.fresh {
 		if err := s.sweepAt(); err != nil {
@@ -487,7 +489,7 @@ func (s *newton) newtonStep() (moved bool, err error) {
 			// boundary, at the τ ≥ 0 with ‖s + τp‖_M = r.
 			tau := (math.Sqrt(sMp*sMp+pMp*(r*r-sMs)) - sMp) / pMp
 			kernels.Axpy(tau, p, step)
-			truncated = true
+			sMs, truncated = r*r, true
 			s.onRadius++
 			break
 		}
