@@ -13,11 +13,17 @@ import "github.com/adaspdc/adaspdc/kernels"
 // with rare columns: the tiers hold as many columns as the level-1 data
 // cache and the level-2 cache hold float64s, the rest follow. Below that
 // width the vector stays in the cache whatever the order, and the
-// grouping, a pass over the data, would cost more than it saves.
+// grouping, a pass over the data, would cost more than it saves. train
+// groups the columns of such data before it trains, and maps the model
+// back; a program that embeds the engine can do the same with the
+// returned map (sparse.CSR.GroupColumnsByCount).
 func ColumnTiers(cols int) []int {
 	l1, l2 := kernels.L1DataBytes()/8, kernels.L2Bytes()/8
-	if cols <= l2 {
+	switch {
+	case cols <= l2:
 		return nil
+	case l1 >= l2:
+		return []int{l2}
 	}
 	return []int{l1, l2}
 }
