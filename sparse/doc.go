@@ -11,7 +11,9 @@
 // columns are more than any LIBSVM file has. The row operations
 // (RowSquaredNorms, ScaleRows, NormalizeRowsByMax, NormalizeRowsUnit,
 // WithBias, SelectRows) are the preprocessing steps of the solvers; Dense
-// exists for tests.
+// exists for tests. CompactColumns and GroupColumnsByCount renumber the
+// columns (dropping the empty ones; the second puts the most frequent
+// first, for the cache) and return the map back to the original columns.
 //
 // A Dataset pairs a matrix with one raw target per row. BinaryLabels maps
 // any two-valued target (−1/+1, 0/1, 1/2, 2/4) to ±1, the larger value
@@ -120,7 +122,12 @@
 // allocated as capacity past the slices' ends, or, when it is more than
 // the data (a file of mostly comments with colons), the data is copied out.
 // A file that changes between the two passes gives an error ("the input
-// changed while it was read"), never a write out of bounds.
+// changed while it was read"), never a write out of bounds. A file of
+// mappedMinBytes or more is read from a read-only mapping instead of by
+// pread, so that the passes' copies out of the page cache are the
+// process's and not the kernel's; on Linux the pages are unmapped as soon
+// as they are copied, which keeps the resident memory as above, and a
+// file cut shorter while it is mapped gives an error, not a SIGBUS.
 //
 // Pipes and other readers that can be read only once are streamed: the
 // calling goroutine reads the chunks, each goroutine counts its chunk and
