@@ -87,7 +87,9 @@ const (
 // by cyclic coordinate descent in random order over the active features,
 // each coordinate's one-dimensional problem solved exactly by soft
 // thresholding (Eq. 17 of the paper) while A·d is kept up to date, so that
-// a coordinate costs two reads of its column. Each coordinate step is
+// a coordinate costs two reads of its column (on narrow data, where H is
+// formed, a coordinate costs O(d), and once the signs settle the model is
+// solved on its orthant by a Cholesky factor: orthantStep). Each coordinate step is
 // clipped to |Δdⱼ| ≤ 10 (glmnetMaxMove), as LIBLINEAR's solve_l1r_lr
 // clips it: the model's curvature φ″ is a local one, and on a row that
 // the iterate misclassifies by a margin t it is about e⁻ᵗ while φ′ stays
