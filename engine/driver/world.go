@@ -181,78 +181,119 @@ func IsAgreed(err error) bool {
 // others learn of it in the same collective and return an AgreedError
 // that says so.
 func AgreeProblem(c comm.Comm, local objective.Problem, opt Options, solver string, accepts func(objective.Problem, Options) error) (objective.Problem, int64, error) {
-	var localErr error
-	fail := func(err error) {
-		if localErr == nil {
-			localErr = err
-		}
-	}
+	a := NewAgreement(c, solver)
 	cols, rows := 0, 0
 	if local.X == nil {
-		fail(fmt.Errorf("engine: %s: the rank's problem has no data", solver))
+		a.Fail(fmt.Errorf("engine: %s: the rank's problem has no data", solver))
 	} else {
 		cols, rows = local.X.Cols, local.X.Rows
 	}
-	if err := opt.Validate(); err != nil {
-		fail(err)
-	}
+	a.Fail(opt.Validate())
 	var en objective.ElasticNet
 	if local.Loss == nil || local.Reg == nil {
-		fail(fmt.Errorf("engine: %s: the rank's problem has no loss or no regularizer", solver))
+		a.Fail(fmt.Errorf("engine: %s: the rank's problem has no loss or no regularizer", solver))
 	} else if err := accepts(local, opt); err != nil {
-		fail(err)
+		a.Fail(err)
 	} else {
 		en, _ = local.Reg.AsElasticNet()
 	}
-	// One maximum agrees on the columns and finds a failed rank, and the
-	// maxima of ±each value find ranks that disagree on it.
 	has := 0.0
 	var c0, c1 float64
 	if len(local.Classes) == 2 {
 		has, c0, c1 = 1, local.Classes[0], local.Classes[1]
 	}
-	mx := []float64{float64(cols), b2f(localErr != nil), has, -has, c0, -c0, c1, -c1, en.Lambda, -en.Lambda, en.L1, -en.L1}
-	if err := c.AllreduceMax(mx); err != nil {
+	d, err := a.Columns(cols, []float64{has, c0, c1, en.Lambda, en.L1},
+		[]string{"the classes (Classes set on some ranks only)", "the class for −1", "the class for +1", "λ", "the L1 strength"})
+	if err != nil {
 		return objective.Problem{}, 0, err
 	}
-	if localErr != nil {
-		return objective.Problem{}, 0, AgreedError{localErr.Error()}
-	}
-	if mx[1] != 0 {
-		return objective.Problem{}, 0, Agreed("engine: %s: another rank's problem or options were refused (its error says why)", solver)
-	}
-	for i, what := range []string{"the classes (Classes set on some ranks only)", "the class for −1", "the class for +1", "λ", "the L1 strength"} {
-		if mx[2+2*i] != -mx[3+2*i] {
-			return objective.Problem{}, 0, Agreed("engine: %s: the ranks disagree on %s: from %v to %v", solver, what, -mx[3+2*i], mx[2+2*i])
-		}
-	}
-	d := int(mx[0])
 	prob := local
 	x := *local.X
 	x.Cols = d
 	prob.X = &x
-	if err := prob.Reg.Validate(d); err != nil {
-		fail(err)
-	}
+	a.Fail(prob.Reg.Validate(d))
 	if opt.WarmStart != nil && len(opt.WarmStart) != d {
-		fail(fmt.Errorf("engine: %s: warm start has %d weights, the ranks' data %d columns", solver, len(opt.WarmStart), d))
+		a.Fail(fmt.Errorf("engine: %s: warm start has %d weights, the ranks' data %d columns", solver, len(opt.WarmStart), d))
 	}
 	if rows > 0 {
-		if err := prob.Validate(); err != nil {
-			fail(err)
-		}
+		a.Fail(prob.Validate())
 	}
-	sum := []float64{float64(rows), b2f(localErr != nil)}
-	if err := c.AllreduceSum(sum); err != nil {
+	n, err := a.Rows(rows)
+	if err != nil {
 		return objective.Problem{}, 0, err
 	}
-	if localErr != nil {
-		return objective.Problem{}, 0, AgreedError{fmt.Sprintf("rank %d: %v", c.Rank(), localErr)}
+	return prob, n, nil
+}
+
+// Agreement is the protocol by which the ranks agree on a problem before
+// a distributed run, so that a rank's refusal reaches every rank in a
+// collective that all of them join, and no rank waits for one that has
+// returned: each rank records its first error (Fail), then one maximum
+// agrees on the columns and checks the values every rank must hold alike
+// (Columns), then one sum counts the rows (Rows).
+type Agreement struct {
+	c      comm.Comm
+	solver string
+	err    error
+}
+
+// NewAgreement starts the agreement of the ranks of c for solver, which
+// names it in the errors.
+func NewAgreement(c comm.Comm, solver string) *Agreement {
+	return &Agreement{c: c, solver: solver}
+}
+
+// Fail records err as the rank's error, unless it is nil or an earlier one
+// is recorded.
+func (a *Agreement) Fail(err error) {
+	if a.err == nil {
+		a.err = err
+	}
+}
+
+// Columns runs the first collective: one maximum of the rank's columns,
+// whether it failed, and ±each of same, so that the ranks agree on the
+// widest columns, learn of a failed rank, and find a value of same on
+// which they differ (named by names). It returns the columns, or an
+// AgreedError that every rank returns alike.
+func (a *Agreement) Columns(cols int, same []float64, names []string) (int, error) {
+	mx := []float64{float64(cols), b2f(a.err != nil)}
+	for _, v := range same {
+		mx = append(mx, v, -v)
+	}
+	if err := a.c.AllreduceMax(mx); err != nil {
+		return 0, err
+	}
+	if a.err != nil {
+		return 0, AgreedError{a.err.Error()}
+	}
+	if mx[1] != 0 {
+		return 0, Agreed("engine: %s: another rank's problem or options were refused (its error says why)", a.solver)
+	}
+	for i, what := range names {
+		if mx[2+2*i] != -mx[3+2*i] {
+			return 0, Agreed("engine: %s: the ranks disagree on %s: from %v to %v", a.solver, what, -mx[3+2*i], mx[2+2*i])
+		}
+	}
+	return int(mx[0]), nil
+}
+
+// Rows runs the second collective: one sum of the rank's rows and of the
+// ranks that failed since Columns. It returns the rows of all ranks, or
+// an AgreedError that every rank returns alike, the failed rank's naming
+// it.
+func (a *Agreement) Rows(rows int) (int64, error) {
+	sum := []float64{float64(rows), b2f(a.err != nil)}
+	if err := a.c.AllreduceSum(sum); err != nil {
+		return 0, err
+	}
+	if a.err != nil {
+		return 0, AgreedError{fmt.Sprintf("rank %d: %v", a.c.Rank(), a.err)}
 	}
 	if sum[1] != 0 {
-		return objective.Problem{}, 0, Agreed("engine: %s: %g other rank(s) refused their problem (their errors say why)", solver, sum[1])
+		return 0, Agreed("engine: %s: %g other rank(s) refused their problem (their errors say why)", a.solver, sum[1])
 	}
-	return prob, int64(sum[0]), nil
+	return int64(sum[0]), nil
 }
 
 func b2f(b bool) float64 {

@@ -307,63 +307,35 @@ func TrainSoftmaxDistributed(ctx context.Context, c comm.Comm, local objective.M
 // (one maximum, which finds a failed rank too) and on the rows (one sum),
 // as driver.AgreeProblem does for a scalar loss.
 func agreeMultinomial(c comm.Comm, local objective.Multinomial, opt driver.Options) (objective.Multinomial, int64, error) {
-	var localErr error
-	fail := func(err error) {
-		if localErr == nil {
-			localErr = err
-		}
-	}
+	a := driver.NewAgreement(c, string(SolverLBFGS))
 	cols, rows := 0, 0
 	if local.X == nil {
-		fail(fmt.Errorf("engine: %s: the rank's problem has no data", SolverLBFGS))
+		a.Fail(fmt.Errorf("engine: %s: the rank's problem has no data", SolverLBFGS))
 	} else {
 		cols, rows = local.X.Cols, local.X.Rows
 	}
 	if opt.Solver != "" && opt.Solver != SolverLBFGS {
-		fail(fmt.Errorf("engine: the multinomial loss over the ranks runs %s, not %s", SolverLBFGS, opt.Solver))
+		a.Fail(fmt.Errorf("engine: the multinomial loss over the ranks runs %s, not %s", SolverLBFGS, opt.Solver))
 	}
-	if err := opt.Validate(); err != nil {
-		fail(err)
-	}
-	if err := softmaxRegOK(local); err != nil {
-		fail(err)
-	}
-	k, lam, l1 := float64(local.K), local.Reg.Lambda, local.Reg.L1
-	mx := []float64{float64(cols), b2f(localErr != nil), k, -k, lam, -lam, l1, -l1}
-	if err := c.AllreduceMax(mx); err != nil {
+	a.Fail(opt.Validate())
+	a.Fail(softmaxRegOK(local))
+	d, err := a.Columns(cols, []float64{float64(local.K), local.Reg.Lambda, local.Reg.L1},
+		[]string{"the number of classes", "λ", "the L1 strength"})
+	if err != nil {
 		return objective.Multinomial{}, 0, err
-	}
-	if localErr != nil {
-		return objective.Multinomial{}, 0, driver.AgreedError{Msg: localErr.Error()}
-	}
-	if mx[1] != 0 {
-		return objective.Multinomial{}, 0, driver.Agreed("engine: %s: another rank's problem or options were refused (its error says why)", SolverLBFGS)
-	}
-	for i, what := range []string{"the number of classes", "λ", "the L1 strength"} {
-		if mx[2+2*i] != -mx[3+2*i] {
-			return objective.Multinomial{}, 0, driver.Agreed("engine: %s: the ranks disagree on %s: from %v to %v", SolverLBFGS, what, -mx[3+2*i], mx[2+2*i])
-		}
 	}
 	prob := local
 	x := *local.X
-	x.Cols = int(mx[0])
+	x.Cols = d
 	prob.X = &x
 	if rows > 0 {
-		if err := prob.Validate(); err != nil {
-			fail(err)
-		}
-	} else if err := prob.Reg.Validate(prob.Dim()); err != nil {
-		fail(err)
+		a.Fail(prob.Validate())
+	} else {
+		a.Fail(prob.Reg.Validate(prob.Dim()))
 	}
-	sum := []float64{float64(rows), b2f(localErr != nil)}
-	if err := c.AllreduceSum(sum); err != nil {
+	n, err := a.Rows(rows)
+	if err != nil {
 		return objective.Multinomial{}, 0, err
 	}
-	if localErr != nil {
-		return objective.Multinomial{}, 0, driver.AgreedError{Msg: fmt.Sprintf("rank %d: %v", c.Rank(), localErr)}
-	}
-	if sum[1] != 0 {
-		return objective.Multinomial{}, 0, driver.Agreed("engine: %s: %g other rank(s) refused their problem (their errors say why)", SolverLBFGS, sum[1])
-	}
-	return prob, int64(sum[0]), nil
+	return prob, n, nil
 }
