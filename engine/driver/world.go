@@ -129,6 +129,34 @@ func (w *World) reduce(isMax bool, parts [][]float64) error {
 	return nil
 }
 
+// DualSums returns, at the rank's primal point x and its rows' duals y,
+// the loss and conjugate sums of every rank's rows (eval.PartialAt) and
+// v = (1/N) Σₖ yₖaₖ over all N rows of the ranks (eval.DualSum), the parts
+// of a certificate at duals that are not the sweep's own, in one
+// allreduce of d + 2 values (none for a nil World: one process).
+func (w *World) DualSums(eval *objective.Evaluator, x, y []float64) (v []float64, part objective.Partial, err error) {
+	if part, err = eval.PartialAt(x, y); err != nil {
+		return nil, part, err
+	}
+	v = make([]float64, len(x))
+	if err := eval.DualSum(y, v); err != nil {
+		return nil, part, err
+	}
+	sums := []float64{part.Loss, part.Conj}
+	if err := w.Sum(v, sums); err != nil {
+		return nil, part, err
+	}
+	n := int64(len(y)) // one process: its rows are all rows
+	if w != nil {
+		n = w.Rows()
+	}
+	inv := 1 / float64(n)
+	for j := range v {
+		v[j] *= inv
+	}
+	return v, objective.Partial{Loss: sums[0], Conj: sums[1]}, nil
+}
+
 // SumUpper sums the upper triangle (diagonal included) of the d×d
 // row-major matrix m over the ranks, d(d+1)/2 values, with tail's values
 // in the same allreduce; m's lower triangle is left as it is. On a nil

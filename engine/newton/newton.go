@@ -879,7 +879,7 @@ func (s *newton) pairedCertificate(g []float64) (objective.Certificate, error) {
 // rank's φ′(zₖ) lies outside dom φ* (rounding at a kink, which every
 // rank learns from the sweep's sums): the paired duals, projected, at
 // their own dual vector, from each rank's Partial and Σₖ yₖaₖ
-// (Evaluator.PartialAt, DualSum) summed in one allreduce, and Assemble.
+// (World.DualSums: one allreduce), and Assemble.
 func (s *newton) projectedCertificate() (objective.Certificate, error) {
 	if s.dual == nil {
 		s.dual = make([]float64, s.n)
@@ -892,22 +892,11 @@ func (s *newton) projectedCertificate() (objective.Certificate, error) {
 		}
 		s.dual[k] = y
 	}
-	part, err := s.eval.PartialAt(s.w, s.dual)
+	v, part, err := s.world.DualSums(s.eval, s.w, s.dual)
 	if err != nil {
 		return objective.Certificate{}, err
 	}
-	v := make([]float64, s.d)
-	if err := s.eval.DualSum(s.dual, v); err != nil {
-		return objective.Certificate{}, err
-	}
-	sums := []float64{part.Loss, part.Conj}
-	if err := s.world.Sum(v, sums); err != nil {
-		return objective.Certificate{}, err
-	}
-	for j := range v {
-		v[j] *= s.invN
-	}
-	return objective.Assemble(s.prob.Reg, s.w, v, objective.Partial{Loss: sums[0], Conj: sums[1]}, int(s.nGlobal))
+	return objective.Assemble(s.prob.Reg, s.w, v, part, int(s.nGlobal))
 }
 
 func b2f(b bool) float64 {

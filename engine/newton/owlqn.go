@@ -421,22 +421,12 @@ func (s *owlqn) worldCertificate() (objective.Certificate, error) {
 		for k := range y {
 			y[k] = duals(k)
 		}
-		part, err := s.eval.PartialAt(s.w, y)
-		if err != nil {
+		var part objective.Partial
+		var err error
+		if v, part, err = s.world.DualSums(s.eval, s.w, y); err != nil {
 			return objective.Certificate{}, err
 		}
-		v = make([]float64, s.d)
-		if err := s.eval.DualSum(y, v); err != nil {
-			return objective.Certificate{}, err
-		}
-		sums := []float64{part.Loss, part.Conj}
-		if err := s.world.Sum(v, sums); err != nil {
-			return objective.Certificate{}, err
-		}
-		for j := range v {
-			v[j] *= s.invN
-		}
-		rows.Loss, rows.Conj = sums[0], sums[1]
+		rows.Loss, rows.Conj = part.Loss, part.Conj
 	}
 	c, err := objective.AssemblePaired(reg, s.w, v, objective.Partial{Loss: rows.Loss, Conj: rows.Conj}, s.nGlobal)
 	if !errors.Is(err, objective.ErrPartialIndicator) {
