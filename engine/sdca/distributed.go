@@ -501,15 +501,7 @@ func (s *distCoCoA) RunEpochs(ctx context.Context, k int) (int, error) {
 		exact := e == k-1 && s.wantExact(float64(s.sampled+s.nGlobal))
 		resync := s.resync
 		s.resync = false
-		run := func(fn func(w int)) error {
-			if s.pool == nil {
-				for w := range s.k {
-					fn(w)
-				}
-				return nil
-			}
-			return s.pool.Run(fn)
-		}
+		run := s.run
 		search := s.search && !exact
 		if search {
 			copy(s.y0, s.y)
@@ -591,6 +583,18 @@ func (s *distCoCoA) localPass(w int) int64 {
 		}
 	}
 	return int64(len(order))
+}
+
+// run calls fn for each of the rank's k workers: on the pool, or in turn
+// where the rank has one thread.
+func (s *distCoCoA) run(fn func(w int)) error {
+	if s.pool == nil {
+		for w := range s.k {
+			fn(w)
+		}
+		return nil
+	}
+	return s.pool.Run(fn)
 }
 
 // change sets the rank's change of v on worker w's coordinates into buf:
@@ -713,15 +717,7 @@ var distSearch = true
 // the domain of φ* has φ* = +∞ and is never taken. The sums and the choice are
 // stepSearch's, shared with cocoa: on one rank the round is cocoa's epoch.
 func (s *distCoCoA) chooseStep() error {
-	run := func(fn func(w int)) error {
-		if s.pool == nil {
-			for w := range s.k {
-				fn(w)
-			}
-			return nil
-		}
-		return s.pool.Run(fn)
-	}
+	run := s.run
 	if err := s.conjugates(run, s.prob.Loss, s.prob.B, s.y); err != nil {
 		return fmt.Errorf("engine: cocoa: %w", err)
 	}
