@@ -37,23 +37,15 @@ func trainOneVsRestDistributed(ctx context.Context, c comm.Comm, counter *comm.C
 		model.Normalize = "unit"
 	}
 	sum := summarizeClasses(results, f)
-	short := sum.short
 	if !lead {
-		if len(short) > 0 {
+		if len(sum.short) > 0 {
 			return exitError{exitShort}
 		}
 		return runStatus(traceErr, "")
 	}
-	fmt.Fprintf(stdout, "classes=%d epochs=%d passes=%.1f worst_rel_gap=%.3e seconds=%.3f threads=%d ranks=%d allreduces=%d solver=%s\n",
-		len(results), sum.epochs, sum.passes, sum.worst, time.Since(start).Seconds(), sum.threads, c.Size(), counter.Stats().Calls, sum.solver)
-	for _, s := range short {
-		fmt.Fprintf(stderr, "adaspdc train: warning: %s\n", s)
-	}
-	if err := saveModel(f, model); err != nil {
+	ranks := fmt.Sprintf(" ranks=%d allreduces=%d", c.Size(), counter.Stats().Calls)
+	if err := finishClasses(f, model, sum, time.Since(start), ranks, stdout, stderr); err != nil {
 		return err
-	}
-	if len(short) > 0 {
-		return exitError{exitShort}
 	}
 	return runStatus(traceErr, "")
 }

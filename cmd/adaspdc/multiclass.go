@@ -28,17 +28,23 @@ func trainOneVsRest(ctx context.Context, prob engine.Problem, y []float64, opt e
 		return err
 	}
 	restoreModel(model, f, remap, dim)
-	sum := summarizeClasses(results, f)
-	fmt.Fprintf(stdout, "classes=%d epochs=%d passes=%.1f worst_rel_gap=%.3e seconds=%.3f threads=%d solver=%s\n",
-		len(results), sum.epochs, sum.passes, sum.worst, time.Since(start).Seconds(), sum.threads, sum.solver)
-	short := sum.short
-	for _, s := range short {
+	return finishClasses(f, model, summarizeClasses(results, f), time.Since(start), "", stdout, stderr)
+}
+
+// finishClasses ends a one-vs-rest run: the summary line, with ranks (the
+// " ranks=R allreduces=N" of a distributed run, or "") before the solver,
+// a warning for each class that fell short, the model, and status 3 if
+// any did.
+func finishClasses(f trainFlags, model *engine.Model, sum classesSummary, took time.Duration, ranks string, stdout, stderr io.Writer) error {
+	fmt.Fprintf(stdout, "classes=%d epochs=%d passes=%.1f worst_rel_gap=%.3e seconds=%.3f threads=%d%s solver=%s\n",
+		sum.classes, sum.epochs, sum.passes, sum.worst, took.Seconds(), sum.threads, ranks, sum.solver)
+	for _, s := range sum.short {
 		fmt.Fprintf(stderr, "adaspdc train: warning: %s\n", s)
 	}
 	if err := saveModel(f, model); err != nil {
 		return err
 	}
-	if len(short) > 0 {
+	if len(sum.short) > 0 {
 		return exitError{exitShort}
 	}
 	return nil
@@ -61,6 +67,7 @@ func classProgress(f trainFlags, stderr io.Writer) func(engine.ClassResult) {
 // the most epochs and threads of a class, the passes of all, the worst
 // relative gap, the solver (or "mixed"), and the classes short of -tol.
 type classesSummary struct {
+	classes         int
 	epochs, threads int
 	passes, worst   float64
 	solver          string
@@ -68,7 +75,7 @@ type classesSummary struct {
 }
 
 func summarizeClasses(results []engine.ClassResult, f trainFlags) classesSummary {
-	var s classesSummary
+	s := classesSummary{classes: len(results)}
 	for _, c := range results {
 		r := c.Result
 		s.epochs, s.threads = max(s.epochs, r.Final.Epoch), max(s.threads, r.Threads)
