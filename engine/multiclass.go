@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
+	"github.com/adaspdc/adaspdc/engine/newton"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -30,9 +31,15 @@ type ClassResult struct {
 // (Options.Threads, or GOMAXPROCS), min(K, t) problems run at a time on
 // t / min(K, t) threads each, so that both cores are busy whether the
 // classes are many and small or few and large. Every problem reads the
-// same X: only the K label vectors are the classes' own. done, when not
-// nil, is called as each class finishes (from the goroutine that ran it,
-// one call at a time).
+// same X: only the K label vectors are the classes' own. Where the
+// classes are newton runs that sweep the rows for their Hessian products
+// (wide data, newton.SharesProducts), up to newton.ProductLanes of them
+// run at a time instead and take those products, and their margins, in
+// sweeps shared over all t threads (newton.Products), each row read once
+// for all of them; a class's weights are then not the same bits as its
+// binary run's alone, but the same whichever classes shared its sweeps.
+// done, when not nil, is called as each class finishes (from the
+// goroutine that ran it, one call at a time).
 //
 // It returns the model and every class's result. An error in one class
 // (an unusable problem, a run that fails) stops the others and is
@@ -55,6 +62,11 @@ func TrainOneVsRest(ctx context.Context, prob Problem, y []float64, opt Options,
 	budget := driver.ThreadBudget(opt.Threads)
 	parallel := min(k, budget)
 	opt.Threads = max(1, budget/parallel)
+	if products := sharedProducts(prob, opt, budget); products != nil {
+		defer products.Close()
+		parallel, opt.Threads = min(k, newton.ProductLanes), 1
+		opt = opt.With(newton.Settings{Products: products})
+	}
 	results := make([]ClassResult, k)
 	weights := make([][]float64, k)
 	var mu sync.Mutex // serialises done
@@ -100,6 +112,24 @@ func TrainOneVsRest(ctx context.Context, prob Problem, y []float64, opt Options,
 	}
 	model := newModel(prob, all, classes)
 	return model, results, nil
+}
+
+// sharedProducts returns the Products that one-vs-rest's classes share,
+// or nil where they should not: where they are newton runs by CG on wide
+// data, ProductLanes of them run at a time, one thread each for their own
+// sweeps, and take their Hessian products together on every thread
+// (newton.Products), since those products are most of their time. Each
+// class still makes the solver choice Train makes, which does not depend
+// on the labels: the one made here.
+func sharedProducts(prob Problem, opt Options, budget int) *newton.Products {
+	solver := opt.Solver
+	if _, warm := driver.SettingsOf[SDCASettings](opt); solver == "" && !opt.AsksForCoordinateMethod() && !warm {
+		solver, _ = AutoSolver(prob, opt)
+	}
+	if solver != SolverNewton || !newton.SharesProducts(prob.X) {
+		return nil
+	}
+	return newton.NewProducts(prob.X, budget, opt.Deterministic)
 }
 
 func rowsOf(prob Problem) int {

@@ -2,8 +2,13 @@ package engine
 
 import (
 	"context"
+	"math"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/adaspdc/adaspdc/engine/internal/enginetest"
+	"github.com/adaspdc/adaspdc/engine/newton"
 )
 
 // TestOneVsRestIsKBinaryRuns: each class's weight vector is, bit for bit,
@@ -58,5 +63,59 @@ func TestOneVsRestIsKBinaryRuns(t *testing.T) {
 	}
 	if _, _, err := TrainOneVsRest(context.Background(), prob, y[:10], opt, nil); err == nil {
 		t.Error("labels of the wrong length were accepted")
+	}
+}
+
+// TestOneVsRestSharesProducts: on wide data, where newton solves its
+// steps by CG, one-vs-rest's classes take their Hessian products and
+// margins in shared sweeps; each class reaches the optimum its binary run
+// reaches alone, and with Options.Deterministic two runs give the same
+// bits, whichever classes happened to share a sweep.
+func TestOneVsRestSharesProducts(t *testing.T) {
+	x, b := enginetest.RawCountData(1500, 4000, 10, 120, 30, 0.05, 7)
+	if !newton.SharesProducts(x) {
+		t.Fatalf("%d × %d, %d nonzeros: the classes would not share their products", x.Rows, x.Cols, x.NNZ())
+	}
+	y := make([]float64, x.Rows)
+	for i := range y {
+		y[i] = float64(2*(i%3)) + (b[i]+1)/2 // six classes
+	}
+	prob := Problem{X: x, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-3}}
+	opt := Options{Solver: SolverNewton, Tol: 1e-9, MaxEpochs: 200, Threads: 2, Deterministic: true}
+	train := func() (*Model, []ClassResult) {
+		model, results, err := TrainOneVsRest(context.Background(), prob, y, opt, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return model, results
+	}
+	model, results := train()
+	again, _ := train()
+	if !slices.Equal(model.Weights, again.Weights) {
+		t.Error("two deterministic runs gave different weights")
+	}
+	for k, label := range model.Labels {
+		res := results[k].Result
+		if !strings.Contains(res.Note, "shared") {
+			t.Fatalf("class %v did not share its products: %q", label, res.Note)
+		}
+		bk := make([]float64, len(y))
+		for i, v := range y {
+			bk[i] = -1
+			if v == label {
+				bk[i] = 1
+			}
+		}
+		_, alone, err := Train(context.Background(), Problem{X: x, B: bk, Loss: Logistic{}, Reg: prob.Reg}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(alone.Note, "shared") {
+			t.Fatalf("class %v alone shared its products: %q", label, alone.Note)
+		}
+		p, q := res.Best.Primal, alone.Best.Primal
+		if !res.Converged || math.Abs(p-q) > 2e-9*math.Abs(q) {
+			t.Errorf("class %v: P = %.15g shared (converged %v), %.15g alone", label, p, res.Converged, q)
+		}
 	}
 }

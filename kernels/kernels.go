@@ -69,6 +69,9 @@ var (
 	sparseDotFunc     func(val []float64, idx []int32, x []float64) float64
 	sparseAxpyFunc    func(alpha float64, val []float64, idx []int32, y []float64)
 	sparseDotAxpyFunc func(alpha float64, val []float64, idx []int32, x, y []float64) float64
+
+	sparseDotLanesFunc  func(val []float64, idx []int32, v, t []float64)
+	sparseAxpyLanesFunc func(u, val []float64, idx []int32, o []float64)
 )
 
 // impl is one complete implementation of the exported functions, with
@@ -80,6 +83,9 @@ type impl struct {
 	sparseDot     func(val []float64, idx []int32, x []float64) float64
 	sparseAxpy    func(alpha float64, val []float64, idx []int32, y []float64)
 	sparseDotAxpy func(alpha float64, val []float64, idx []int32, x, y []float64) float64
+
+	sparseDotLanes  func(val []float64, idx []int32, v, t []float64)
+	sparseAxpyLanes func(u, val []float64, idx []int32, o []float64)
 }
 
 var genericImpl = impl{
@@ -89,6 +95,9 @@ var genericImpl = impl{
 	sparseDot:     sparseDotGeneric,
 	sparseAxpy:    sparseAxpyGeneric,
 	sparseDotAxpy: sparseDotAxpyGeneric,
+
+	sparseDotLanes:  sparseDotLanesGeneric,
+	sparseAxpyLanes: sparseAxpyLanesGeneric,
 }
 
 // envVar names the environment variable that overrides the choice of
@@ -119,6 +128,8 @@ func use(im impl) {
 	sparseDotFunc = im.sparseDot
 	sparseAxpyFunc = im.sparseAxpy
 	sparseDotAxpyFunc = im.sparseDotAxpy
+	sparseDotLanesFunc = im.sparseDotLanes
+	sparseAxpyLanesFunc = im.sparseAxpyLanes
 }
 
 // Panic messages for programming errors.

@@ -23,6 +23,9 @@ func supportedImpls() []impl {
 		sparseDot:     sparseDotAVX2,
 		sparseAxpy:    sparseAxpyAVX2,
 		sparseDotAxpy: sparseDotAxpyAVX2,
+
+		sparseDotLanes:  sparseDotLanesAVX2,
+		sparseAxpyLanes: sparseAxpyLanesAVX2,
 	})
 	if cpuid.CPU.Supports(cpuid.AVX512F) {
 		impls = append(impls, impl{
@@ -32,6 +35,9 @@ func supportedImpls() []impl {
 			sparseDot:     sparseDotAVX2,
 			sparseAxpy:    sparseAxpyAVX2,
 			sparseDotAxpy: sparseDotAxpyAVX2,
+
+			sparseDotLanes:  sparseDotLanesAVX2,
+			sparseAxpyLanes: sparseAxpyLanesAVX2,
 		})
 	}
 	return impls

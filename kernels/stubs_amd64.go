@@ -83,3 +83,52 @@ func sparseDotAxpyAVX2(alpha float64, val []float64, idx []int32, x, y []float64
 	}
 	return sum
 }
+
+//go:noescape
+func sparseDotLanes1Asm(val *float64, idx *int32, n int, v *float64, rows int, t *float64) (ok bool)
+
+//go:noescape
+func sparseDotLanes2Asm(val *float64, idx *int32, n int, v *float64, rows int, t *float64) (ok bool)
+
+//go:noescape
+func sparseAxpyLanes1Asm(u, val *float64, idx *int32, n int, o *float64, rows int) (ok bool)
+
+//go:noescape
+func sparseAxpyLanes2Asm(u, val *float64, idx *int32, n int, o *float64, rows int) (ok bool)
+
+//go:noescape
+func sparseDotLanes4Asm(val *float64, idx *int32, n int, v *float64, rows int, t *float64) (ok bool)
+
+//go:noescape
+func sparseDotLanes8Asm(val *float64, idx *int32, n int, v *float64, rows int, t *float64) (ok bool)
+
+//go:noescape
+func sparseAxpyLanes4Asm(u, val *float64, idx *int32, n int, o *float64, rows int) (ok bool)
+
+//go:noescape
+func sparseAxpyLanes8Asm(u, val *float64, idx *int32, n int, o *float64, rows int) (ok bool)
+
+// sparseDotLanesAsm and sparseAxpyLanesAsm are the lanes kernels by lane
+// count; checkLanes has refused any other.
+var (
+	sparseDotLanesAsm = [...]func(val *float64, idx *int32, n int, v *float64, rows int, t *float64) (ok bool){
+		1: sparseDotLanes1Asm, 2: sparseDotLanes2Asm, 4: sparseDotLanes4Asm, 8: sparseDotLanes8Asm,
+	}
+	sparseAxpyLanesAsm = [...]func(u, val *float64, idx *int32, n int, o *float64, rows int) (ok bool){
+		1: sparseAxpyLanes1Asm, 2: sparseAxpyLanes2Asm, 4: sparseAxpyLanes4Asm, 8: sparseAxpyLanes8Asm,
+	}
+)
+
+func sparseDotLanesAVX2(val []float64, idx []int32, v, t []float64) {
+	rows := checkLanes(val, idx, len(t), len(v))
+	if !sparseDotLanesAsm[len(t)](unsafe.SliceData(val), unsafe.SliceData(idx), len(idx), unsafe.SliceData(v), rows, &t[0]) {
+		panic(indexError(idx, rows))
+	}
+}
+
+func sparseAxpyLanesAVX2(u, val []float64, idx []int32, o []float64) {
+	rows := checkLanes(val, idx, len(u), len(o))
+	if !sparseAxpyLanesAsm[len(u)](&u[0], unsafe.SliceData(val), unsafe.SliceData(idx), len(idx), unsafe.SliceData(o), rows) {
+		panic(indexError(idx, rows))
+	}
+}

@@ -28,6 +28,7 @@ func init() {
 		SolverInfo: driver.SolverInfo{
 			Name:         SolverNewton,
 			Takes:        driver.Takes{SampleWeights: true},
+			Reads:        []string{Family},
 			Summary:      "truncated Newton on the primal (diagonally preconditioned CG, line search on the derivative): steps invariant to feature scale, parallel sweeps over rows",
 			Losses:       "with a (generalised) second derivative: squared, logistic, sqhinge, smoothhinge",
 			Regularizers: "L2 with λ > 0 (centre and weights allowed), no L1",
@@ -122,8 +123,11 @@ type newton struct {
 	// of forming the Hessian afresh and of its change, in the last sweep.
 	hessFresh, hessChange []int64
 
-	sweep  *driver.WorldSweep
-	visits float64 // nonzeros read; passes = visits/(2·nnz)
+	sweep *driver.WorldSweep
+	// products, when not nil, takes the Hessian products with A in sweeps
+	// shared with other runs (Settings.Products).
+	products *Products
+	visits   float64 // nonzeros read; passes = visits/(2·nnz)
 	// world is the ranks the rows are spread over (nil: one process), N
 	// their rows and nnz their nonzeros, the same on every rank.
 	world    *driver.World
@@ -227,6 +231,10 @@ func newNewtonOn(prob objective.Problem, opt driver.Options, world *driver.World
 	s.maxCG = min(d+10, 500)
 	s.tol = opt.Tol
 	_, s.trust = prob.Loss.(objective.Logistic)
+	// Last, so that Finish, which leaves, follows every join.
+	if st, _ := driver.SettingsOf[Settings](opt); st.Products != nil && s.hess == nil && world == nil && st.Products.join(x) {
+		s.products = st.Products
+	}
 	return s, nil
 }
 
@@ -344,6 +352,11 @@ func (s *newton) Finish(res *driver.Result) error {
 		res.Note += fmt.Sprintf(" (%d factors failed: CG took the step)", s.cholFailed)
 	}
 	res.Note += fmt.Sprintf("; multiply-adds: %.4g with A, %.4g forming H, %.4g factoring and solving, %.4g CG on H", s.sweepFlops, s.formFlops, s.factorFlops, s.denseFlops)
+	if s.products != nil {
+		res.Note += "; Hessian products and margins in sweeps shared with other runs"
+		s.products.leave()
+		s.products = nil
+	}
 	return s.sweep.Close()
 }
 
@@ -545,12 +558,17 @@ func (s *newton) newtonStep() (moved bool, err error) {
 	}
 
 	// dz = A s, then the line search along s.
-	if err := s.sweep.Run(func(lo, hi int, _ [][]float64) {
-		for k := lo; k < hi; k++ {
-			val, idx := s.x.Row(k)
-			s.dz[k] = kernels.SparseDot(val, idx, s.step)
-		}
-	}); err != nil {
+	if s.products != nil {
+		err = s.products.Margins(s.step, s.dz)
+	} else {
+		err = s.sweep.Run(func(lo, hi int, _ [][]float64) {
+			for k := lo; k < hi; k++ {
+				val, idx := s.x.Row(k)
+				s.dz[k] = kernels.SparseDot(val, idx, s.step)
+			}
+		})
+	}
+	if err != nil {
 		return false, err
 	}
 	s.visits += float64(s.nnz)
@@ -666,14 +684,29 @@ func (s *newton) sweepAt() error {
 	// some dual was clipped, and the nonzeros of the rows with φ″ ≠ 0;
 	// over the ranks they travel in the allreduce of the gradient.
 	var tail [4]float64
+	shared := s.products != nil
+	if shared {
+		// The margins in a sweep shared with the other runs, the rest on
+		// this run's own, for which the others need not wait.
+		if err := s.products.Margins(w, s.z); err != nil {
+			return err
+		}
+		s.products.away()
+		defer s.products.back()
+	}
 	err := s.sweep.RunSum(func(c, lo, hi int, acc [][]float64) {
 		g := acc[0]
 		var ls, cs objective.Sum
 		clipped := false
 		for k := lo; k < hi; k++ {
 			val, idx := s.x.Row(k)
-			zk := kernels.SparseDot(val, idx, w)
-			s.z[k] = zk
+			var zk float64
+			if shared {
+				zk = s.z[k]
+			} else {
+				zk = kernels.SparseDot(val, idx, w)
+				s.z[k] = zk
+			}
 			val0, d1, d2, conj := objective.CurvedTerms(loss, zk, b[k])
 			if y := loss.DualFeasible(d1, b[k]); y != d1 {
 				clipped = true
@@ -920,6 +953,20 @@ func (s *newton) hessianTimes(v, out []float64) (float64, error) {
 		s.visits += float64(d * d)
 		s.denseFlops += float64(d * d)
 		return kernels.Dot(v, out), nil
+	}
+	if s.products != nil {
+		if err := s.products.Times(s.curv, v, out); err != nil {
+			return 0, err
+		}
+		s.visits += 2 * float64(s.activeNNZ)
+		s.sweepFlops += 2 * float64(s.activeNNZ)
+		return s.coords(func(lo, hi int) float64 {
+			o, lam, v := out[lo:hi], s.lam[lo:hi], v[lo:hi]
+			for j, vj := range v {
+				o[j] += lam[j] * vj
+			}
+			return kernels.Dot(v, o)
+		})
 	}
 	err := s.sweep.RunThen(func(_, lo, hi int, acc [][]float64) {
 		o := acc[0]

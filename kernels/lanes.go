@@ -1,0 +1,84 @@
+package kernels
+
+import "math"
+
+// The lanes kernels serve W products at once over the same sparse rows: a
+// dense vector holds W lanes interleaved, lane q of element j at j·W + q,
+// so that one entry of a row reads its index and value once and then
+// works on W adjacent values. W is 1, 2, 4 or 8.
+//
+// A lane's arithmetic is fixed, whatever W and the implementation: each
+// step is one fused multiply-add (math.FMA, or the FMA instruction), the
+// entries at even positions of the row accumulate apart from those at odd
+// ones, and the two sums are added at the end. Lane q of a W-lane call is
+// therefore the same bits as the one-lane call on lane q's vector, which
+// lets a caller share its sweeps with others without its results
+// depending on the company.
+
+// SparseDotLanes sets t[q] = Σ_k val[k]·v[idx[k]·W + q] for each of the
+// W = len(t) lanes q.
+//
+// SparseDotLanes panics if len(val) != len(idx), if W is not 1, 2, 4 or
+// 8, or if some idx[k] is outside [0, len(v)/W).
+func SparseDotLanes(val []float64, idx []int32, v, t []float64) {
+	sparseDotLanesFunc(val, idx, v, t)
+}
+
+// SparseAxpyLanes sets o[idx[k]·W + q] = val[k]·u[q] + o[idx[k]·W + q],
+// in one rounding, for each entry k in order and each of the W = len(u)
+// lanes q.
+//
+// SparseAxpyLanes panics if len(val) != len(idx), if W is not 1, 2, 4 or
+// 8, or if some idx[k] is outside [0, len(o)/W), in which case the
+// updates of a prefix of the entries may already have been applied.
+func SparseAxpyLanes(u, val []float64, idx []int32, o []float64) {
+	sparseAxpyLanesFunc(u, val, idx, o)
+}
+
+const errLanes = "kernels: the lanes are not 1, 2, 4 or 8"
+
+// checkLanes panics unless val and idx have the same length and w is a
+// lane count, and returns the bound on the indices, n/w.
+func checkLanes(val []float64, idx []int32, w, n int) int {
+	checkSparse(val, idx)
+	if w != 1 && w != 2 && w != 4 && w != 8 {
+		panic(errLanes)
+	}
+	return n / w
+}
+
+func sparseDotLanesGeneric(val []float64, idx []int32, v, t []float64) {
+	w := len(t)
+	rows := checkLanes(val, idx, w, len(v))
+	var even, odd [8]float64
+	for k, j := range idx {
+		if uint(j) >= uint(rows) {
+			panic(indexError(idx, rows))
+		}
+		a, vj := val[k], v[int(j)*w:int(j)*w+w]
+		acc := &even
+		if k&1 == 1 {
+			acc = &odd
+		}
+		for q, x := range vj {
+			acc[q] = math.FMA(a, x, acc[q])
+		}
+	}
+	for q := range t {
+		t[q] = even[q] + odd[q]
+	}
+}
+
+func sparseAxpyLanesGeneric(u, val []float64, idx []int32, o []float64) {
+	w := len(u)
+	rows := checkLanes(val, idx, w, len(o))
+	for k, j := range idx {
+		if uint(j) >= uint(rows) {
+			panic(indexError(idx, rows))
+		}
+		a, oj := val[k], o[int(j)*w:int(j)*w+w]
+		for q, x := range u {
+			oj[q] = math.FMA(a, x, oj[q])
+		}
+	}
+}
