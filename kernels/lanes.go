@@ -8,9 +8,9 @@ import "math"
 // works on W adjacent values. W is 1, 2, 4 or 8.
 //
 // A lane's arithmetic is fixed, whatever W and the implementation: each
-// step is one fused multiply-add (math.FMA, or the FMA instruction), the
-// entries at even positions of the row accumulate apart from those at odd
-// ones, and the two sums are added at the end. Lane q of a W-lane call is
+// step is one fused multiply-add (math.FMA, or the FMA instruction), and
+// SparseDotLanes sums entry k of the row into the (k mod 4)'th of four
+// partial sums, returning (s₀ + s₁) + (s₂ + s₃). Lane q of a W-lane call is
 // therefore the same bits as the one-lane call on lane q's vector, which
 // lets a caller share its sweeps with others without its results
 // depending on the company.
@@ -50,22 +50,18 @@ func checkLanes(val []float64, idx []int32, w, n int) int {
 func sparseDotLanesGeneric(val []float64, idx []int32, v, t []float64) {
 	w := len(t)
 	rows := checkLanes(val, idx, w, len(v))
-	var even, odd [8]float64
+	var sets [4][8]float64 // entry k goes to sets[k mod 4]
 	for k, j := range idx {
 		if uint(j) >= uint(rows) {
 			panic(indexError(idx, rows))
 		}
-		a, vj := val[k], v[int(j)*w:int(j)*w+w]
-		acc := &even
-		if k&1 == 1 {
-			acc = &odd
-		}
+		a, vj, acc := val[k], v[int(j)*w:int(j)*w+w], &sets[k&3]
 		for q, x := range vj {
 			acc[q] = math.FMA(a, x, acc[q])
 		}
 	}
 	for q := range t {
-		t[q] = even[q] + odd[q]
+		t[q] = (sets[0][q] + sets[1][q]) + (sets[2][q] + sets[3][q])
 	}
 }
 
