@@ -200,3 +200,51 @@ func FuzzDense(f *testing.F) {
 		agree(t, "dot+axpy", ref, mag, magY, got)
 	})
 }
+
+// FuzzSparseLanes runs the lanes kernels of every implementation on the
+// same rows, at a lane count taken from the seed: they must give the pure-Go
+// twin's bits, or its panic.
+func FuzzSparseLanes(f *testing.F) {
+	addSparseSeeds(f)
+	f.Fuzz(func(t *testing.T, dim uint16, entries []byte, seed uint64) {
+		w := []int{1, 2, 4, 8}[seed%4]
+		d := int(dim%512) + 1
+		val, idx := fuzzSparse(d, entries)
+		v, o0 := fuzzVectors(d*w, seed)
+		u, _ := fuzzVectors(w, seed+1)
+		run := func(dot func([]float64, []int32, []float64, []float64), axpy func([]float64, []float64, []int32, []float64)) (t, o []float64, msg string) {
+			defer func() {
+				if r := recover(); r != nil {
+					msg = fmt.Sprint(r)
+				}
+			}()
+			t, o = make([]float64, w), slices.Clone(o0)
+			dot(val, idx, v, t)
+			axpy(u, val, idx, o)
+			return t, o, ""
+		}
+		refT, refO, refPanic := run(sparseDotLanesGeneric, sparseAxpyLanesGeneric)
+		if want := wantPanic(idx, d); refPanic != want {
+			t.Fatalf("the twin: panic %q, want %q", refPanic, want)
+		}
+		for _, im := range supportedImpls() {
+			gotT, gotO, msg := run(im.sparseDotLanes, im.sparseAxpyLanes)
+			if msg != refPanic {
+				t.Fatalf("%s, %d lanes: panic %q, the twin's %q", im.name, w, msg, refPanic)
+			}
+			if msg != "" {
+				continue
+			}
+			for i := range refT {
+				if math.Float64bits(gotT[i]) != math.Float64bits(refT[i]) {
+					t.Fatalf("%s, %d lanes: dot lane %d is %v, the twin's %v", im.name, w, i, gotT[i], refT[i])
+				}
+			}
+			for i := range refO {
+				if math.Float64bits(gotO[i]) != math.Float64bits(refO[i]) {
+					t.Fatalf("%s, %d lanes: axpy element %d is %v, the twin's %v", im.name, w, i, gotO[i], refO[i])
+				}
+			}
+		}
+	})
+}
