@@ -223,7 +223,8 @@ func TestCSRRowSweepsParallel(t *testing.T) {
 
 // TestCSRColumnCountsAndAbsRange checks the column counts and the range of
 // magnitudes against a direct count, with one goroutine and several, on a
-// matrix large enough to be split.
+// matrix large enough to be split, narrow (private counters) and wide (by
+// column range).
 func TestCSRColumnCountsAndAbsRange(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 6))
 	m := randomCSR(rng, 3001, 400, 0.25)
@@ -241,6 +242,12 @@ func TestCSRColumnCountsAndAbsRange(t *testing.T) {
 		runtime.GOMAXPROCS(p)
 		if got := m.ColumnCounts(); !slices.Equal(got, want) {
 			t.Errorf("GOMAXPROCS %d: column counts differ from a direct count", p)
+		}
+		// A width far beyond the entries, counted by column range.
+		wide := *m
+		wide.Cols = 4 * int(m.NNZ())
+		if got := wide.ColumnCounts(); len(got) != wide.Cols || !slices.Equal(got[:m.Cols], want) || slices.Max(got[m.Cols:]) != 0 {
+			t.Errorf("GOMAXPROCS %d: a wide matrix's column counts differ from a direct count", p)
 		}
 		if lo, hi := m.AbsRange(); lo != 1e-9 || hi != 1e6 {
 			t.Errorf("GOMAXPROCS %d: AbsRange = %g, %g; want 1e-9, 1e6", p, lo, hi)

@@ -1,6 +1,7 @@
 package sparse
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 )
@@ -60,38 +61,25 @@ func (m *CSR) GroupColumnsByCount(bounds []int) (cols []int32) {
 		}
 		mu.Unlock()
 	})
-	// The used columns by decreasing count, then increasing column: one
-	// sort of keys (maxCount − count, column), each in 32 bits (a count is
-	// at most Rows; one beyond 2³² − 1 is clamped, which only coarsens the
-	// order).
-	var top uint64
-	for _, c := range counts {
-		top = max(top, c)
-	}
-	top = min(top, 1<<32-1)
-	var keys []uint64
+	// Each used column's tier, by its rank in the order of decreasing
+	// count, then increasing column, and then its new number: the tiers'
+	// starts, each tier's columns numbered in increasing order.
+	tiers := len(bounds) + 1
+	tier := columnTiers(counts, bounds)
+	start := make([]int32, tiers+1)
+	used := 0
 	for j, c := range counts {
 		if c > 0 {
-			keys = append(keys, (top-min(c, top))<<32|uint64(j))
+			start[tier[j]+1]++
+			used++
 		}
-	}
-	slices.Sort(keys)
-	// Each used column's tier, then its new number: the tiers' starts,
-	// each tier's columns numbered in increasing order.
-	tiers := len(bounds) + 1
-	tier := make([]uint8, m.Cols)
-	start := make([]int32, tiers+1)
-	for k, key := range keys {
-		t, _ := slices.BinarySearch(bounds, k+1)
-		tier[uint32(key)] = uint8(t)
-		start[t+1]++
 	}
 	for t := range tiers {
 		start[t+1] += start[t]
 	}
 	next := slices.Clone(start[:tiers])
 	newOf := make([]int32, m.Cols)
-	cols = make([]int32, len(keys))
+	cols = make([]int32, used)
 	for j, c := range counts {
 		if c == 0 {
 			continue
@@ -130,4 +118,67 @@ func (m *CSR) GroupColumnsByCount(bounds []int) (cols []int32) {
 	})
 	m.Cols = len(cols)
 	return cols
+}
+
+// columnTiers returns each column's tier: t where its rank in the order of
+// decreasing count, then increasing column, lies in [bounds[t−1],
+// bounds[t]) (bounds ascending, with bounds[−1] = 0 and bounds[len] = ∞).
+// Columns with no entry get a tier too, which the caller ignores.
+//
+// No sort is needed: a histogram of the counts gives, for each bound b, the
+// count c_b of the column ranked b − 1 and how many of the columns with
+// count c_b rank above b (those of the smallest indices, the order's tie
+// break); one pass over the columns in increasing order then places each.
+func columnTiers(counts []uint64, bounds []int) []uint8 {
+	tier := make([]uint8, len(counts))
+	var top uint64
+	for _, c := range counts {
+		top = max(top, c)
+	}
+	if top > uint64(4*len(counts)+1024) {
+		// Counts too spread for a histogram: rank by a sort.
+		order := make([]int32, 0, len(counts))
+		for j, c := range counts {
+			if c > 0 {
+				order = append(order, int32(j))
+			}
+		}
+		slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(counts[b], counts[a]) })
+		for r, j := range order {
+			t, _ := slices.BinarySearch(bounds, r+1)
+			tier[j] = uint8(t)
+		}
+		return tier
+	}
+	hist := make([]int, top+1)
+	for _, c := range counts {
+		hist[c]++
+	}
+	hist[0] = 0 // unused columns rank nowhere
+	// For each bound b: columns of count above at[i] rank above b, and the
+	// first take[i] of those with count at[i], in column order, too.
+	at, take := make([]uint64, len(bounds)), make([]int, len(bounds))
+	for i, b := range bounds {
+		above, c := 0, top
+		for ; c > 0 && above+hist[c] < b; c-- {
+			above += hist[c]
+		}
+		at[i], take[i] = c, b-above // c = 0: every used column ranks above b
+	}
+	seen := make([]int, len(bounds)) // columns of count at[i] met so far
+	for j, c := range counts {
+		t := len(bounds)
+		for i := len(bounds) - 1; i >= 0; i-- {
+			above := c > at[i]
+			if c == at[i] && c > 0 {
+				seen[i]++
+				above = seen[i] <= take[i]
+			}
+			if above {
+				t = i
+			}
+		}
+		tier[j] = uint8(t)
+	}
+	return tier
 }

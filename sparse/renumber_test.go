@@ -1,6 +1,7 @@
 package sparse
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -78,6 +79,43 @@ func TestGroupColumnsByCount(t *testing.T) {
 				if v, ok := want[cols[k]]; !ok || v != val[p] {
 					t.Fatalf("%s: row %d: column %d (was %d) holds %g, the original %g (present %v)", c.name, i, k, cols[k], val[p], v, ok)
 				}
+			}
+		}
+	}
+}
+
+// TestColumnTiers checks the histogram's ranks against a sort by (count
+// descending, column ascending), with many ties at the bounds, columns
+// without entries, fewer used columns than a bound, and counts spread
+// enough for the sort's fallback.
+func TestColumnTiers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 200 {
+		n := 1 + rng.IntN(300)
+		counts := make([]uint64, n)
+		spread := uint64(1 + rng.IntN(6))
+		if trial%10 == 9 {
+			spread = 1 << 40 // the fallback
+		}
+		for j := range counts {
+			if rng.IntN(5) > 0 {
+				counts[j] = rng.Uint64N(spread) + uint64(rng.IntN(2))
+			}
+		}
+		bounds := []int{1 + rng.IntN(n), 0}
+		bounds[1] = bounds[0] + rng.IntN(n)
+		order := []int{}
+		for j, c := range counts {
+			if c > 0 {
+				order = append(order, j)
+			}
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(counts[b], counts[a]) })
+		got := columnTiers(counts, bounds)
+		for r, j := range order {
+			want, _ := slices.BinarySearch(bounds, r+1)
+			if int(got[j]) != want {
+				t.Fatalf("trial %d: column %d (count %d, rank %d) in tier %d, want %d (bounds %v)", trial, j, counts[j], r, got[j], want, bounds)
 			}
 		}
 	}

@@ -205,15 +205,22 @@ func trainColumns(ds *sparse.Dataset, f trainFlags, tp *trainProblem) (*sparse.C
 	if f.normalize == "unit" {
 		x.NormalizeRowsUnit()
 	}
-	used := x.UsedColumns()
+	var used int
 	switch {
 	case f.groups != "":
-	case engine.ColumnTiers(used) != nil:
+		used = x.UsedColumns()
+	case engine.ColumnTiers(x.Cols) != nil:
 		// The data are ours: renumbered in place, the most frequent
-		// columns first, the empty ones dropped.
-		tp.remap = x.GroupColumnsByCount(engine.ColumnTiers(used))
-	case used < x.Cols/2:
-		x, tp.remap = x.CompactColumns()
+		// columns first, the empty ones dropped, which tells the used
+		// columns without a pass of their own. A width that comes from a
+		// few stray indices is grouped too, to the same effect as
+		// compacting.
+		tp.remap = x.GroupColumnsByCount(engine.ColumnTiers(x.Cols))
+		used = x.Cols
+	default:
+		if used = x.UsedColumns(); used < x.Cols/2 {
+			x, tp.remap = x.CompactColumns()
+		}
 	}
 	threads := f.threads
 	if threads <= 0 {
