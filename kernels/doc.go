@@ -9,6 +9,8 @@
 //	SparseDot(val, idx, x)            Σ_k val[k]·x[idx[k]]
 //	SparseAxpy(α, val, idx, y)        y[idx[k]] += α·val[k]     for each k, in order
 //	SparseDotAxpy(α, val, idx, x, y)  both of the above, in one pass over val and idx
+//	SparseDotLanes(val, idx, v, t)    t[q] = Σ_k val[k]·v[idx[k]·W+q]     for W = len(t) lanes
+//	SparseAxpyLanes(u, val, idx, o)   o[idx[k]·W+q] += val[k]·u[q]        for each k, each lane
 //
 // A sparse vector is a pair (val, idx) of equal length, such as a row of a
 // CSR matrix: entry k has value val[k] in column idx[k]. Indices are 0-based
@@ -16,7 +18,12 @@
 // indices accumulate, exactly as in the sequential loop. In a dual
 // coordinate method SparseDot gives a sample's margin a·w and SparseAxpy
 // applies the primal update w += δ·a; SparseDotAxpy fuses the two when the
-// step is known beforehand and x and y are different vectors.
+// step is known beforehand and x and y are different vectors. The lanes
+// kernels serve W ∈ {1, 2, 4, 8} vectors interleaved lane by lane, so that
+// the runs that share a sweep over the same rows (newton's one-vs-rest
+// classes) read each entry once for all of them; their arithmetic is fixed
+// lane by lane, one FMA per step into four partial sums, the same bits in
+// every implementation and at every W (lanes.go).
 //
 // Sums are reassociated: every implementation keeps several partial sums
 // (scalar accumulators or vector lanes) and adds them at the end, and the

@@ -10,4 +10,12 @@
 // (denseHessianPays), and sweep the rows on the driver's row sweep, whose
 // margins and gradient their certificates reuse (objective.Evaluator's
 // AtGradient).
+//
+// Runs on the same wide data, one-vs-rest's classes, can share their
+// Hessian products and margins through a Products: each run goes on in its
+// own goroutine and, where it would sweep the rows, waits until every run
+// joined waits too; the last to arrive sweeps once for all of them on the
+// Products' workers, their vectors interleaved (kernels' lanes), and wakes
+// them. A run's arithmetic does not depend on its company, so its iterates
+// are the same whichever runs shared its sweeps.
 package newton
