@@ -35,29 +35,28 @@ func (Settings) Validate() error { return nil }
 // would be one more takes its products alone.
 const ProductLanes = 8
 
-// Products takes the Hessian products of several newton runs on the same
-// data, each with its own curvatures cₖ = φ″(zₖ)/n and vector v, in one
-// sweep over the rows:
+// Products takes the Hessian products and the margins of several newton
+// runs on the same data, each with its own vector v and curvatures
+// cₖ = φ″(zₖ)/n, in one sweep over the rows:
 //
-//	outᵩ = Σₖ cₖᵩ (aₖᵀvᵩ) aₖ   for every run q of the sweep.
+//	outᵩ = Σₖ cₖᵩ (aₖᵀvᵩ) aₖ,   or   zᵩₖ = aₖᵀvᵩ,   for every run q of the sweep.
 //
 // The runs' vectors are interleaved in W lanes, v[j·W + q] = vᵩ[j], so that
 // a nonzero aₖⱼ costs one read of its index and value and then W
 // multiply-adds on W adjacent values (one cache line at W = 8), where W
-// separate products would each read the row and gather vᵩ[j] on their own.
-// On one-vs-rest's wide data (news20's 20 classes) the Hessian products
-// are most of the run.
+// separate sweeps would each read the row and gather vᵩ[j] on their own.
+// On one-vs-rest's wide data (news20's 20 classes) these sweeps are most
+// of the run.
 //
-// Each run calls Times where it would sweep the rows for a product. The
-// call waits until every run that has joined and not left is waiting in
-// Times too; the last to arrive sweeps for all of them on the Products'
-// workers. Between two products a run does O(d) vector work, so the waits
-// are short, or a sweep of its own (the gradient's, after its margins
-// have come from a shared sweep), during which it is away and the others'
-// products go on. A
-// lane's arithmetic depends neither on the other lanes nor on how many
-// there are, so a run's iterates are the same bits whichever runs share
-// its sweeps (and with Options.Deterministic, from run to run).
+// Each run calls Times or Margins where it would sweep the rows. The call
+// waits until every run that has joined and not left, and is not away,
+// waits in a call too; the last to arrive sweeps for all of them on the
+// Products' workers. Between two calls a run does O(d) vector work, so the
+// waits are short, or the rest of its gradient's sweep, on its own, during
+// which it is away and the others' sweeps go on. A lane's arithmetic
+// depends neither on the other lanes nor on how many there are, so a run's
+// iterates are the same bits whichever runs share its sweeps (and, with
+// Options.Deterministic, from run to run).
 type Products struct {
 	x     *sparse.CSR
 	sweep *driver.RowSweep
@@ -123,9 +122,9 @@ func (p *Products) leave() {
 	p.sweepIfAll() // unlocks
 }
 
-// away tells p that the run is starting a sweep of its own (the
-// gradient's), so that the others' products need not wait for it; back tells it
-// that the run may call Times again. Either is a no-op on a nil p.
+// away tells p that the run is starting a sweep of its own (the rest of
+// its gradient's), so that the others' calls need not wait for it; back
+// tells it that the run may call again. Either is a no-op on a nil p.
 func (p *Products) away() {
 	if p == nil {
 		return
