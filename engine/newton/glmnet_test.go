@@ -2,10 +2,12 @@ package newton
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/adaspdc/adaspdc/bench/synth"
@@ -244,10 +246,28 @@ func TestGLMNETBundlesDeterministic(t *testing.T) {
 // cold and warm-started from a larger l1's optimum as the path starts
 // them, where the first certificate screens most.
 func TestGLMNETScreeningSafe(t *testing.T) {
+	for _, weighted := range []bool{false, true} {
+		t.Run(fmt.Sprintf("weighted=%v", weighted), func(t *testing.T) { testGLMNETScreeningSafe(t, weighted) })
+	}
+}
+
+// testGLMNETScreeningSafe is TestGLMNETScreeningSafe, with sample weights
+// where weighted is set: 30 on every row, and l1 30 times as large, the
+// same problem scaled, whose sphere is √30 times the unweighted one (the
+// rule's weighted column norms).
+func testGLMNETScreeningSafe(t *testing.T, weighted bool) {
 	x, b := enginetest.SparseData(3000, 200, 8, 5)
 	n := float64(x.Rows)
+	var sw []float64
+	if weighted {
+		sw = make([]float64, x.Rows)
+		for k := range sw {
+			sw[k] = 30
+		}
+		n /= 30
+	}
 	prob := func(l1 float64) objective.Problem {
-		return objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{L1: l1}}
+		return objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{L1: l1}, SampleWeights: sw}
 	}
 	ref, rres := glmnetRun(t, prob(4/n), 1e-11, func(m *glmnet) { m.noScreen = true })
 	start, _ := glmnetRun(t, prob(16/n), 1e-9, nil)
@@ -268,6 +288,43 @@ func TestGLMNETScreeningSafe(t *testing.T) {
 		for j, out := range run.screened {
 			if out && math.Abs(ref[j]) > 1e-9 {
 				t.Errorf("warm %v: feature %d screened, %g at the optimum", warm, j, ref[j])
+			}
+		}
+		if weighted && !warm {
+			// The weights scale P by 30, which the rule must not see: it
+			// screens what it screens on the unweighted problem.
+			var plain *glmnet
+			glmnetRun(t, objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{L1: 4 / float64(x.Rows)}}, 1e-11,
+				func(m *glmnet) { plain = m })
+			if !slices.Equal(run.screened, plain.screened) {
+				t.Errorf("%d features screened with weights 30, %d without", run.nScreened, plain.nScreened)
+			}
+			// At a gap where the sphere decides: the rule with the
+			// weighted column norms, Σₖ wₖaₖⱼ², summed here by rows.
+			norm := make([]float64, x.Cols)
+			for k := range x.Rows {
+				val, idx := x.Row(k)
+				for p, j := range idx {
+					norm[j] += sw[k] * val[p] * val[p]
+				}
+			}
+			clear(run.w)
+			run.screened, run.nScreened = nil, 0
+			gap := 1e-3
+			r := math.Sqrt(2 * gap / (run.loss.Gamma() * float64(x.Rows)))
+			run.screen(gap, 1)
+			want, differs := 0, 0
+			for j, v := range run.lossGrad {
+				in := math.Abs(v)+math.Sqrt(norm[j])*r < run.reg.L1
+				if in {
+					want++
+				}
+				if in != run.screened[j] {
+					differs++
+				}
+			}
+			if differs > 0 || want == 0 || want == x.Cols {
+				t.Errorf("at a gap of %g: %d features screened, %d by the weighted norms, %d differ", gap, run.nScreened, want, differs)
 			}
 		}
 	}

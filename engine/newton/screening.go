@@ -30,23 +30,35 @@ import "math"
 // most of the features the point ends without.
 //
 // Only features at zero are screened, so that w, and the margins the
-// sweep holds, stay as they are; with sample weights, whose duals are
-// weighted, the rule is not applied.
+// sweep holds, stay as they are.
+//
+// With sample weights the loss of row k is wₖφ, whose conjugate
+// wₖφ*(θ/wₖ) is (γ/wₖ)-strongly convex, so the gap bounds a weighted
+// distance, Σₖ (θₖ − θₖ*)²/wₖ ≤ 2nG/γ, and by Cauchy–Schwarz
+// |vⱼ(θ) − vⱼ(θ*)| ≤ ‖Aⱼ‖_w √(2G/(γn)) with ‖Aⱼ‖_w² = Σₖ wₖaₖⱼ²: the same
+// rule with the weighted column norms (θₖ = wₖφ′(zₖ), the certificate's
+// duals with weights).
 
 // screen updates the screened features from the certificate's gap and
 // the dual scale of the point the sweep computed lossGrad at.
 func (s *glmnet) screen(gap, scale float64) {
 	gamma := s.loss.Gamma()
-	if s.noScreen || s.prob.SampleWeights != nil || s.rowSums.Projected || !(gamma > 0) || !(gap >= 0) || math.IsInf(gap, 0) {
+	if s.noScreen || s.rowSums.Projected || !(gamma > 0) || !(gap >= 0) || math.IsInf(gap, 0) {
 		return
 	}
 	if s.screened == nil {
 		s.screened = make([]bool, s.d)
 		s.colNorm = make([]float64, s.d)
+		sw := s.prob.SampleWeights
 		for j := range s.d {
+			lo, hi := s.csc.Indptr[j], s.csc.Indptr[j+1]
 			var sq float64
-			for _, v := range s.csc.Values[s.csc.Indptr[j]:s.csc.Indptr[j+1]] {
-				sq += v * v
+			for p, v := range s.csc.Values[lo:hi] {
+				if sw != nil {
+					sq += sw[s.csc.Indices[lo+int64(p)]] * v * v
+				} else {
+					sq += v * v
+				}
 			}
 			s.colNorm[j] = math.Sqrt(sq)
 		}
