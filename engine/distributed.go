@@ -214,15 +214,8 @@ func TrainOneVsRestDistributed(ctx context.Context, c comm.Comm, local Problem, 
 	var all []float64
 	cols := 0
 	for q, label := range classes {
-		b := make([]float64, len(y))
-		for i, v := range y {
-			b[i] = -1
-			if v == label {
-				b[i] = 1
-			}
-		}
 		p := local
-		p.B, p.Classes = b, nil
+		p.B, p.Classes = againstTheRest(y, label), nil
 		m, res, err := TrainDistributed(ctx, c, p, opt)
 		results[q] = ClassResult{Label: label, Result: res}
 		if err != nil {

@@ -77,15 +77,8 @@ func TrainOneVsRest(ctx context.Context, prob Problem, y []float64, opt Options,
 			if gctx.Err() != nil {
 				return nil // another class failed: its error is the run's
 			}
-			b := make([]float64, len(y))
-			for i, v := range y {
-				b[i] = -1
-				if v == label {
-					b[i] = 1
-				}
-			}
 			p := prob
-			p.B, p.Classes = b, nil
+			p.B, p.Classes = againstTheRest(y, label), nil
 			m, res, err := Train(gctx, p, opt)
 			results[c] = ClassResult{Label: label, Result: res}
 			if err != nil {
@@ -130,6 +123,19 @@ func sharedProducts(prob Problem, opt Options, budget int) *newton.Products {
 		return nil
 	}
 	return newton.NewProducts(prob.X, budget, opt.Deterministic)
+}
+
+// againstTheRest returns the targets of class label against the rest: +1
+// where y is label, −1 elsewhere.
+func againstTheRest(y []float64, label float64) []float64 {
+	b := make([]float64, len(y))
+	for i, v := range y {
+		b[i] = -1
+		if v == label {
+			b[i] = 1
+		}
+	}
+	return b
 }
 
 func rowsOf(prob Problem) int {

@@ -31,14 +31,7 @@ func TestOneVsRestIsKBinaryRuns(t *testing.T) {
 		t.Fatalf("labels %v, %d results, %d callbacks", model.Labels, len(results), len(done))
 	}
 	for k, label := range model.Labels {
-		b := make([]float64, len(y))
-		for i, v := range y {
-			b[i] = -1
-			if v == label {
-				b[i] = 1
-			}
-		}
-		m, _, err := Train(context.Background(), Problem{X: x, B: b, Loss: Logistic{}, Reg: prob.Reg}, opt)
+		m, _, err := Train(context.Background(), Problem{X: x, B: againstTheRest(y, label), Loss: Logistic{}, Reg: prob.Reg}, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,14 +92,7 @@ func TestOneVsRestSharesProducts(t *testing.T) {
 		if !strings.Contains(res.Note, "shared") {
 			t.Fatalf("class %v did not share its products: %q", label, res.Note)
 		}
-		bk := make([]float64, len(y))
-		for i, v := range y {
-			bk[i] = -1
-			if v == label {
-				bk[i] = 1
-			}
-		}
-		_, alone, err := Train(context.Background(), Problem{X: x, B: bk, Loss: Logistic{}, Reg: prob.Reg}, opt)
+		_, alone, err := Train(context.Background(), Problem{X: x, B: againstTheRest(y, label), Loss: Logistic{}, Reg: prob.Reg}, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
