@@ -103,16 +103,9 @@ func Train(ctx context.Context, prob Problem, opt Options) (*Model, *Result, err
 	if err != nil {
 		return nil, nil, err
 	}
-	solve, merged := prob, 0
-	if mergesRows(e.Takes.SampleWeights, opt) {
-		solve, merged = mergeRepeatedRows(prob)
-	}
-	w, res, err := driver.Solve(ctx, e, solve, opt)
+	w, res, err := driver.Solve(ctx, e, prob, opt)
 	if res != nil {
 		res.Choice = choice
-		if merged > 0 {
-			res.Note = fmt.Sprintf("%d repeated rows merged into the first of each, as weights; %s", merged, res.Note)
-		}
 	}
 	if w == nil {
 		return nil, res, err

@@ -272,12 +272,8 @@ const newtonDenseMaxD = 1024
 // denseHessianFactor is the number of products with A that forming the
 // Hessian may cost. CG took 5–12 steps per Newton step on a9a, w8a and
 // ijcnn1, where forming it costs 3.7, 5.9 and 3.5 products, and forming it
-// cut the whole process on all three; the exact steps it allows cut the
-// Newton steps too (w8a, logistic, λ = 1e-6: 8 against 13 by CG on A).
-// w8a with its repeated rows merged (Train) costs 6.1 products, its
-// shortest rows being the ones that repeat: CG on A took it 0.12–0.14 s
-// against 0.07–0.08 s unmerged, where 8 lets it form the matrix again.
-const denseHessianFactor = 8.0
+// cut the whole process on all three.
+const denseHessianFactor = 6.0
 
 // denseHessianPays reports whether newton should form the Hessian's data
 // part (1/n) Aᵀ diag(φ″) A once per step and multiply by it in CG, instead
