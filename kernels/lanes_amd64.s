@@ -20,13 +20,38 @@
 	JAE     bad                \
 	SHLQ    $shift, reg
 
+// DOTARGS loads the arguments of a SparseDotLanes kernel: val in SI, idx in
+// DI, n in CX, v in DX, rows in R8.
+#define DOTARGS \
+	MOVQ val+0(FP), SI  \
+	MOVQ idx+8(FP), DI  \
+	MOVQ n+16(FP), CX   \
+	MOVQ v+24(FP), DX   \
+	MOVQ rows+32(FP), R8
+
+// AXPYARGS loads the arguments of a SparseAxpyLanes kernel: u in R13, val
+// in SI, idx in DI, n in CX, o in DX, rows in R8.
+#define AXPYARGS \
+	MOVQ u+0(FP), R13    \
+	MOVQ val+8(FP), SI   \
+	MOVQ idx+16(FP), DI  \
+	MOVQ n+24(FP), CX    \
+	MOVQ o+32(FP), DX    \
+	MOVQ rows+40(FP), R8
+
+// RETURNS ends a kernel: ok = true, and at the label bad, ok = false.
+#define RETURNS \
+	VZEROUPPER        \
+	MOVB $1, ok+48(FP) \
+	RET               \
+bad:                  \
+	VZEROUPPER        \
+	MOVB $0, ok+48(FP) \
+	RET
+
 // func sparseDotLanes1Asm(val *float64, idx *int32, n int, v *float64, rows int, t *float64) (ok bool)
 TEXT ·sparseDotLanes1Asm(SB), NOSPLIT, $0-49
-	MOVQ val+0(FP), SI
-	MOVQ idx+8(FP), DI
-	MOVQ n+16(FP), CX
-	MOVQ v+24(FP), DX
-	MOVQ rows+32(FP), R8
+	DOTARGS
 	VXORPD X0, X0, X0
 	VXORPD X1, X1, X1
 	VXORPD X2, X2, X2
@@ -79,22 +104,11 @@ done:
 	VADDSD X2, X0, X0
 	MOVQ t+40(FP), R13
 	VMOVSD X0, (R13)
-	VZEROUPPER
-	MOVB $1, ok+48(FP)
-	RET
-
-bad:
-	VZEROUPPER
-	MOVB $0, ok+48(FP)
-	RET
+	RETURNS
 
 // func sparseDotLanes2Asm(val *float64, idx *int32, n int, v *float64, rows int, t *float64) (ok bool)
 TEXT ·sparseDotLanes2Asm(SB), NOSPLIT, $0-49
-	MOVQ val+0(FP), SI
-	MOVQ idx+8(FP), DI
-	MOVQ n+16(FP), CX
-	MOVQ v+24(FP), DX
-	MOVQ rows+32(FP), R8
+	DOTARGS
 	VXORPD X0, X0, X0
 	VXORPD X1, X1, X1
 	VXORPD X2, X2, X2
@@ -147,22 +161,11 @@ done:
 	VADDPD X2, X0, X0
 	MOVQ t+40(FP), R13
 	VMOVUPD X0, (R13)
-	VZEROUPPER
-	MOVB $1, ok+48(FP)
-	RET
-
-bad:
-	VZEROUPPER
-	MOVB $0, ok+48(FP)
-	RET
+	RETURNS
 
 // func sparseDotLanes4Asm(val *float64, idx *int32, n int, v *float64, rows int, t *float64) (ok bool)
 TEXT ·sparseDotLanes4Asm(SB), NOSPLIT, $0-49
-	MOVQ val+0(FP), SI
-	MOVQ idx+8(FP), DI
-	MOVQ n+16(FP), CX
-	MOVQ v+24(FP), DX
-	MOVQ rows+32(FP), R8
+	DOTARGS
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
 	VXORPD Y2, Y2, Y2
@@ -215,22 +218,11 @@ done:
 	VADDPD Y2, Y0, Y0
 	MOVQ t+40(FP), R13
 	VMOVUPD Y0, (R13)
-	VZEROUPPER
-	MOVB $1, ok+48(FP)
-	RET
-
-bad:
-	VZEROUPPER
-	MOVB $0, ok+48(FP)
-	RET
+	RETURNS
 
 // func sparseDotLanes8Asm(val *float64, idx *int32, n int, v *float64, rows int, t *float64) (ok bool)
 TEXT ·sparseDotLanes8Asm(SB), NOSPLIT, $0-49
-	MOVQ val+0(FP), SI
-	MOVQ idx+8(FP), DI
-	MOVQ n+16(FP), CX
-	MOVQ v+24(FP), DX
-	MOVQ rows+32(FP), R8
+	DOTARGS
 	VXORPD Y0, Y0, Y0
 	VXORPD Y8, Y8, Y8
 	VXORPD Y1, Y1, Y1
@@ -298,23 +290,11 @@ done:
 	MOVQ t+40(FP), R13
 	VMOVUPD Y0, (R13)
 	VMOVUPD Y8, 32(R13)
-	VZEROUPPER
-	MOVB $1, ok+48(FP)
-	RET
-
-bad:
-	VZEROUPPER
-	MOVB $0, ok+48(FP)
-	RET
+	RETURNS
 
 // func sparseAxpyLanes1Asm(u, val *float64, idx *int32, n int, o *float64, rows int) (ok bool)
 TEXT ·sparseAxpyLanes1Asm(SB), NOSPLIT, $0-49
-	MOVQ u+0(FP), R13
-	MOVQ val+8(FP), SI
-	MOVQ idx+16(FP), DI
-	MOVQ n+24(FP), CX
-	MOVQ o+32(FP), DX
-	MOVQ rows+40(FP), R8
+	AXPYARGS
 	VMOVSD (R13), X8
 	XORQ  AX, AX
 	TESTQ CX, CX
@@ -331,23 +311,11 @@ entry:
 	JNE  entry
 
 done:
-	VZEROUPPER
-	MOVB $1, ok+48(FP)
-	RET
-
-bad:
-	VZEROUPPER
-	MOVB $0, ok+48(FP)
-	RET
+	RETURNS
 
 // func sparseAxpyLanes2Asm(u, val *float64, idx *int32, n int, o *float64, rows int) (ok bool)
 TEXT ·sparseAxpyLanes2Asm(SB), NOSPLIT, $0-49
-	MOVQ u+0(FP), R13
-	MOVQ val+8(FP), SI
-	MOVQ idx+16(FP), DI
-	MOVQ n+24(FP), CX
-	MOVQ o+32(FP), DX
-	MOVQ rows+40(FP), R8
+	AXPYARGS
 	VMOVUPD (R13), X8
 	XORQ  AX, AX
 	TESTQ CX, CX
@@ -364,23 +332,11 @@ entry:
 	JNE  entry
 
 done:
-	VZEROUPPER
-	MOVB $1, ok+48(FP)
-	RET
-
-bad:
-	VZEROUPPER
-	MOVB $0, ok+48(FP)
-	RET
+	RETURNS
 
 // func sparseAxpyLanes4Asm(u, val *float64, idx *int32, n int, o *float64, rows int) (ok bool)
 TEXT ·sparseAxpyLanes4Asm(SB), NOSPLIT, $0-49
-	MOVQ u+0(FP), R13
-	MOVQ val+8(FP), SI
-	MOVQ idx+16(FP), DI
-	MOVQ n+24(FP), CX
-	MOVQ o+32(FP), DX
-	MOVQ rows+40(FP), R8
+	AXPYARGS
 	VMOVUPD (R13), Y8
 	XORQ  AX, AX
 	TESTQ CX, CX
@@ -397,23 +353,11 @@ entry:
 	JNE  entry
 
 done:
-	VZEROUPPER
-	MOVB $1, ok+48(FP)
-	RET
-
-bad:
-	VZEROUPPER
-	MOVB $0, ok+48(FP)
-	RET
+	RETURNS
 
 // func sparseAxpyLanes8Asm(u, val *float64, idx *int32, n int, o *float64, rows int) (ok bool)
 TEXT ·sparseAxpyLanes8Asm(SB), NOSPLIT, $0-49
-	MOVQ u+0(FP), R13
-	MOVQ val+8(FP), SI
-	MOVQ idx+16(FP), DI
-	MOVQ n+24(FP), CX
-	MOVQ o+32(FP), DX
-	MOVQ rows+40(FP), R8
+	AXPYARGS
 	VMOVUPD (R13), Y8
 	VMOVUPD 32(R13), Y9
 	XORQ  AX, AX
@@ -434,11 +378,4 @@ entry:
 	JNE  entry
 
 done:
-	VZEROUPPER
-	MOVB $1, ok+48(FP)
-	RET
-
-bad:
-	VZEROUPPER
-	MOVB $0, ok+48(FP)
-	RET
+	RETURNS
