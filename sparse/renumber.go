@@ -150,7 +150,7 @@ func columnTiers(counts []uint64, bounds []int) []uint8 {
 		}
 		return tier
 	}
-	hist := make([]int, top+1)
+	hist := make([]int32, top+1) // a count of columns fits: Cols < 2³¹
 	for _, c := range counts {
 		hist[c]++
 	}
@@ -160,8 +160,8 @@ func columnTiers(counts []uint64, bounds []int) []uint8 {
 	at, take := make([]uint64, len(bounds)), make([]int, len(bounds))
 	for i, b := range bounds {
 		above, c := 0, top
-		for ; c > 0 && above+hist[c] < b; c-- {
-			above += hist[c]
+		for ; c > 0 && above+int(hist[c]) < b; c-- {
+			above += int(hist[c])
 		}
 		at[i], take[i] = c, b-above // c = 0: every used column ranks above b
 	}
