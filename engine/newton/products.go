@@ -97,8 +97,8 @@ func (p *Products) Close() error { return p.sweep.Close() }
 // SharesProducts reports whether newton runs on x should share their
 // sweeps through a Products: where they take their Hessian products by
 // sweeps over the rows (they do not form the Hessian), and a sweep is
-// long enough (driver.SweepMinNNZ) for the hand-off between runs, a few
-// microseconds, not to matter.
+// long enough (driver.SweepMinNNZ) that the hand-off between runs, a lock
+// and a wake-up per call, does not matter.
 func SharesProducts(x *sparse.CSR) bool {
 	return x.NNZ() >= driver.SweepMinNNZ && !denseHessianPaysAt(int64(x.Cols), x.NNZ(), hessianBuildCost(x))
 }
