@@ -115,12 +115,17 @@ func NewEvaluator(prob Problem, workers int) *Evaluator {
 		clipped:    make([]bool, chunks),
 		pairedConj: make([]float64, chunks),
 	}
-	if workers > 1 {
-		e.owners = sched.NewOwners(x.ColumnCounts(), workers)
-	} else {
-		e.owners = sched.Owners{Bounds: []int32{0, int32(x.Cols)}}
-	}
 	return e
+}
+
+// UseColumnCounts hands e the column counts of its problem's rows
+// (sparse.CSR.ColumnCounts), which a method that has counted them already
+// passes on: e cuts its workers' ranges of columns by them instead of
+// counting the columns again. counts must not change afterwards.
+func (e *Evaluator) UseColumnCounts(counts []int64) {
+	if e.workers > 1 && e.owners.Bounds == nil && len(counts) == e.d {
+		e.owners = sched.NewOwners(counts, e.workers)
+	}
 }
 
 // Workers returns the number of goroutines the Evaluator runs on.
@@ -474,9 +479,9 @@ func (e *Evaluator) dualVector(y, v []float64, lo, hi int32) {
 }
 
 // dualVectorSum sets v = Σₖ yₖaₖ on the columns [lo, hi), summing the rows
-// in order with Neumaier's compensation kept per coordinate in e.comp,
-// each product entering with its rounding error (exact by FMA). With terms
-// 1e4 times the sum, rounded products alone left v 1e-11 off.
+// in order with their rounding errors kept per coordinate in e.comp
+// (AddProduct). With terms 1e4 times the sum, rounded products alone left
+// v 1e-11 off.
 func (e *Evaluator) dualVectorSum(y, v []float64, lo, hi int32) {
 	x := e.prob.X
 	clear(v[lo:hi])
@@ -492,16 +497,7 @@ func (e *Evaluator) dualVectorSum(y, v []float64, lo, hi int32) {
 			val, idx = val[a:b], idx[a:b]
 		}
 		for p, j := range idx {
-			t := yk * val[p]
-			err := math.FMA(yk, val[p], -t)
-			sum := v[j]
-			u := sum + t
-			if math.Abs(sum) >= math.Abs(t) {
-				e.comp[j] += ((sum - u) + t) + err
-			} else {
-				e.comp[j] += ((t - u) + sum) + err
-			}
-			v[j] = u
+			v[j], e.comp[j] = AddProduct(v[j], e.comp[j], yk, val[p])
 		}
 	}
 	comp := e.comp[lo:hi]
@@ -532,11 +528,17 @@ func (e *Evaluator) forChunks(fn func(c, lo, hi int)) {
 	wg.Wait()
 }
 
-// forOwners runs fn on each worker's range of columns.
+// forOwners runs fn on each worker's range of columns, cut by the
+// columns' counts at the first call (or by UseColumnCounts'): a method
+// that hands the evaluator its dual vector never needs them, nor the pass
+// that counts the columns.
 func (e *Evaluator) forOwners(fn func(lo, hi int32)) {
 	if e.workers == 1 {
 		fn(0, int32(e.d))
 		return
+	}
+	if e.owners.Bounds == nil {
+		e.owners = sched.NewOwners(e.prob.X.ColumnCounts(), e.workers)
 	}
 	var wg sync.WaitGroup
 	for w := range e.workers {

@@ -62,8 +62,8 @@ func (e *Evaluator) PartialAt(x, y []float64) (Partial, error) {
 
 // DualSum sets out to the rank's unnormalised Σₖ yₖaₖ over its rows, the
 // duals projected into dom φ* as At projects the own duals: each vⱼ summed
-// over the rows in order with Neumaier's compensation and each product's
-// rounding error (FMA), and the compensation added last but not divided by
+// over the rows in order with every product's and addition's rounding
+// error carried (AddProduct), and the errors added last but not divided by
 // n. The ranks add their sums, and v = sum·(1/n) for the n of all ranks is
 // then the dual vector At computes from all the duals (DualVector), to the
 // bit on one rank.
@@ -74,7 +74,7 @@ func (e *Evaluator) DualSum(y, out []float64) error {
 	if len(out) != e.d {
 		return fmt.Errorf("engine: dual sum into %d values for %d columns", len(out), e.d)
 	}
-	e.alloc(true, false, nil)
+	e.alloc(true, false, out)
 	loss, b, sw := e.prob.Loss, e.prob.B, e.prob.SampleWeights
 	yOwn := e.duals
 	for k, yk := range y {

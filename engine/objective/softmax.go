@@ -282,8 +282,8 @@ func (e *MultinomialEvaluator) at(w, own []float64) (Certificate, error) {
 }
 
 // dualMatrix sets V on the features [lo, hi): Σₖ aₖⱼYₖ/n for each, over
-// the rows in order, with each product's rounding error (FMA) and
-// Neumaier's compensation kept per entry.
+// the rows in order, with every product's and addition's rounding error
+// kept per entry (AddProduct).
 func (e *MultinomialEvaluator) dualMatrix(lo, hi int32) {
 	p := e.prob
 	K := p.K
@@ -303,16 +303,7 @@ func (e *MultinomialEvaluator) dualMatrix(lo, hi int32) {
 			vj := e.v[int(j)*K : int(j)*K+K]
 			cj := e.comp[int(j)*K : int(j)*K+K]
 			for c, y := range yk {
-				t := y * x
-				err := math.FMA(y, x, -t)
-				sum := vj[c]
-				u := sum + t
-				if math.Abs(sum) >= math.Abs(t) {
-					cj[c] += ((sum - u) + t) + err
-				} else {
-					cj[c] += ((t - u) + sum) + err
-				}
-				vj[c] = u
+				vj[c], cj[c] = AddProduct(vj[c], cj[c], y, x)
 			}
 		}
 	}

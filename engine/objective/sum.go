@@ -19,3 +19,21 @@ func (n *Sum) Add(v float64) {
 
 // Sum returns the sum of the values added so far.
 func (n *Sum) Sum() float64 { return n.s + n.c }
+
+// AddProduct returns the compensated sum (s, c) with the product y·a
+// added: s is the rounded running sum and c carries every rounding error
+// so far, the product's from an FMA and the addition's from Knuth's
+// TwoSum, so that s + c is the sum of the exact products to within a few
+// ulps however much the terms cancel. TwoSum gives the same error term as
+// Neumaier's comparison of the two addends (Sum.Add) without its branch:
+// where s was just loaded from a random column of wide data, that branch
+// mispredicts on its sign and magnitude about half the time, and each
+// misprediction discards the loads of the next entries, which turns the
+// scatter's overlapping cache misses into one at a time.
+func AddProduct(s, c, y, a float64) (float64, float64) {
+	t := float64(y * a) // rounded here: a fused y·a + s would lose the error
+	e := math.FMA(y, a, -t)
+	u := s + t
+	bt := u - s
+	return u, c + (((s - (u - bt)) + (t - bt)) + e)
+}

@@ -262,16 +262,7 @@ func (s *dfsdca) syncPrimal() {
 		}
 		val, idx := s.x.Row(i)
 		for p, j := range idx {
-			t := yi * val[p]
-			e := math.FMA(yi, val[p], -t)
-			sum := s.v[j]
-			u := sum + t
-			if math.Abs(sum) >= math.Abs(t) {
-				s.comp[j] += ((sum - u) + t) + e
-			} else {
-				s.comp[j] += ((t - u) + sum) + e
-			}
-			s.v[j] = u
+			s.v[j], s.comp[j] = objective.AddProduct(s.v[j], s.comp[j], yi, val[p])
 		}
 	}
 	for j := range s.v {

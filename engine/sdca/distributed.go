@@ -329,8 +329,8 @@ func newDistCore(c comm.Comm, prob objective.Problem, nGlobal int64, opt driver.
 	threads := driver.ThreadBudget(opt.Threads)
 	if threads = min(threads, int(x.NNZ()/driver.SweepMinNNZ)); threads > 1 {
 		core.cert = driver.NewRowSweep(x, threads, false)
-		core.colOwners = sched.NewOwners(colNNZ, threads)
 	}
+	core.eval.UseColumnCounts(colNNZ)
 	if opt.WarmStart != nil {
 		s := &distCoCoA{sdcaCore: core, c: c}
 		if err := s.recompute(); err != nil {
@@ -437,17 +437,7 @@ func (s *distCoCoA) Certify() (driver.TracePoint, error) {
 // on every rank, the rank's partial sums at its rows, one allreduce of
 // them with the stop flags, and the certificate assembled from the sums.
 func (s *distCoCoA) evaluateAll() (driver.TracePoint, error) {
-	if s.cert != nil && s.en.Plain() {
-		if err := s.cert.Pool().Run(func(w int) {
-			lo, hi := s.colOwners.Range(w)
-			s.en.PrimalFromDual(s.w[lo:hi], s.v[lo:hi])
-		}); err != nil {
-			return driver.TracePoint{}, fmt.Errorf("engine: cocoa: %w", err)
-		}
-	} else {
-		s.en.PrimalFromDual(s.w, s.v)
-	}
-	s.wFresh = true
+	s.setPrimal()
 	part, err := s.eval.PartialAt(s.w, s.y)
 	if err != nil {
 		return driver.TracePoint{}, err

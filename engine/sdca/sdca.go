@@ -126,7 +126,6 @@ type sdcaCore struct {
 	y     []float64 // the duals, one per sample
 	v     []float64 // (1/n) Σₖ yₖaₖ, kept by the iteration, exact after recomputeV
 	w     []float64 // the primal point ∇g*(−v), set by a certificate and by point
-	comp  []float64 // compensation terms of recomputeV
 	sigma []float64 // the dual step σₖ of each sample (see the step's comment)
 	// logit is, for the logistic loss, the logit at which sample k's last
 	// prox ended (NaN: none yet), which warm-starts the next one.
@@ -146,12 +145,11 @@ type sdcaCore struct {
 	// certificates, older first (predictGap).
 	gaps [2][2]float64
 
-	// cert shares the recomputation of v among workers (nil: one): the
-	// coordinates of colOwners, each worker summing its own over all rows
-	// in order, so that v does not depend on the workers.
-	cert      *driver.RowSweep
-	colOwners sched.Owners
-	eval      *objective.Evaluator // the certificate
+	// cert holds the workers that set w from v (setPrimal) and that
+	// cocoa's epochs run on (nil: one). The evaluator recomputes v on its
+	// own workers (recomputeV).
+	cert *driver.RowSweep
+	eval *objective.Evaluator // the certificate
 	// wFresh holds while w = ∇g*(−v) for the current v: evaluate sets it,
 	// and whatever moves v (an epoch, recomputeV, warm duals) clears it.
 	wFresh bool
@@ -175,7 +173,6 @@ func allocCore(prob objective.Problem, opt driver.Options, nGlobal int) *sdcaCor
 	c.y = hugepage.Make[float64](c.n)
 	c.v = hugepage.Make[float64](c.d)
 	c.w = hugepage.Make[float64](c.d)
-	c.comp = hugepage.Make[float64](c.d)
 	if _, ok := prob.Loss.(objective.Logistic); ok {
 		c.logit = hugepage.Make[float64](c.n)
 		for k := range c.logit {
@@ -219,10 +216,9 @@ func newSDCACore(prob objective.Problem, opt driver.Options, beta []float64, col
 	// Last, so that no error return leaves the workers running.
 	if threads = min(threads, int(x.NNZ()/driver.SweepMinNNZ)); threads > 1 {
 		c.cert = driver.NewRowSweep(x, threads, false)
-		if colNNZ == nil {
-			colNNZ = x.ColumnCounts()
-		}
-		c.colOwners = sched.NewOwners(colNNZ, threads)
+	}
+	if colNNZ != nil {
+		c.eval.UseColumnCounts(colNNZ)
 	}
 	return c, nil
 }
@@ -377,49 +373,21 @@ func (c *sdcaCore) dualStep(k int, z, sigma float64) float64 {
 	return c.prob.Loss.DualProx(c.y[k], z, sigma, b)
 }
 
-// recomputeV sets v = (1/n) Σₖ yₖaₖ from the duals, summing the rows in
-// order with Neumaier's compensation per coordinate and each product's
-// rounding error (FMA): the iteration's running v drifts by rounding (and
-// by lost updates in the wild asynchronous mode), and a dual value must
-// belong to an actual y for the gap to bound anything.
+// recomputeV sets v = (1/n) Σₖ yₖaₖ from the duals, each coordinate's
+// sum formed over the rows in order with every product's and addition's
+// rounding error carried (the evaluator's DualSum, on its workers' stripes
+// of columns, so that v does not depend on the workers): the iteration's
+// running v drifts by rounding (and by lost updates in the wild
+// asynchronous mode), and a dual value must belong to an actual y for the
+// gap to bound anything. The duals are in dom φ* already, so DualSum's
+// projection leaves them as they are.
 func (c *sdcaCore) recomputeV() {
 	c.wFresh = false
-	if c.cert == nil {
-		c.recomputeColumns(0, int32(c.d))
-		return
+	if err := c.eval.DualSum(c.y, c.v); err != nil {
+		panic(err) // a bug: the lengths are the core's own
 	}
-	if err := c.cert.Pool().Run(func(w int) { c.recomputeColumns(c.colOwners.Range(w)) }); err != nil {
-		panic(err) // a bug: the loop below reads only checked indices
-	}
-}
-
-// recomputeColumns is recomputeV for the coordinates lo:hi.
-func (c *sdcaCore) recomputeColumns(lo, hi int32) {
-	clear(c.v[lo:hi])
-	clear(c.comp[lo:hi])
-	for k := 0; k < c.n; k++ {
-		yk := c.y[k]
-		if yk == 0 {
-			continue
-		}
-		val, idx := c.x.Row(k)
-		from, to := sched.Clip(idx, lo, hi)
-		for p := from; p < to; p++ {
-			j := idx[p]
-			t := yk * val[p]
-			e := math.FMA(yk, val[p], -t)
-			s := c.v[j]
-			u := s + t
-			if math.Abs(s) >= math.Abs(t) {
-				c.comp[j] += ((s - u) + t) + e
-			} else {
-				c.comp[j] += ((t - u) + s) + e
-			}
-			c.v[j] = u
-		}
-	}
-	for j := lo; j < hi; j++ {
-		c.v[j] = (c.v[j] + c.comp[j]) * c.invN
+	for j := range c.v {
+		c.v[j] *= c.invN
 	}
 }
 
@@ -475,23 +443,30 @@ func (c *sdcaCore) predictGap() float64 {
 // evaluate sets w = ∇g*(−v) and returns the certificate at w and the
 // duals y, with the v at hand (see certificate).
 func (c *sdcaCore) evaluate() driver.TracePoint {
-	if c.cert != nil && c.en.Plain() {
-		// Coordinate j of the plain elastic net's ∇g* depends on vⱼ alone.
-		if err := c.cert.Pool().Run(func(w int) {
-			lo, hi := c.colOwners.Range(w)
-			c.en.PrimalFromDual(c.w[lo:hi], c.v[lo:hi])
-		}); err != nil {
-			panic(err) // a bug: the ranges are the owners'
-		}
-	} else {
-		c.en.PrimalFromDual(c.w, c.v)
-	}
-	c.wFresh = true
+	c.setPrimal()
 	tp, err := c.eval.AtDualVector(c.w, c.y, c.v)
 	if err != nil {
 		panic(err) // a bug: the lengths are the method's own
 	}
 	return driver.TracePointOf(tp)
+}
+
+// setPrimal sets w = ∇g*(−v). Coordinate j of the plain elastic net's
+// ∇g* depends on vⱼ alone, so the certificate's workers each set an even
+// range of the coordinates.
+func (c *sdcaCore) setPrimal() {
+	if c.cert != nil && c.en.Plain() {
+		t := c.cert.Threads()
+		if err := c.cert.Pool().Run(func(w int) {
+			lo, hi := c.d*w/t, c.d*(w+1)/t
+			c.en.PrimalFromDual(c.w[lo:hi], c.v[lo:hi])
+		}); err != nil {
+			panic(err) // a bug: the ranges lie in [0, d)
+		}
+	} else {
+		c.en.PrimalFromDual(c.w, c.v)
+	}
+	c.wFresh = true
 }
 
 // Point returns ∇g*(−v), which the last certificate computed unless v has
