@@ -270,13 +270,16 @@ func (e *Evaluator) atWith(x, zs, y, vGiven, gGiven []float64, which DualPoint) 
 	// exp and one log), so that the paired duals' conjugate terms come
 	// with the loss terms unless the duals are projected or scaled.
 	curved, isCurved := loss.(CurvedLoss)
+	// At x = 0, where methods that start from zero take their first
+	// certificate, every margin is 0: no need to read the rows.
+	zero := zs == nil && isZero(x)
 	e.forChunks(func(c, lo, hi int) {
 		var ls, cs Sum
 		for k := lo; k < hi; k++ {
 			var z float64
 			if zs != nil {
 				z = zs[k]
-			} else {
+			} else if !zero {
 				val, idx := e.prob.X.Row(k)
 				z = kernels.SparseDot(val, idx, x)
 			}
@@ -546,4 +549,14 @@ func (e *Evaluator) forOwners(fn func(lo, hi int32)) {
 		wg.Go(func() { fn(lo, hi) })
 	}
 	wg.Wait()
+}
+
+// isZero reports whether every entry of x is zero.
+func isZero(x []float64) bool {
+	for _, v := range x {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -399,3 +399,35 @@ func TestEvaluatorAtGradientScales(t *testing.T) {
 		t.Errorf("AtGradient %+v, At %+v (scale %g)", got, want, wantScale)
 	}
 }
+
+// TestEvaluatorAtZero checks the certificate at x = 0, which reads no row,
+// against the same certificate from margins given as zeros, bit for bit,
+// and against the definition.
+func TestEvaluatorAtZero(t *testing.T) {
+	for _, loss := range []Loss{Logistic{}, SquaredHinge{}, Squared{}} {
+		p := randomProblem(3000, 40, loss, ElasticNet{Lambda: 1e-2}, 6)
+		x, z := make([]float64, 40), make([]float64, p.X.Rows)
+		y := make([]float64, p.X.Rows)
+		for k := range y {
+			y[k] = math.NaN()
+		}
+		for _, workers := range []int{1, 3} {
+			e := NewEvaluator(p, workers)
+			got, err := e.At(x, nil, PairedDuals)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := e.AtMargins(x, z, nil, PairedDuals)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("%T, %d workers: at zero %+v, from zero margins %+v", loss, workers, got, want)
+			}
+			primal, dual := naiveCertificate(p, x, y)
+			if math.Abs(got.Primal-primal) > 1e-12*math.Abs(primal) || math.Abs(got.Dual-dual) > 1e-12*math.Max(1, math.Abs(dual)) {
+				t.Errorf("%T: at zero P = %v, D = %v; the definition %v, %v", loss, got.Primal, got.Dual, primal, dual)
+			}
+		}
+	}
+}

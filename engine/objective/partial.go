@@ -35,11 +35,15 @@ func (e *Evaluator) PartialAt(x, y []float64) (Partial, error) {
 		return Partial{}, fmt.Errorf("engine: partial certificate at %d duals for %d rows", len(y), e.n)
 	}
 	loss, b, sw := e.prob.Loss, e.prob.B, e.prob.SampleWeights
+	zero := isZero(x) // every margin is 0: no need to read the rows
 	e.forChunks(func(c, lo, hi int) {
 		var ls, cs Sum
 		for k := lo; k < hi; k++ {
-			val, idx := e.prob.X.Row(k)
-			z := kernels.SparseDot(val, idx, x)
+			var z float64
+			if !zero {
+				val, idx := e.prob.X.Row(k)
+				z = kernels.SparseDot(val, idx, x)
+			}
 			if sw != nil {
 				ls.Add(sw[k] * loss.Value(z, b[k]))
 				cs.Add(sw[k] * loss.Conj(sw[k]*loss.DualFeasible(y[k]/sw[k], b[k])/sw[k], b[k]))
