@@ -265,6 +265,30 @@ func (e *Evaluator) atWith(x, zs, y, vGiven, gGiven []float64, which DualPoint) 
 	loss, b, sw := e.prob.Loss, e.prob.B, e.prob.SampleWeights
 	invN := 1 / float64(e.n)
 
+	// The own duals, projected, and their v: it needs no margin, so its
+	// column sums run beside the rows' sweep below, each over all the
+	// rows, and their workers share the cores. Where the columns are
+	// grouped by count, the range of the frequent ones is summed from the
+	// cache long before the others; the rows' chunks fill that time.
+	var yOwn []float64
+	if own {
+		yOwn = e.duals
+		for k, yk := range y {
+			if sw != nil {
+				// wφ's conjugate is wφ*(·/w): its domain is w·dom φ*.
+				yOwn[k] = sw[k] * loss.DualFeasible(yk/sw[k], b[k])
+			} else {
+				yOwn[k] = loss.DualFeasible(yk, b[k])
+			}
+		}
+	}
+	var ownSum sync.WaitGroup
+	if own && vGiven == nil {
+		ownSum.Go(func() {
+			e.forOwners(func(lo, hi int32) { e.dualVector(yOwn, e.vOwn, lo, hi) })
+		})
+	}
+
 	// The rows: P's loss terms, and the paired duals. A loss with
 	// CurvedTerms gives φ, φ′ and φ*(φ′) at once (the logistic's share one
 	// exp and one log), so that the paired duals' conjugate terms come
@@ -323,31 +347,16 @@ func (e *Evaluator) atWith(x, zs, y, vGiven, gGiven []float64, which DualPoint) 
 	}
 	p := ps.Sum()*invN + e.prob.Reg.Value(x)
 
-	// The columns: v for each dual point, by owners.
-	var yOwn []float64
-	if own {
-		yOwn = e.duals
-		for k, yk := range y {
-			if sw != nil {
-				// wφ's conjugate is wφ*(·/w): its domain is w·dom φ*.
-				yOwn[k] = sw[k] * loss.DualFeasible(yk/sw[k], b[k])
-			} else {
-				yOwn[k] = loss.DualFeasible(yk, b[k])
-			}
-		}
-	}
+	// The columns: v for each dual point, by owners; the own duals' v
+	// is being summed already.
+	ownSum.Wait()
 	vOwn := e.vOwn
 	if vGiven != nil {
 		vOwn = vGiven
 	}
-	if own && vGiven == nil || paired && gGiven == nil {
+	if paired && gGiven == nil {
 		e.forOwners(func(lo, hi int32) {
-			if own && vGiven == nil {
-				e.dualVector(yOwn, e.vOwn, lo, hi)
-			}
-			if paired && gGiven == nil {
-				e.dualVector(e.paired, e.vPaired, lo, hi)
-			}
+			e.dualVector(e.paired, e.vPaired, lo, hi)
 		})
 	}
 	e.ownValid = own && vGiven == nil

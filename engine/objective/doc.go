@@ -32,7 +32,8 @@
 //
 // The certificate sums with Neumaier's compensation (Sum) in fixed chunks
 // of rows added in chunk order, and forms each vⱼ over the rows in order,
-// with each product's rounding error, by the worker that owns column j:
+// carrying each product's and each addition's rounding error (AddProduct),
+// by the worker that owns column j:
 // P and D are often far smaller than their terms, and the result must not
 // depend on the number of workers, since the driver's stopping decisions
 // read it.

@@ -8,5 +8,6 @@
 // They share sdcaCore: the duals y, the running v = (1/n) Σₖ yₖaₖ, the
 // primal point ∇g*(−v), the per-sample steps and the certificate, which
 // reads the running v between exact recomputations (objective.Evaluator's
-// AtDualVector) and recomputes it before any stop.
+// AtDualVector) and recomputes it (the Evaluator's DualSum) before any
+// stop.
 package sdca

@@ -397,10 +397,10 @@ func (c *sdcaCore) recomputeV() {
 //
 // with compensated sums. D is a lower bound on the optimum only for
 // v = (1/n)Σₖ yₖaₖ exactly, which recomputeV restores; but that costs more
-// than an epoch on wide data (0.38 s against 0.30 s on url-shaped data with
-// 200k rows and 3.2M features), and where every update of v is applied the
-// running v differs from it by rounding alone. So the running v serves the
-// certificates that only report progress, and v is recomputed (and the
+// than an epoch on wide data (each worker reads every row for its columns),
+// and where every update of v is applied the running v differs from it by
+// rounding alone. So the running v serves the certificates that only
+// report progress, and v is recomputed (and the
 // iteration continues from it) in the wild mode, at least every exactEvery
 // certificates, and whenever the gap is within twice the tolerance: a run
 // never stops on a gap that the exact v has not confirmed.
@@ -408,8 +408,7 @@ func (c *sdcaCore) recomputeV() {
 // Where the last two certificates' gaps, extrapolated at their rate per
 // pass, predict a gap within twice the tolerance, v is recomputed before
 // the first evaluation, which saves the evaluation with the running v that
-// would only lead to the recomputation (a third of the last certificate's
-// cost on url-shaped data).
+// would only lead to the recomputation.
 func (c *sdcaCore) certificate() (driver.TracePoint, error) {
 	exact := !c.runningExact || c.sinceExact+1 >= exactEvery || c.predictGap() <= 2*c.tol
 	if exact {
