@@ -58,8 +58,13 @@ func classProgress(f trainFlags, stderr io.Writer) func(engine.ClassResult) {
 			return
 		}
 		mp := c.Result.Model
-		fmt.Fprintf(stderr, "class %-6v epochs %4d  passes %7.1f  primal %.12g  rel_gap %.3e  solver %s\n",
-			c.Label, c.Result.Final.Epoch, c.Result.Final.Passes, mp.Primal, mp.RelGap, c.Result.Solver)
+		note := ""
+		if c.Result.Note != "" {
+			// The solver's own counts, as a binary run prints them.
+			note = ": " + flagWords(c.Result.Note)
+		}
+		fmt.Fprintf(stderr, "class %-6v epochs %4d  passes %7.1f  primal %.12g  rel_gap %.3e  solver %s%s\n",
+			c.Label, c.Result.Final.Epoch, c.Result.Final.Passes, mp.Primal, mp.RelGap, c.Result.Solver, note)
 	}
 }
 
