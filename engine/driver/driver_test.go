@@ -160,3 +160,14 @@ func wideRows(n, d, perRow int) *sparse.CSR {
 	}
 	return x
 }
+
+// TestResultAddNote checks that a note's clauses are joined by "; " and that
+// the first has nothing before it.
+func TestResultAddNote(t *testing.T) {
+	var r Result
+	r.AddNote("a")
+	r.AddNote("b")
+	if r.Note != "a; b" {
+		t.Errorf("note %q, want %q", r.Note, "a; b")
+	}
+}

@@ -490,6 +490,15 @@ type Result struct {
 	bestX []float64 // the point of Best
 }
 
+// AddNote appends the clause s to the run's Note, after a "; " where the
+// note has something already.
+func (r *Result) AddNote(s string) {
+	if r.Note != "" {
+		s = "; " + s
+	}
+	r.Note += s
+}
+
 // Steps names how AdaSPDC and SPDC set their step sizes for a batch of m
 // blocks.
 type Steps string

@@ -99,7 +99,7 @@ func TrainDistributed(ctx context.Context, c comm.Comm, local objective.Problem,
 	if st.Calls > 0 {
 		ms = 1e3 * st.Seconds / float64(st.Calls)
 	}
-	res.Note += fmt.Sprintf("; collectives: %d allreduces of %d doubles (%d bytes) in all, %.4g ms each", st.Calls, st.Values, 8*st.Values, ms)
+	res.AddNote(fmt.Sprintf("collectives: %d allreduces of %d doubles (%d bytes) in all, %.4g ms each", st.Calls, st.Values, 8*st.Values, ms))
 	agreed = err != nil && (res.Stop == "diverged" || errors.Is(err, driver.ErrCannotMove))
 	return res.ModelPoint(m.Point(), err), res, err
 }

@@ -351,9 +351,9 @@ func (s *newton) Finish(res *driver.Result) error {
 	if s.cholFailed > 0 {
 		res.Note += fmt.Sprintf(" (%d factors failed: CG took the step)", s.cholFailed)
 	}
-	res.Note += fmt.Sprintf("; multiply-adds: %.4g with A, %.4g forming H, %.4g factoring and solving, %.4g CG on H", s.sweepFlops, s.formFlops, s.factorFlops, s.denseFlops)
+	res.AddNote(fmt.Sprintf("multiply-adds: %.4g with A, %.4g forming H, %.4g factoring and solving, %.4g CG on H", s.sweepFlops, s.formFlops, s.factorFlops, s.denseFlops))
 	if s.products != nil {
-		res.Note += "; Hessian products and margins in sweeps shared with other runs"
+		res.AddNote("Hessian products and margins in sweeps shared with other runs")
 		s.products.leave()
 		s.products = nil
 	}

@@ -482,16 +482,9 @@ func (s *owlqn) DivergenceHint() string {
 // Finish notes the restarts and stops the sweep's workers.
 func (s *owlqn) Finish(res *driver.Result) error {
 	if s.restarts > 0 {
-		res.Note = joinNote(res.Note, fmt.Sprintf("owlqn: %d restart(s) from steepest descent", s.restarts))
+		res.AddNote(fmt.Sprintf("owlqn: %d restart(s) from steepest descent", s.restarts))
 	}
 	return s.sweep.Close()
-}
-
-func joinNote(a, b string) string {
-	if a == "" {
-		return b
-	}
-	return a + "; " + b
 }
 
 // TrainOWLQNDistributed is TrainDistributed (newton's over the ranks) for
@@ -579,7 +572,7 @@ func trainOverRanks(ctx context.Context, c comm.Comm, solver driver.Solver, opt 
 	if st.Calls > 0 {
 		ms = 1e3 * st.Seconds / float64(st.Calls)
 	}
-	res.Note = joinNote(res.Note, fmt.Sprintf("collectives: %d allreduces of %d doubles (%d bytes) in all, %.4g ms each", st.Calls, st.Values, 8*st.Values, ms))
+	res.AddNote(fmt.Sprintf("collectives: %d allreduces of %d doubles (%d bytes) in all, %.4g ms each", st.Calls, st.Values, 8*st.Values, ms))
 	agreed = err != nil && (res.Stop == "diverged" || errors.Is(err, driver.ErrCannotMove))
 	return res.ModelPoint(m.Point(), err), res, err
 }

@@ -185,7 +185,7 @@ func (s *cocoa) Threads() int { return s.certThreads() }
 func (s *cocoa) Finish(res *driver.Result) error {
 	res.Duals = s.y
 	if s.search != nil && s.search.moved > 0 {
-		res.Note += fmt.Sprintf("; the step search moved off the summed change in %d merges", s.search.moved)
+		res.AddNote(fmt.Sprintf("the step search moved off the summed change in %d merges", s.search.moved))
 	}
 	return s.closeCert()
 }

@@ -199,7 +199,7 @@ func TrainDistributed(ctx context.Context, c comm.Comm, local objective.Problem,
 	res.Solver = SolverCoCoA
 	res.Note = tc.note()
 	if m.search {
-		res.Note += fmt.Sprintf("; the step search moved off the summed change in %d rounds", m.moved)
+		res.AddNote(fmt.Sprintf("the step search moved off the summed change in %d rounds", m.moved))
 	}
 	if ferr := m.Finish(res); err == nil {
 		err = ferr
