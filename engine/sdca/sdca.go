@@ -375,11 +375,11 @@ func (c *sdcaCore) dualStep(k int, z, sigma float64) float64 {
 
 // recomputeV sets v = (1/n) Σₖ yₖaₖ from the duals, each coordinate's
 // sum formed over the rows in order with every product's and addition's
-// rounding error carried (the evaluator's DualSum, on its workers' stripes
-// of columns, so that v does not depend on the workers): the iteration's
-// running v drifts by rounding (and by lost updates in the wild
-// asynchronous mode), and a dual value must belong to an actual y for the
-// gap to bound anything. The duals are in dom φ* already, so DualSum's
+// rounding error carried (the evaluator's DualSum, each of its workers
+// owning a range of columns, so that v does not depend on the workers):
+// the iteration's running v drifts by rounding (and by lost updates in the
+// wild asynchronous mode), and a dual value must belong to an actual y for
+// the gap to bound anything. The duals are in dom φ* already, so DualSum's
 // projection leaves them as they are.
 func (c *sdcaCore) recomputeV() {
 	c.wFresh = false
@@ -400,10 +400,10 @@ func (c *sdcaCore) recomputeV() {
 // than an epoch on wide data (each worker reads every row for its columns),
 // and where every update of v is applied the running v differs from it by
 // rounding alone. So the running v serves the certificates that only
-// report progress, and v is recomputed (and the
-// iteration continues from it) in the wild mode, at least every exactEvery
-// certificates, and whenever the gap is within twice the tolerance: a run
-// never stops on a gap that the exact v has not confirmed.
+// report progress, and v is recomputed (and the iteration continues from
+// it) in the wild mode, at least every exactEvery certificates, and
+// whenever the gap is within twice the tolerance: a run never stops on a
+// gap that the exact v has not confirmed.
 //
 // Where the last two certificates' gaps, extrapolated at their rate per
 // pass, predict a gap within twice the tolerance, v is recomputed before
