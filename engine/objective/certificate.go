@@ -495,7 +495,7 @@ func (e *Evaluator) dualVector(y, v []float64, lo, hi int32) {
 // (AddProduct). With terms 1e4 times the sum, rounded products alone left
 // v 1e-11 off.
 func (e *Evaluator) dualVectorSum(y, v []float64, lo, hi int32) {
-	x := e.prob.X
+	x, comp := e.prob.X, e.comp
 	clear(v[lo:hi])
 	full := lo == 0 && int(hi) == e.d
 	for k := 0; k < e.n; k++ {
@@ -509,14 +509,13 @@ func (e *Evaluator) dualVectorSum(y, v []float64, lo, hi int32) {
 			val, idx = val[a:b], idx[a:b]
 		}
 		for p, j := range idx {
-			v[j], e.comp[j] = AddProduct(v[j], e.comp[j], yk, val[p])
+			v[j], comp[j] = AddProduct(v[j], comp[j], yk, val[p])
 		}
 	}
-	comp := e.comp[lo:hi]
-	for j := range comp {
-		v[int(lo)+j] += comp[j]
+	for j, c := range comp[lo:hi] {
+		v[int(lo)+j] += c
 	}
-	clear(comp)
+	clear(comp[lo:hi])
 }
 
 // forChunks runs fn on every chunk of rows, the chunks dealt to the
