@@ -26,10 +26,9 @@ func (n *Sum) Sum() float64 { return n.s + n.c }
 // TwoSum, so that s + c is the sum of the exact products to within a few
 // ulps however much the terms cancel. TwoSum gives the same error term as
 // Neumaier's comparison of the two addends (Sum.Add) without its branch:
-// where s was just loaded from a random column of wide data, that branch
-// mispredicts on its sign and magnitude about half the time, and each
-// misprediction discards the loads of the next entries, which turns the
-// scatter's overlapping cache misses into one at a time.
+// where s is loaded from a random column of wide data, that branch waits
+// on the load, and each time it is mispredicted the loads of the entries
+// after it, issued meanwhile, are thrown away.
 func AddProduct(s, c, y, a float64) (float64, float64) {
 	t := float64(y * a) // rounded here: a fused y·a + s would lose the error
 	e := math.FMA(y, a, -t)
