@@ -102,6 +102,23 @@ func acceptsSDCAAsync(prob objective.Problem, opt driver.Options) error {
 // Both read stale values: a step may use a v that misses the latest steps
 // of the other workers (PASSCoDe's bounded delay), which its analysis
 // covers for the atomic mode when the delay is small next to n.
+//
+// Buffered columns (atomic mode). On data whose frequent columns come
+// first (the column grouping of wide data puts them there), the first H
+// coordinates of v appear in nearly every row: adding into them at every
+// step moves their cache lines from core to core at every step, and each
+// add is a locked instruction, which also keeps the loads of the next
+// rows from starting early. So each worker adds its changes to those
+// coordinates into a private buffer δ_w, reads vⱼ + δ_wⱼ for them, and
+// adds δ_w into v (atomically, then zeroes it) every B of its steps and
+// at the end of its share. Every change still lands in v exactly once, so
+// v = (1/n) Σ yₖaₖ up to rounding at the epoch's end, as without the
+// buffer; the other workers see a worker's changes to the buffered
+// coordinates up to B steps late, which adds at most B·(workers − 1) to
+// PASSCoDe's delay. B is a power of two at most n/(64·workers) (so the
+// delay stays small next to n) and at most 4096; H = min(d, 4B) keeps
+// the flush, which reads the whole buffer, at four adds per step at most.
+// Data too small for B ≥ 16 take the unbuffered path.
 type sdcaAsync struct {
 	*sdcaCore
 	wild    bool
@@ -111,6 +128,17 @@ type sdcaAsync struct {
 	rng     *rand.Rand
 	counts  []paddedCounter // samples stepped per worker in the last phase
 	stopped atomic.Bool
+	// buffers holds each worker's δ_w over the first coordinates of v
+	// (nil: none; see Buffered columns above), flushEvery its B.
+	buffers    []columnBuffer
+	flushEvery int
+}
+
+// columnBuffer is one worker's private buffer, padded so that two workers'
+// slice headers do not share a cache line.
+type columnBuffer struct {
+	delta []float64
+	_     [40]byte
 }
 
 // paddedCounter keeps one worker's counter on its own cache line.
@@ -131,6 +159,15 @@ func startSDCAAsync(prob objective.Problem, opt driver.Options, wild bool) (driv
 	s.counts = make([]paddedCounter, threads)
 	for w := range threads {
 		s.bounds[w+1] = core.n * (w + 1) / threads
+	}
+	if !wild && threads > 1 {
+		s.flushEvery = bufferedSteps(core.n, threads)
+		if s.flushEvery > 0 {
+			s.buffers = make([]columnBuffer, threads)
+			for w := range s.buffers {
+				s.buffers[w].delta = make([]float64, min(core.d, 4*s.flushEvery))
+			}
+		}
 	}
 	s.perm = make([]int32, core.n)
 	for k := range s.perm {
@@ -176,9 +213,27 @@ func (s *sdcaAsync) name() driver.Solver {
 	return SolverSDCAAsync
 }
 
+// bufferedSteps returns B, the steps a worker buffers its changes to the
+// frequent columns for, among threads workers over n samples: the largest
+// power of two at most min(4096, n/(64·threads)), or 0 below 16.
+func bufferedSteps(n, threads int) int {
+	b := min(4096, n/(64*threads))
+	if b < 16 {
+		return 0
+	}
+	p := 16
+	for 2*p <= b {
+		p *= 2
+	}
+	return p
+}
+
 // work runs worker w's share of one epoch and returns the samples it
 // stepped. The step is sdcaSolver.step's with atomic accesses to v.
 func (s *sdcaAsync) work(ctx context.Context, w int) int64 {
+	if s.buffers != nil {
+		return s.workBuffered(ctx, w)
+	}
 	order := s.perm[s.bounds[w]:s.bounds[w+1]]
 	indptr, values, indices := s.x.Indptr, s.x.Values, s.x.Indices
 	v := s.v
@@ -210,6 +265,93 @@ func (s *sdcaAsync) work(ctx context.Context, w int) int64 {
 		}
 	}
 	return int64(len(order))
+}
+
+// workBuffered is work with the worker's changes to the first len(δ)
+// coordinates of v kept in its buffer δ and added into v every flushEvery
+// steps (see Buffered columns in sdcaAsync's doc).
+func (s *sdcaAsync) workBuffered(ctx context.Context, w int) int64 {
+	order := s.perm[s.bounds[w]:s.bounds[w+1]]
+	indptr, values, indices := s.x.Indptr, s.x.Values, s.x.Indices
+	v, delta := s.v, s.buffers[w].delta
+	flush := s.flushEvery - 1 // flushEvery is a power of two
+	defer flushBuffer(delta, v)
+	for i, k32 := range order {
+		if i&1023 == 1023 && (s.stopped.Load() || ctx.Err() != nil) {
+			s.stopped.Store(true)
+			return int64(i)
+		}
+		if i&flush == flush {
+			flushBuffer(delta, v)
+		}
+		k := int(k32)
+		lo, hi := indptr[k], indptr[k+1]
+		val, idx := values[lo:hi], indices[lo:hi]
+		z := s.marginBuffered(val, idx, v, delta)
+		yn := s.dualStep(k, z, s.sigma[k])
+		d := yn - s.y[k]
+		if d == 0 {
+			continue
+		}
+		s.y[k] = yn
+		a := d * s.invN
+		for p, j := range idx {
+			if int(j) < len(delta) {
+				delta[j] += a * val[p]
+			} else {
+				addFloat(&v[j], a*val[p])
+			}
+		}
+	}
+	return int64(len(order))
+}
+
+// flushBuffer adds the buffer δ into the first len(δ) coordinates of v,
+// atomically, and zeroes it.
+func flushBuffer(delta, v []float64) {
+	v = v[:len(delta)]
+	for j, d := range delta {
+		if d != 0 {
+			addFloat(&v[j], d)
+			delta[j] = 0
+		}
+	}
+}
+
+// marginBuffered is marginAtomic with vⱼ + δⱼ for the buffered columns.
+func (s *sdcaAsync) marginBuffered(val []float64, idx []int32, v, delta []float64) float64 {
+	var z float64
+	switch {
+	case s.plainL2:
+		for p, j := range idx {
+			vj := loadFloat(&v[j])
+			if int(j) < len(delta) {
+				vj += delta[j]
+			}
+			z += val[p] * vj
+		}
+		return -z * s.invLam
+	case s.plainEN:
+		l1 := s.en.L1
+		for p, j := range idx {
+			vj := loadFloat(&v[j])
+			if int(j) < len(delta) {
+				vj += delta[j]
+			}
+			if a := math.Abs(vj) - l1; a > 0 {
+				z -= val[p] * math.Copysign(a, vj)
+			}
+		}
+		return z * s.invLam
+	}
+	for p, j := range idx {
+		vj := loadFloat(&v[j])
+		if int(j) < len(delta) {
+			vj += delta[j]
+		}
+		z += val[p] * s.en.PrimalCoord(int(j), vj)
+	}
+	return z
 }
 
 // marginAtomic is sdcaCore.margin with every read of v an atomic load.
