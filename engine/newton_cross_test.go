@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"maps"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/adaspdc/adaspdc/sparse"
@@ -109,6 +112,61 @@ func TestColumnScaleRange(t *testing.T) {
 		glo, ghi := columnScaleRange(y)
 		if (ghi > 1e3*glo) != (hi > 1e3*lo) {
 			t.Errorf("%s: columnScaleRange %g..%g, column maxima %g..%g: the decisions differ", c.name, glo, ghi, lo, hi)
+		}
+	}
+}
+
+// TestAutoSolverAsync checks where the automatic choice takes sdca-async:
+// two threads, κ/n near url-shaped 0/1 rows' 2.9 (cocoa's merge predicts
+// 1.3×), and most entries in the leading columns that its workers buffer.
+// The same rows with those columns spread over the width, one thread, or
+// Options.Deterministic leave SDCA on one thread.
+func TestAutoSolverAsync(t *testing.T) {
+	const n, d = 8192, 20000 // B = 64 steps, the first 256 columns buffered on two workers
+	rng := rand.New(rand.NewPCG(4, 4))
+	lead := &sparse.CSR{Rows: n, Cols: d, Indptr: make([]int64, n+1)}
+	b := make([]float64, n)
+	for k := range n {
+		cols := map[int32]bool{}
+		for len(cols) < 10 {
+			cols[int32(rng.IntN(256))] = true
+		}
+		for len(cols) < 15 {
+			cols[int32(256+rng.IntN(d-256))] = true
+		}
+		row := slices.Sorted(maps.Keys(cols))
+		lead.Indices = append(lead.Indices, row...)
+		for range row {
+			lead.Values = append(lead.Values, 1)
+		}
+		lead.Indptr[k+1] = int64(len(lead.Indices))
+		b[k] = float64(1 - 2*(k%2))
+	}
+	spread := &sparse.CSR{Rows: n, Cols: d, Indptr: lead.Indptr, Values: lead.Values, Indices: make([]int32, len(lead.Indices))}
+	for p, j := range lead.Indices {
+		spread.Indices[p] = int32((int(j)*7919 + 1) % d) // a bijection of the columns: 7919 is prime to d
+	}
+	for k := range n {
+		slices.Sort(spread.Indices[spread.Indptr[k]:spread.Indptr[k+1]])
+	}
+	reg := ElasticNet{Lambda: 15.0 / (3 * 4 * n)} // κ/n = ‖aₖ‖²/(λγn) = 3 for the logistic (γ = 4)
+	if kn := sdcaKappaPerSample(Problem{X: lead, B: b, Loss: Logistic{}, Reg: reg}); kn < 2.5 || kn > 3.5 {
+		t.Fatalf("κ/n = %g, want 3", kn)
+	}
+	for _, c := range []struct {
+		name string
+		x    *sparse.CSR
+		opt  Options
+		want Solver
+	}{
+		{"leading columns, two threads", lead, Options{Threads: 2}, SolverSDCAAsync},
+		{"leading columns, one thread", lead, Options{Threads: 1}, SolverSDCA},
+		{"leading columns, deterministic", lead, Options{Threads: 2, Deterministic: true}, SolverSDCA},
+		{"columns spread, two threads", spread, Options{Threads: 2}, SolverSDCA},
+	} {
+		got, why := AutoSolver(Problem{X: c.x, B: b, Loss: Logistic{}, Reg: reg}, c.opt)
+		if got != c.want {
+			t.Errorf("%s: picked %s (%s), want %s", c.name, got, why, c.want)
 		}
 	}
 }

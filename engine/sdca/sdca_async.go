@@ -12,6 +12,7 @@ import (
 	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/engine/objective"
 	"github.com/adaspdc/adaspdc/sched"
+	"github.com/adaspdc/adaspdc/sparse"
 )
 
 // The asynchronous SDCA solvers (PASSCoDe; Hsieh, Yu & Dhillon, "PASSCoDe:
@@ -51,6 +52,7 @@ func init() {
 				Takes:          driver.Takes{L1: true, WarmDuals: true},
 			},
 			Rank:    e.rank,
+			Workers: AsyncWorkers,
 			Accepts: acceptsSDCAAsync,
 			Start: func(ctx context.Context, prob objective.Problem, opt driver.Options) (driver.Method, error) {
 				return startSDCAAsync(prob, opt, wild)
@@ -148,7 +150,7 @@ type paddedCounter struct {
 }
 
 func startSDCAAsync(prob objective.Problem, opt driver.Options, wild bool) (driver.Method, error) {
-	threads := driver.WorkersFor(opt.Threads, float64(prob.X.Rows), 1, driver.NoLimit) // at most a worker per sample
+	threads := AsyncWorkers(prob.X, opt.Threads)
 	core, err := newSDCACore(prob, opt, nil, nil)
 	if err != nil {
 		return nil, err
@@ -160,13 +162,11 @@ func startSDCAAsync(prob objective.Problem, opt driver.Options, wild bool) (driv
 	for w := range threads {
 		s.bounds[w+1] = core.n * (w + 1) / threads
 	}
-	if !wild && threads > 1 {
-		s.flushEvery = bufferedSteps(core.n, threads)
-		if s.flushEvery > 0 {
-			s.buffers = make([]columnBuffer, threads)
-			for w := range s.buffers {
-				s.buffers[w].delta = make([]float64, min(core.d, 4*s.flushEvery))
-			}
+	if h, b := BufferedColumns(prob.X, threads); !wild && h > 0 {
+		s.flushEvery = b
+		s.buffers = make([]columnBuffer, threads)
+		for w := range s.buffers {
+			s.buffers[w].delta = make([]float64, h)
 		}
 	}
 	s.perm = make([]int32, core.n)
@@ -211,6 +211,25 @@ func (s *sdcaAsync) name() driver.Solver {
 		return SolverSDCAWild
 	}
 	return SolverSDCAAsync
+}
+
+// AsyncWorkers returns the workers that sdca-async and sdca-async-wild
+// run on for data x and Options.Threads threads (0: the cores): at most
+// one per sample.
+func AsyncWorkers(x *sparse.CSR, threads int) int {
+	return driver.WorkersFor(threads, float64(x.Rows), 1, driver.NoLimit)
+}
+
+// BufferedColumns returns H, the number of leading columns of x whose
+// changes each of sdca-async's workers keeps in a private buffer, and B,
+// the steps between the buffer's additions into v (see sdcaAsync); 0, 0
+// where it keeps none: on one worker, or on too few samples per worker.
+func BufferedColumns(x *sparse.CSR, workers int) (columns, steps int) {
+	if workers < 2 {
+		return 0, 0
+	}
+	b := bufferedSteps(x.Rows, workers)
+	return min(x.Cols, 4*b), b
 }
 
 // bufferedSteps returns B, the steps a worker buffers its changes to the
