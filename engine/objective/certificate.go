@@ -152,6 +152,41 @@ func (e *Evaluator) AtDualVector(x, y, v []float64) (Certificate, error) {
 	return e.at(x, nil, y, v, OwnDuals)
 }
 
+// AtDualVectorWithin is AtDualVector for a method whose v is known only to
+// lie within drift, in ℓ1 norm, of (1/n) Σₖ yₖaₖ: one that adds its steps
+// into v and bounds their rounding errors, and so spares the pass that
+// recomputes v. Where g is λ-strongly convex, ∇g* is (1/λ)-Lipschitz and
+// ∇g*(−v) = x, so for every u with ‖u − v‖₁ ≤ δ
+//
+//	|g*(−u) − g*(−v)| ≤ ‖x‖∞·δ + δ²/(2λ)
+//
+// (the first-order term by Hölder, the rest by the Lipschitz gradient).
+// The dual value is lowered by that bound, which is returned too, so that
+// it is a lower bound on P* at the duals y. x must be ∇g*(−v), and g must
+// be strongly convex.
+func (e *Evaluator) AtDualVectorWithin(x, y, v []float64, drift float64) (Certificate, float64, error) {
+	lam := e.prob.Reg.StrongConvexity()
+	if !(lam > 0) {
+		return Certificate{}, 0, fmt.Errorf("engine: a certificate at a dual vector within a drift needs a strongly convex regularizer, not %s", e.prob.Reg.Name())
+	}
+	if !(drift >= 0) || math.IsInf(drift, 1) {
+		return Certificate{}, 0, fmt.Errorf("engine: certificate at a dual vector within a drift of %v", drift)
+	}
+	c, err := e.AtDualVector(x, y, v)
+	if err != nil {
+		return c, 0, err
+	}
+	var xMax float64
+	for _, xj := range x {
+		xMax = math.Max(xMax, math.Abs(xj))
+	}
+	bound := drift*xMax + drift*drift/(2*lam)
+	c.Dual -= bound
+	c.Gap = c.Primal - c.Dual
+	c.RelGap = c.Gap / math.Max(1, math.Abs(c.Primal))
+	return c, bound, nil
+}
+
 // AtMargins is At for a method that holds the margins z = Ax already,
 // each computed as kernels.SparseDot of its row and x (so that the result
 // is At's to the bit): it saves the certificate one product per row.

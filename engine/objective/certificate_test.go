@@ -1,8 +1,10 @@
 package objective
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/adaspdc/adaspdc/kernels"
@@ -429,5 +431,100 @@ func TestEvaluatorAtZero(t *testing.T) {
 				t.Errorf("%T: at zero P = %v, D = %v; the definition %v, %v", loss, got.Primal, got.Dual, primal, dual)
 			}
 		}
+	}
+}
+
+// TestEvaluatorAtDualVectorWithin checks the certificate at a v known
+// within a drift of the duals' own: for v moved off (1/n)Σₖ yₖaₖ by steps
+// of ℓ1 norm δ, along single coordinates the way that raises D and at
+// random, the dual value lowered by the bound stays at or
+// below the one at the exact v, where the unlowered one rises above it for
+// some of the moves (so the bound is what keeps D a lower bound); and a
+// drift that is not a finite value ≥ 0, or a g that is not strongly convex,
+// is refused.
+func TestEvaluatorAtDualVectorWithin(t *testing.T) {
+	const n, d = 600, 30
+	w := make([]float64, d)
+	for j := range w {
+		w[j] = 0.5 + float64(j%4)
+	}
+	rng := rand.New(rand.NewPCG(8, 8))
+	for _, reg := range []ElasticNet{{Lambda: 1e-2}, {Lambda: 1e-2, L1: 1e-3, Weights: w, Center: w}} {
+		p := randomProblem(n, d, Logistic{}, reg, 7)
+		y := make([]float64, n)
+		for k := range y {
+			y[k] = Logistic{}.Deriv(rng.NormFloat64(), p.B[k])
+		}
+		e := NewEvaluator(p, 2)
+		v := make([]float64, d)
+		if err := e.DualSum(y, v); err != nil {
+			t.Fatal(err)
+		}
+		var l1 float64
+		for j := range v {
+			v[j] /= n
+			l1 += math.Abs(v[j])
+		}
+		x := make([]float64, d)
+		reg.PrimalFromDual(x, v)
+		exact, err := e.AtDualVector(x, y, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		drift := 1e-3 * l1
+		above := 0
+		byMagnitude := make([]int, d) // the coordinates by |xⱼ|, largest first
+		for j := range byMagnitude {
+			byMagnitude[j] = j
+		}
+		slices.SortFunc(byMagnitude, func(a, b int) int { return cmp.Compare(math.Abs(x[b]), math.Abs(x[a])) })
+		for i := range 50 {
+			moved := make([]float64, d)
+			if i < 10 {
+				j := byMagnitude[i]
+				// All of the drift on one coordinate, the way that raises
+				// D the most to first order (−∂g*(−v)/∂vⱼ = xⱼ): where |xⱼ|
+				// is largest, the bound is tight to second order.
+				moved[j] = math.Copysign(1, x[j])
+			} else {
+				for j := range moved {
+					moved[j] = rng.NormFloat64()
+				}
+			}
+			var norm float64
+			for _, m := range moved {
+				norm += math.Abs(m)
+			}
+			for j := range moved {
+				moved[j] = v[j] + moved[j]*drift/norm
+			}
+			xm := make([]float64, d)
+			reg.PrimalFromDual(xm, moved)
+			got, bound, err := e.AtDualVectorWithin(xm, y, moved, drift)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Dual > exact.Dual+1e-15*math.Abs(exact.Dual) {
+				t.Errorf("%s: D within the drift %.17g above the exact v's %.17g (bound %.3g)", reg.Name(), got.Dual, exact.Dual, bound)
+			}
+			if got.Dual+bound > exact.Dual {
+				above++
+			}
+			if got.Gap != got.Primal-got.Dual {
+				t.Errorf("%s: gap %v, P − D %v", reg.Name(), got.Gap, got.Primal-got.Dual)
+			}
+		}
+		if above == 0 {
+			t.Errorf("%s: no move raised D above the exact v's: the test does not exercise the bound", reg.Name())
+		}
+		for _, bad := range []float64{-1, math.NaN(), math.Inf(1)} {
+			if _, _, err := e.AtDualVectorWithin(x, y, v, bad); err == nil {
+				t.Errorf("%s: drift %v accepted", reg.Name(), bad)
+			}
+		}
+	}
+	p := randomProblem(n, d, Logistic{}, ElasticNet{L1: 1e-3}, 7)
+	if _, _, err := NewEvaluator(p, 1).AtDualVectorWithin(make([]float64, d), make([]float64, n), make([]float64, d), 0); err == nil {
+		t.Error("a drift accepted without strong convexity")
 	}
 }
