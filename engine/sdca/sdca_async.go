@@ -86,7 +86,16 @@ func acceptsSDCAAsync(prob objective.Problem, opt driver.Options) error {
 // The workers meet only at the end of an epoch (the pool phase). In the
 // wild mode every certificate recomputes v from the duals, which undoes the
 // lost updates before the next epoch; the atomic mode's v is exact up to
-// rounding, and is recomputed as sdca's is (sdcaCore.certificate).
+// rounding, which it bounds as it goes, so that its certificates need not
+// recompute v (sdcaCore.certificateWithin).
+//
+// The rounding bound (atomic mode). A step adds cⱼ = fl(fl(fl(y′ₖ − yₖ)·
+// fl(1/n))·aₖⱼ) for (y′ₖ − yₖ)aₖⱼ/n, four roundings off (< 5u|cⱼ|), and
+// each addition t = fl(s + cⱼ), into vⱼ or a buffer, and each flush into
+// vⱼ, errs by at most u|t|. So the workers sum 5|cⱼ| + |t| over their
+// additions, and after each epoch drift grows by u times their sums: it
+// bounds ‖v − (1/n)Σₖ yₖaₖ‖₁ since v was last recomputed (Higham,
+// "Accuracy and Stability of Numerical Algorithms", §2.2 and §3.1).
 //
 // Race freedom: v is the only memory written by one worker and read by
 // another during an epoch, and every access to it in the epoch is an atomic
@@ -130,11 +139,29 @@ type sdcaAsync struct {
 	rng     *rand.Rand
 	counts  []paddedCounter // samples stepped per worker in the last phase
 	stopped atomic.Bool
+	// roundings holds each worker's bound on the rounding errors of its
+	// additions into v in the last phase, in units of u (see drift).
+	roundings []paddedSum
 	// buffers holds each worker's δ_w over the first coordinates of v
 	// (nil: none; see Buffered columns above), flushEvery its B.
 	buffers    []columnBuffer
 	flushEvery int
 }
+
+// paddedSum keeps one worker's sum on its own cache line.
+type paddedSum struct {
+	x float64
+	_ [56]byte
+}
+
+// unitRoundoff is u = 2⁻⁵³, the relative rounding error of one float64
+// operation.
+const unitRoundoff = 0x1p-53
+
+// changeRounding bounds, in units of u, the relative error of a step's
+// change cⱼ = fl(fl(fl(y′ₖ − yₖ)·fl(1/n))·aₖⱼ) against (y′ₖ − yₖ)aₖⱼ/n:
+// four roundings, γ₄/(1 − γ₄) < 4.01u.
+const changeRounding = 5
 
 // columnBuffer is one worker's private buffer, padded so that two workers'
 // slice headers do not share a cache line.
@@ -156,9 +183,11 @@ func startSDCAAsync(prob objective.Problem, opt driver.Options, wild bool) (driv
 		return nil, err
 	}
 	core.runningExact = !wild // the atomic adds apply every update
+	core.driftKnown = !wild   // and their rounding errors are bounded
 	s := &sdcaAsync{sdcaCore: core, wild: wild, pool: sched.NewPool(threads)}
 	s.bounds = make([]int, threads+1)
 	s.counts = make([]paddedCounter, threads)
+	s.roundings = make([]paddedSum, threads)
 	for w := range threads {
 		s.bounds[w+1] = core.n * (w + 1) / threads
 	}
@@ -196,9 +225,14 @@ func (s *sdcaAsync) RunEpochs(ctx context.Context, k int) (int, error) {
 		s.stopped.Store(false)
 		s.rng.Shuffle(len(s.perm), func(i, j int) { s.perm[i], s.perm[j] = s.perm[j], s.perm[i] })
 		err := s.pool.Run(func(w int) { s.counts[w].n = s.work(ctx, w) })
+		var roundings float64
 		for w := range s.counts {
 			s.sampled += s.counts[w].n
+			roundings += s.roundings[w].x
 		}
+		// The workers' sums of positive terms carry relative errors far
+		// below a percent (under 10¹³ terms), which the factor covers.
+		s.drift += 1.01 * unitRoundoff * roundings
 		if err != nil {
 			return e + 1, fmt.Errorf("engine: %s: %w", s.name(), err)
 		}
@@ -256,6 +290,8 @@ func (s *sdcaAsync) work(ctx context.Context, w int) int64 {
 	order := s.perm[s.bounds[w]:s.bounds[w+1]]
 	indptr, values, indices := s.x.Indptr, s.x.Values, s.x.Indices
 	v := s.v
+	var roundings float64 // Σ (changeRounding·|cⱼ| + |new vⱼ|), in units of u
+	defer func() { s.roundings[w].x = roundings }()
 	for i, k32 := range order {
 		if i&1023 == 1023 && (s.stopped.Load() || ctx.Err() != nil) {
 			s.stopped.Store(true)
@@ -279,7 +315,8 @@ func (s *sdcaAsync) work(ctx context.Context, w int) int64 {
 			}
 		} else {
 			for p, j := range idx {
-				addFloat(&v[j], a*val[p])
+				c := a * val[p]
+				roundings += changeRounding*math.Abs(c) + math.Abs(addFloat(&v[j], c))
 			}
 		}
 	}
@@ -294,14 +331,15 @@ func (s *sdcaAsync) workBuffered(ctx context.Context, w int) int64 {
 	indptr, values, indices := s.x.Indptr, s.x.Values, s.x.Indices
 	v, delta := s.v, s.buffers[w].delta
 	flush := s.flushEvery - 1 // flushEvery is a power of two
-	defer flushBuffer(delta, v)
+	var roundings float64     // as in work
+	defer func() { s.roundings[w].x = roundings + flushBuffer(delta, v) }()
 	for i, k32 := range order {
 		if i&1023 == 1023 && (s.stopped.Load() || ctx.Err() != nil) {
 			s.stopped.Store(true)
 			return int64(i)
 		}
 		if i&flush == flush {
-			flushBuffer(delta, v)
+			roundings += flushBuffer(delta, v)
 		}
 		k := int(k32)
 		lo, hi := indptr[k], indptr[k+1]
@@ -315,26 +353,33 @@ func (s *sdcaAsync) workBuffered(ctx context.Context, w int) int64 {
 		s.y[k] = yn
 		a := d * s.invN
 		for p, j := range idx {
+			c := a * val[p]
+			var sum float64
 			if int(j) < len(delta) {
-				delta[j] += a * val[p]
+				sum = delta[j] + c
+				delta[j] = sum
 			} else {
-				addFloat(&v[j], a*val[p])
+				sum = addFloat(&v[j], c)
 			}
+			roundings += changeRounding*math.Abs(c) + math.Abs(sum)
 		}
 	}
 	return int64(len(order))
 }
 
 // flushBuffer adds the buffer δ into the first len(δ) coordinates of v,
-// atomically, and zeroes it.
-func flushBuffer(delta, v []float64) {
+// atomically, zeroes it, and returns Σ |new vⱼ|, the bound on the
+// additions' rounding errors in units of u.
+func flushBuffer(delta, v []float64) float64 {
 	v = v[:len(delta)]
+	var roundings float64
 	for j, d := range delta {
 		if d != 0 {
-			addFloat(&v[j], d)
+			roundings += math.Abs(addFloat(&v[j], d))
 			delta[j] = 0
 		}
 	}
+	return roundings
 }
 
 // marginBuffered is marginAtomic with vⱼ + δⱼ for the buffered columns.
@@ -408,13 +453,15 @@ func storeFloat(p *float64, f float64) {
 	atomic.StoreUint64((*uint64)(unsafe.Pointer(p)), math.Float64bits(f))
 }
 
-// addFloat atomically adds d to *p with a compare-and-swap loop.
-func addFloat(p *float64, d float64) {
+// addFloat atomically adds d to *p with a compare-and-swap loop and
+// returns the sum it stored.
+func addFloat(p *float64, d float64) float64 {
 	u := (*uint64)(unsafe.Pointer(p))
 	for {
 		old := atomic.LoadUint64(u)
-		if atomic.CompareAndSwapUint64(u, old, math.Float64bits(math.Float64frombits(old)+d)) {
-			return
+		sum := math.Float64frombits(old) + d
+		if atomic.CompareAndSwapUint64(u, old, math.Float64bits(sum)) {
+			return sum
 		}
 	}
 }
