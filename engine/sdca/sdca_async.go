@@ -11,6 +11,7 @@ import (
 
 	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/engine/objective"
+	"github.com/adaspdc/adaspdc/internal/hugepage"
 	"github.com/adaspdc/adaspdc/sched"
 	"github.com/adaspdc/adaspdc/sparse"
 )
@@ -92,8 +93,10 @@ func acceptsSDCAAsync(prob objective.Problem, opt driver.Options) error {
 // The rounding bound (atomic mode). A step adds cⱼ = fl(fl(fl(y′ₖ − yₖ)·
 // fl(1/n))·aₖⱼ) for (y′ₖ − yₖ)aₖⱼ/n, four roundings off (< 5u|cⱼ|), and
 // each addition t = fl(s + cⱼ), into vⱼ or a buffer, and each flush into
-// vⱼ, errs by at most u|t|. So the workers sum 5|cⱼ| + |t| over their
-// additions, and after each epoch drift grows by u times their sums: it
+// vⱼ, errs by at most u|t|. So the workers sum |t| over their additions
+// and 5|cⱼ| over their steps' changes (5|Δ|·Σⱼ|aₖⱼ| per step, the rows'
+// ℓ1 norms computed once), and after each epoch drift grows by u times
+// their sums: it
 // bounds ‖v − (1/n)Σₖ yₖaₖ‖₁ since v was last recomputed (Higham,
 // "Accuracy and Stability of Numerical Algorithms", §2.2 and §3.1).
 //
@@ -140,8 +143,10 @@ type sdcaAsync struct {
 	counts  []paddedCounter // samples stepped per worker in the last phase
 	stopped atomic.Bool
 	// roundings holds each worker's bound on the rounding errors of its
-	// additions into v in the last phase, in units of u (see drift).
+	// additions into v in the last phase, in units of u (see drift), and
+	// rowL1 each row's Σⱼ |aₖⱼ|, by which a step's Σⱼ |cⱼ| is |a|·rowL1[k].
 	roundings []paddedSum
+	rowL1     []float64
 	// buffers holds each worker's δ_w over the first coordinates of v
 	// (nil: none; see Buffered columns above), flushEvery its B.
 	buffers    []columnBuffer
@@ -188,6 +193,21 @@ func startSDCAAsync(prob objective.Problem, opt driver.Options, wild bool) (driv
 	s.bounds = make([]int, threads+1)
 	s.counts = make([]paddedCounter, threads)
 	s.roundings = make([]paddedSum, threads)
+	if !wild {
+		s.rowL1 = hugepage.Make[float64](core.n)
+		if err := s.pool.Run(func(w int) {
+			for k := core.n * w / threads; k < core.n*(w+1)/threads; k++ {
+				val, _ := core.x.Row(k)
+				var l1 float64
+				for _, a := range val {
+					l1 += math.Abs(a)
+				}
+				s.rowL1[k] = l1
+			}
+		}); err != nil {
+			return nil, errors.Join(err, s.pool.Close(), core.closeCert())
+		}
+	}
 	for w := range threads {
 		s.bounds[w+1] = core.n * (w + 1) / threads
 	}
@@ -292,6 +312,7 @@ func (s *sdcaAsync) work(ctx context.Context, w int) int64 {
 	v := s.v
 	var roundings float64 // Σ (changeRounding·|cⱼ| + |new vⱼ|), in units of u
 	defer func() { s.roundings[w].x = roundings }()
+	rowL1 := s.rowL1
 	for i, k32 := range order {
 		if i&1023 == 1023 && (s.stopped.Load() || ctx.Err() != nil) {
 			s.stopped.Store(true)
@@ -314,10 +335,11 @@ func (s *sdcaAsync) work(ctx context.Context, w int) int64 {
 				storeFloat(&v[j], loadFloat(&v[j])+a*val[p])
 			}
 		} else {
+			var sums float64
 			for p, j := range idx {
-				c := a * val[p]
-				roundings += changeRounding*math.Abs(c) + math.Abs(addFloat(&v[j], c))
+				sums += math.Abs(addFloat(&v[j], a*val[p]))
 			}
+			roundings += sums + changeRounding*math.Abs(a)*rowL1[k]
 		}
 	}
 	return int64(len(order))
@@ -333,6 +355,7 @@ func (s *sdcaAsync) workBuffered(ctx context.Context, w int) int64 {
 	flush := s.flushEvery - 1 // flushEvery is a power of two
 	var roundings float64     // as in work
 	defer func() { s.roundings[w].x = roundings + flushBuffer(delta, v) }()
+	rowL1 := s.rowL1
 	for i, k32 := range order {
 		if i&1023 == 1023 && (s.stopped.Load() || ctx.Err() != nil) {
 			s.stopped.Store(true)
@@ -352,17 +375,18 @@ func (s *sdcaAsync) workBuffered(ctx context.Context, w int) int64 {
 		}
 		s.y[k] = yn
 		a := d * s.invN
+		var sums float64
 		for p, j := range idx {
 			c := a * val[p]
-			var sum float64
 			if int(j) < len(delta) {
-				sum = delta[j] + c
-				delta[j] = sum
+				t := delta[j] + c
+				delta[j] = t
+				sums += math.Abs(t)
 			} else {
-				sum = addFloat(&v[j], c)
+				sums += math.Abs(addFloat(&v[j], c))
 			}
-			roundings += changeRounding*math.Abs(c) + math.Abs(sum)
 		}
+		roundings += sums + changeRounding*math.Abs(a)*rowL1[k]
 	}
 	return int64(len(order))
 }
