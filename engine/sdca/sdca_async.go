@@ -34,7 +34,7 @@ func init() {
 		summary string
 		rank    int
 	}{
-		{SolverSDCAAsync, "asynchronous SDCA, atomic adds to the shared v, no barrier per step (PASSCoDe-Atomic, Hsieh et al. 2015)", 22},
+		{SolverSDCAAsync, "asynchronous SDCA, atomic adds to the shared v, the frequent columns' changes buffered per worker, no barrier per step (PASSCoDe-Atomic, Hsieh et al. 2015)", 22},
 		{SolverSDCAWild, "asynchronous SDCA, unsynchronised adds to the shared v, updates may be lost (PASSCoDe-Wild, Hsieh et al. 2015)", 23},
 	} {
 		wild := e.name == SolverSDCAWild
@@ -96,9 +96,8 @@ func acceptsSDCAAsync(prob objective.Problem, opt driver.Options) error {
 // vⱼ, errs by at most u|t|. So the workers sum |t| over their additions
 // and 5|cⱼ| over their steps' changes (5|Δ|·Σⱼ|aₖⱼ| per step, the rows'
 // ℓ1 norms computed once), and after each epoch drift grows by u times
-// their sums: it
-// bounds ‖v − (1/n)Σₖ yₖaₖ‖₁ since v was last recomputed (Higham,
-// "Accuracy and Stability of Numerical Algorithms", §2.2 and §3.1).
+// their sums: it bounds ‖v − (1/n)Σₖ yₖaₖ‖₁ since v was last recomputed
+// (Higham, "Accuracy and Stability of Numerical Algorithms", §2.2, §3.1).
 //
 // Race freedom: v is the only memory written by one worker and read by
 // another during an epoch, and every access to it in the epoch is an atomic
@@ -120,10 +119,10 @@ func acceptsSDCAAsync(prob objective.Problem, opt driver.Options) error {
 // Buffered columns (atomic mode). On data whose frequent columns come
 // first (the column grouping of wide data puts them there), the first H
 // coordinates of v appear in nearly every row: adding into them at every
-// step moves their cache lines from core to core at every step, and each
-// add is a locked instruction, which also keeps the loads of the next
-// rows from starting early. So each worker adds its changes to those
-// coordinates into a private buffer δ_w, reads vⱼ + δ_wⱼ for them, and
+// step moves their cache lines from core to core at every step. (That, not
+// the locked instruction, is the cost: with the buffer, plain unlocked adds
+// into the other columns, a race kept out of the code, ran the epochs no
+// faster.) So each worker adds its changes to those coordinates into a private buffer δ_w, reads vⱼ + δ_wⱼ for them, and
 // adds δ_w into v (atomically, then zeroes it) every B of its steps and
 // at the end of its share. Every change still lands in v exactly once, so
 // v = (1/n) Σ yₖaₖ up to rounding at the epoch's end, as without the
@@ -131,7 +130,7 @@ func acceptsSDCAAsync(prob objective.Problem, opt driver.Options) error {
 // coordinates up to B steps late, which adds at most B·(workers − 1) to
 // PASSCoDe's delay. B is a power of two at most n/(64·workers) (so the
 // delay stays small next to n) and at most 4096; H = min(d, 4B) keeps
-// the flush, which reads the whole buffer, at four adds per step at most.
+// the flush, which reads the whole buffer, at four entries per step.
 // Data too small for B ≥ 16 take the unbuffered path.
 type sdcaAsync struct {
 	*sdcaCore
