@@ -36,10 +36,10 @@ import (
 // each thread's own samples) or sdca-async (SDCA's steps on every thread
 // against one shared v) where coCoAGain or asyncGain predicts it at least
 // 1.5× faster: sdca-async where its gain is within asyncMargin of cocoa's
-// or above, cocoa otherwise. sdca-async's model depends on how
-// its workers interleave, so Options.Deterministic leaves it out. An explicit m > 1 or block size asks for a mini-batch
-// coordinate method, and gets the first registered solver that takes the
-// problem, as Train does.
+// or above, cocoa otherwise. sdca-async's model depends on how its workers
+// interleave, so Options.Deterministic leaves it out. An explicit m > 1 or
+// block size asks for a mini-batch coordinate method, and gets the first
+// registered solver that takes the problem, as Train does.
 func AutoSolver(prob Problem, opt Options) (Solver, string) {
 	kappa := sync.OnceValue(func() float64 { return sdcaKappaPerSample(prob) })
 	if prob.SampleWeights != nil {

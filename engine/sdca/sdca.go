@@ -451,12 +451,16 @@ const driftShare = 0.01
 // 2.6e-13 against a gap of 2.9e-7, so that no certificate there recomputes
 // v, which on such wide data costs more than an epoch.
 func (c *sdcaCore) certificateWithin() driver.TracePoint {
-	c.setPrimal()
-	cert, bound, err := c.eval.AtDualVectorWithin(c.w, c.y, c.v, c.drift)
-	if err != nil {
-		panic(err) // a bug: accepts checked the strong convexity
+	var tp driver.TracePoint
+	bound := math.Inf(1)
+	if c.drift < math.Inf(1) { // not where the steps overflowed (+Inf, NaN)
+		c.setPrimal()
+		cert, b, err := c.eval.AtDualVectorWithin(c.w, c.y, c.v, c.drift)
+		if err != nil {
+			panic(err) // a bug: accepts checked the strong convexity
+		}
+		tp, bound = driver.TracePointOf(cert), b
 	}
-	tp := driver.TracePointOf(cert)
 	if !(bound <= driftShare*tp.Gap) {
 		c.recomputeV()
 		tp = c.evaluate()

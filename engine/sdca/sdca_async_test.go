@@ -136,6 +136,14 @@ func TestSDCAAsyncDrift(t *testing.T) {
 			if s.drift != 0 {
 				t.Errorf("recomputing v left a drift of %v", s.drift)
 			}
+			// A drift that overflowed (steps that diverged) recomputes v
+			// instead of panicking on the bound.
+			for _, bad := range []float64{math.Inf(1), math.NaN()} {
+				s.drift = bad
+				if got, err := s.Certify(); err != nil || got.Dual != exact.Dual || s.drift != 0 {
+					t.Errorf("drift %v: D %.17g (exact %.17g), drift after %v, error %v", bad, got.Dual, exact.Dual, s.drift, err)
+				}
+			}
 			if err := s.Finish(&driver.Result{}); err != nil {
 				t.Fatal(err)
 			}
