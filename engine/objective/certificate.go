@@ -63,7 +63,9 @@ const chunkRows = 4096
 //
 // with wₖ the sample weights (1 without them). It computes v from y
 // itself, never from a method's running copy, which drifts by rounding: a
-// dual value must belong to an actual y for the bound to hold. When g* is
+// dual value must belong to an actual y for the bound to hold. (The two
+// exceptions say what they need: AtDualVector a v that is the sum exactly,
+// AtDualVectorWithin a bound on its drift, which it subtracts.) When g* is
 // an indicator (L1 or group lasso with no ridge term on some coordinates)
 // and −v falls outside its domain, the dual point is scaled by the largest s ≤ 1 that brings it
 // inside (DualScale): every dom φ* here contains 0, so s·y is feasible.
