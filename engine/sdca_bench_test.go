@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/adaspdc/adaspdc/bench/synth"
+	"github.com/adaspdc/adaspdc/sparse"
 )
 
 // BenchmarkSDCAAsyncEpoch times epochs of the asynchronous SDCA solvers
@@ -17,10 +20,24 @@ import (
 // only. It reports t1-ns/epoch and t2-ns/epoch for each mode, x-speedup (one
 // worker's epoch over two workers'), and sync-ns/epoch.
 //
+// url200k is url-shaped 0/1 rows (bench/synth, 200k rows, seed 1) with
+// their columns grouped by count as train groups them, where sdca-async's
+// workers buffer the frequent columns.
+//
 //	go test ./engine -run '^$' -bench SDCAAsyncEpoch -benchtime 3x
 func BenchmarkSDCAAsyncEpoch(b *testing.B) {
-	for _, file := range []string{"a9a", "w8a", "news20"} {
-		x, y := epochData(b, file) // news20: rows scaled to norm 1
+	for _, file := range []string{"a9a", "w8a", "news20", "url200k"} {
+		var x *sparse.CSR
+		var y []float64
+		if file == "url200k" {
+			var err error
+			if x, y, err = synth.Generate(synth.URLLike(200_000, 1)); err != nil {
+				b.Fatal(err)
+			}
+			x.GroupColumnsByCount(ColumnTiers(x.Cols))
+		} else {
+			x, y = epochData(b, file) // news20: rows scaled to norm 1
+		}
 		prob := Problem{X: x, B: y, Loss: Logistic{}, Reg: ElasticNet{Lambda: 1e-5}}
 		for _, solver := range []Solver{SolverSDCAAsync, SolverSDCAWild} {
 			b.Run(fmt.Sprintf("%s/%s", file, solver), func(b *testing.B) {
