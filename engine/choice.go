@@ -205,8 +205,9 @@ func coCoAGain(prob Problem, opt Options, kappa float64) (int, float64) {
 // sdca-async's bounds the drift of its running v and recomputes nothing;
 // so sdca-async is taken wherever its gain is within asyncMargin of
 // cocoa's, the models' resolution. On url-shaped unit rows (κ/n = 0.025,
-// gains 1.5 and 1.56) both take five epochs, and sdca-async's whole
-// training to a 1e-6 gap measured 5.1–6.4 s against cocoa's 6.5–8.3 s.
+// gains 1.5 and 1.56) both take five epochs, and sdca-async, without
+// cocoa's last recomputation, trained faster to a 1e-6 gap (bench/RESULTS.md,
+// "The second core on raw wide data").
 func asyncGain(prob Problem, opt Options) (int, float64) {
 	k := sdca.AsyncWorkers(prob.X, opt.Threads)
 	if k < 2 || opt.Deterministic {
