@@ -447,9 +447,9 @@ const driftShare = 0.01
 // a lower bound on P* at the duals, and a run may stop on it. Where the
 // bound is more than driftShare of the gap it would be, v is recomputed
 // first, and the drift starts again from zero. The bound is a worst case
-// and still small: on url-shaped 0/1 rows after 16 epochs it lowered D by
-// 2.6e-13 against a gap of 2.9e-7, so that no certificate there recomputes
-// v, which on such wide data costs more than an epoch.
+// and still far below the gaps on the wide data measured (bench/RESULTS.md,
+// "The second core on raw wide data"), where no certificate recomputes v
+// any more, a pass that costs more than an epoch there.
 func (c *sdcaCore) certificateWithin() driver.TracePoint {
 	var tp driver.TracePoint
 	bound := math.Inf(1)
