@@ -145,6 +145,10 @@ type newton struct {
 	// point: what one Hessian product reads.
 	activeNNZ int64
 
+	// zSteps counts the steps since z was last computed as A·w: after a
+	// step, z holds z + α·dz instead (0: z is not A·w; see zMaxSteps).
+	zSteps int
+
 	// The sweep at w also yields the certificate, so certify and the next
 	// step share one pass over the data (fresh says it is current).
 	fresh    bool
@@ -581,7 +585,31 @@ func (s *newton) newtonStep() (moved bool, err error) {
 		s.updateRadius(alpha, math.Sqrt(sMs), truncated)
 	}
 	kernels.Axpy(alpha, s.step, w)
+	s.advanceMargins(alpha)
 	return true, nil
+}
+
+// zMaxSteps bounds the steps over which the margins are carried as
+// z + α·dz before sweepAt computes them afresh as A·w.
+const zMaxSteps = 8
+
+// advanceMargins sets z to z + α·dz, the margins at the new point w + αs
+// up to rounding, so that the next sweep need not compute A·w: a Newton
+// step then reads A twice (the sweep's gradient, dz = A·s) instead of
+// three times. Each carried step adds rounding of the order of dz's own,
+// u·|A|·(|w| + α|s|) per row, where A·w's dot product has u·|A|·|w|; after
+// zMaxSteps steps the sweep computes A·w afresh, so that the error does
+// not accumulate. Where the margins come from the shared products sweep,
+// it computes them anyway.
+func (s *newton) advanceMargins(alpha float64) {
+	if s.products != nil || s.zSteps >= zMaxSteps {
+		s.zSteps = 0
+		return
+	}
+	for k, dk := range s.dz {
+		s.z[k] += alpha * dk
+	}
+	s.zSteps++
 }
 
 // mNorms returns sᵀMp and pᵀMp for CG's step s and direction p, in the
@@ -685,6 +713,7 @@ func (s *newton) sweepAt() error {
 	// over the ranks they travel in the allreduce of the gradient.
 	var tail [4]float64
 	shared := s.products != nil
+	carried := s.zSteps > 0 // z = A·w, carried from the last step
 	if shared {
 		// The margins in a sweep shared with the other runs, the rest on
 		// this run's own, for which the others need not wait.
@@ -701,7 +730,7 @@ func (s *newton) sweepAt() error {
 		for k := lo; k < hi; k++ {
 			val, idx := s.x.Row(k)
 			var zk float64
-			if shared {
+			if shared || carried {
 				zk = s.z[k]
 			} else {
 				zk = kernels.SparseDot(val, idx, w)
@@ -750,8 +779,12 @@ func (s *newton) sweepAt() error {
 	if err != nil {
 		return err
 	}
-	s.visits += 3 * float64(s.nnz)
-	s.sweepFlops += 3 * float64(s.nnz)
+	reads := 3.0
+	if carried {
+		reads = 2 // the gradient's products only
+	}
+	s.visits += reads * float64(s.nnz)
+	s.sweepFlops += reads * float64(s.nnz)
 	s.activeNNZ = int64(tail[3])
 	s.hessStale = s.hess != nil
 	clipped := tail[2] != 0

@@ -631,3 +631,48 @@ func TestNewtonCholesky(t *testing.T) {
 		t.Errorf("a repeated column at λ = 1e-16: relative gap %.3g after %d steps (%s)", res.Final.RelGap, res.Final.Epoch, res.Note)
 	}
 }
+
+// TestNewtonCarriedMargins checks the margins that a step carries as
+// z + α·dz against A·w computed afresh, row by row, within the rounding of
+// the steps they were carried over, and that the sweep computes them afresh
+// after zMaxSteps steps.
+func TestNewtonCarriedMargins(t *testing.T) {
+	x, b := enginetest.SparseData(3000, 200, 12, 5)
+	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-6}}
+	s, err := newNewton(prob, driver.Options{Solver: SolverNewton, Threads: 2, Tol: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Finish(&driver.Result{})
+	const u = 0x1p-53
+	carried, afresh := 0, 0
+	for step := 0; step < 3*zMaxSteps; step++ {
+		if _, err := s.Certify(); err != nil { // the sweep at w
+			t.Fatal(err)
+		}
+		if s.zSteps > 0 {
+			carried++
+		} else if step > 0 {
+			afresh++
+		}
+		for k := range x.Rows {
+			val, idx := x.Row(k)
+			var z, size float64
+			for p, j := range idx {
+				z += val[p] * s.w[j]
+				size += math.Abs(val[p] * s.w[j])
+			}
+			if tol := 8 * float64(len(idx)+s.zSteps) * u * (size + math.Abs(z)); math.Abs(s.z[k]-z) > tol {
+				t.Fatalf("step %d (%d carried), row %d: z = %.17g, A·w = %.17g, off by more than %.3g", step, s.zSteps, k, s.z[k], z, tol)
+			}
+		}
+		if moved, err := s.newtonStep(); err != nil {
+			t.Fatal(err)
+		} else if !moved {
+			break
+		}
+	}
+	if carried == 0 || afresh == 0 {
+		t.Fatalf("%d sweeps used carried margins and %d computed them afresh after the first; want both", carried, afresh)
+	}
+}
