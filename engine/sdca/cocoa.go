@@ -248,6 +248,9 @@ func (s *cocoa) local(ctx context.Context, w int) int64 {
 		if i&4095 == 4095 && ctx.Err() != nil {
 			return int64(i)
 		}
+		if next := i + prefetchAhead; next < len(order) {
+			s.prefetchSample(int(order[next]))
+		}
 		k := int(k32)
 		lo, hi := indptr[k], indptr[k+1]
 		val, idx := values[lo:hi], indices[lo:hi]

@@ -559,6 +559,9 @@ func (s *distCoCoA) localPass(w int) int64 {
 		if i&4095 == 4095 && s.local.Err() != nil {
 			return int64(i)
 		}
+		if next := i + prefetchAhead; next < len(order) {
+			s.prefetchSample(int(order[next]))
+		}
 		k := int(k32)
 		lo, hi := indptr[k], indptr[k+1]
 		val, idx := values[lo:hi], indices[lo:hi]

@@ -317,6 +317,9 @@ func (s *sdcaAsync) work(ctx context.Context, w int) int64 {
 			s.stopped.Store(true)
 			return int64(i)
 		}
+		if next := i + prefetchAhead; next < len(order) {
+			s.prefetchSample(int(order[next]))
+		}
 		k := int(k32)
 		lo, hi := indptr[k], indptr[k+1]
 		val, idx := values[lo:hi], indices[lo:hi]
@@ -362,6 +365,9 @@ func (s *sdcaAsync) workBuffered(ctx context.Context, w int) int64 {
 		}
 		if i&flush == flush {
 			roundings += flushBuffer(delta, v)
+		}
+		if next := i + prefetchAhead; next < len(order) {
+			s.prefetchSample(int(order[next]))
 		}
 		k := int(k32)
 		lo, hi := indptr[k], indptr[k+1]
