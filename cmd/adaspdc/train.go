@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -62,8 +63,8 @@ func train(args []string, stdout, stderr io.Writer) error {
 		loss, _ := f.lossFunc() // validate has checked it
 		return trainDistributed(c, f, opt, loss, f.data, f.features, f.lambdaSet, f.tol > 0, stdout, stderr)
 	}
-	if f.checkpoint != "" {
-		return mistakef("-checkpoint: distributed runs only (under mpirun, -np 1 too); one process writes its best model to -model when stopped by a signal")
+	if f.checkpoint != "" && (f.cv > 0 || f.lambdaAuto || f.l1Auto || f.multiclass == "multinomial") {
+		return mistakef("-checkpoint: takes one run of a binary or regression model, not -cv, a search over λ (-lambda auto, -l1 auto) or the multinomial model")
 	}
 	trace, err := openTrace(f.trace)
 	if err != nil {
@@ -91,11 +92,22 @@ func train(args []string, stdout, stderr io.Writer) error {
 	}
 	normHint(tp.prob.X, f, opt, stderr)
 	opt.Callback = epochCallback(f.quiet, trace, stderr)
+	if tp.multi && f.checkpoint != "" {
+		return mistakef("-checkpoint: takes one run of a binary or regression model, not one-vs-rest's runs over the classes of %s", f.data)
+	}
 	if tp.multi && f.multiclass != "multinomial" {
 		return trainOneVsRest(ctx, tp.prob, tp.y, opt, f, tp.remap, tp.dim, stdout, stderr)
 	}
+	ck := newCheckpointer(f.checkpoint, func(w []float64) *engine.Model {
+		m := modelOf(tp.prob, f.normalize, w)
+		restoreModel(m, f, tp.remap, tp.dim)
+		return m
+	})
+	if ck != nil {
+		opt.Checkpoint = ck.save
+	}
 	model, res, err := runTraining(ctx, tp, f, opt)
-	traceErr := trace.finish(stderr)
+	traceErr := cmp.Or(trace.finish(stderr), ck.report(stderr))
 	return reportTraining(model, res, err, traceErr, f, stdout, stderr)
 }
 

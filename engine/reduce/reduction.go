@@ -332,12 +332,12 @@ func checkInner(kind reductionKind, opt driver.Options) error {
 const defaultInner driver.Solver = "adaspdc"
 
 // innerOptions returns the options the inner solver runs a stage with: the
-// outer ones, less what the outer driver owns (stopping, callbacks, the time
-// limit), with the warm start of the stage.
+// outer ones, less what the outer driver owns (stopping, callbacks and
+// checkpoints, the time limit), with the warm start of the stage.
 func innerOptions(opt driver.Options, e *driver.Entry, warm []float64) driver.Options {
 	o := opt.Without(Family)
 	o.Solver = e.Name
-	o.Callback, o.StopRule = nil, nil
+	o.Callback, o.StopRule, o.Checkpoint = nil, nil, nil
 	o.TimeLimit, o.TargetPrimal = 0, 0
 	o.WarmStart = warm
 	return o

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/adaspdc/adaspdc/engine/modelio"
+)
+
+// TestTrainCheckpointOneProcess trains one process with -checkpoint on
+// heart_scale with its features spread over ten times the columns, so that
+// the solver sees the compacted columns and the models must be widened
+// back: the checkpoint written at the best certificate, the last of a run
+// that converges, is the model that -model holds. A restart from it (-init)
+// certifies the checkpoint's primal first. Several classes, -cv and the
+// searches over λ refuse -checkpoint.
+func TestTrainCheckpointOneProcess(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile("../../testdata/heart_scale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spread strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(string(src)), "\n") {
+		fields := strings.Fields(line)
+		spread.WriteString(fields[0])
+		for _, tok := range fields[1:] {
+			j, v, _ := strings.Cut(tok, ":")
+			k, _ := strconv.Atoi(j)
+			fmt.Fprintf(&spread, " %d:%s", 10*k, v)
+		}
+		spread.WriteString("\n")
+	}
+	data := filepath.Join(dir, "spread")
+	if err := os.WriteFile(data, []byte(spread.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, solver := range []string{"newton", "sdca"} {
+		model, ck := filepath.Join(dir, solver+".json"), filepath.Join(dir, solver+"-ck.json")
+		status, out, errOut := runCmd("train", "-quiet", "-data", data, "-solver", solver, "-tol", "1e-9", "-model", model, "-checkpoint", ck)
+		m := summaryRE.FindStringSubmatch(out)
+		if status != 0 || m == nil {
+			t.Fatalf("%s: status %d, stdout %q, stderr %q", solver, status, out, errOut)
+		}
+		saved, err := modelio.Load(model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept, err := modelio.Load(ck)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if saved.Dim != 130 || !reflect.DeepEqual(saved, kept) {
+			t.Errorf("%s: the checkpoint (dim %d) is not the model written at the end (dim %d)", solver, kept.Dim, saved.Dim)
+		}
+	}
+
+	// Restart newton from a loose run's checkpoint: its first certificate
+	// is that of the checkpoint's weights.
+	ck, trace := filepath.Join(dir, "loose.json"), filepath.Join(dir, "trace.csv")
+	status, out, errOut := runCmd("train", "-quiet", "-data", data, "-solver", "newton", "-tol", "1e-2", "-checkpoint", ck)
+	first := summaryRE.FindStringSubmatch(out)
+	if status != 0 || first == nil {
+		t.Fatalf("loose run: status %d, stdout %q, stderr %q", status, out, errOut)
+	}
+	status, out, errOut = runCmd("train", "-quiet", "-data", data, "-solver", "newton", "-init", ck, "-trace", trace)
+	if status != 0 || summaryRE.FindStringSubmatch(out) == nil {
+		t.Fatalf("restart: status %d, stdout %q, stderr %q", status, out, errOut)
+	}
+	fh, err := os.Open(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(fh).ReadAll()
+	fh.Close()
+	if err != nil || len(rows) < 2 {
+		t.Fatalf("restart: trace %v %v", rows, err)
+	}
+	start, _ := strconv.ParseFloat(rows[1][2], 64)
+	ckPrimal, _ := strconv.ParseFloat(first[1], 64)
+	if !(abs(start-ckPrimal) <= 1e-11*abs(ckPrimal)) {
+		t.Errorf("restart: first primal %.17g, the checkpoint's %.12g", start, ckPrimal)
+	}
+
+	three := filepath.Join(dir, "three")
+	os.WriteFile(three, []byte("1 1:1\n2 2:1\n3 3:1\n1 1:0.9 2:0.1\n2 2:0.8 3:0.1\n3 1:0.1 3:1.1\n"), 0o644)
+	for _, args := range [][]string{
+		{"-data", three},
+		{"-data", data, "-cv", "3"},
+		{"-data", data, "-cv", "3", "-lambda", "auto"},
+		{"-data", data, "-lambda", "auto"},
+		{"-data", data, "-l1", "auto"},
+		{"-data", three, "-multiclass", "multinomial"},
+	} {
+		status, _, errOut := runCmd(append([]string{"train", "-quiet", "-checkpoint", filepath.Join(dir, "refused.json")}, args...)...)
+		if status != 2 || !strings.Contains(errOut, "-checkpoint") {
+			t.Errorf("%v: status %d, stderr %q, want a refusal", args, status, errOut)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "refused.json")); err == nil {
+			t.Errorf("%v: a refused run wrote the checkpoint", args)
+		}
+	}
+}
