@@ -13,6 +13,15 @@ func prefetch2Asm(p, q unsafe.Pointer)
 //go:noescape
 func prefetchRangeAsm(p unsafe.Pointer, n int)
 
+//go:noescape
+func prefetchIndexedAsm(base unsafe.Pointer, idx []int32, size int)
+
+// PrefetchIndexed prefetches the elements idx[k] of the array at base
+// whose elements take size bytes each: a gather's addresses, asked for
+// before the gather. A prefetch never faults, so indices outside the
+// array are harmless.
+func PrefetchIndexed(base unsafe.Pointer, idx []int32, size int) { prefetchIndexedAsm(base, idx, size) }
+
 // Prefetch asks the CPU to bring the cache line holding p into all cache
 // levels (PREFETCHT0), without waiting for it. It never faults, so p may be
 // any address; it is a hint, and a no-op without assembly.

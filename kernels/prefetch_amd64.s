@@ -31,3 +31,24 @@ loop:
 	CMPQ AX, DX
 	JB   loop
 	RET
+
+// func prefetchIndexedAsm(base unsafe.Pointer, idx []int32, size int)
+// Prefetches base + size·idx[k] for every k (PREFETCHT0).
+TEXT ·prefetchIndexedAsm(SB), NOSPLIT, $0-40
+	MOVQ base+0(FP), AX
+	MOVQ idx_base+8(FP), SI
+	MOVQ idx_len+16(FP), CX
+	MOVQ size+32(FP), BX
+	TESTQ CX, CX
+	JE   done
+
+next:
+	MOVLQSX (SI), DX
+	IMULQ BX, DX
+	PREFETCHT0 (AX)(DX*1)
+	ADDQ $4, SI
+	DECQ CX
+	JNE  next
+
+done:
+	RET

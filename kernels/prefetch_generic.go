@@ -13,3 +13,7 @@ func Prefetch2(p, q unsafe.Pointer) {}
 
 // PrefetchRange prefetches every cache line of the n bytes from p.
 func PrefetchRange(p unsafe.Pointer, n int) {}
+
+// PrefetchIndexed prefetches the elements idx[k] of the array at base
+// whose elements take size bytes each.
+func PrefetchIndexed(base unsafe.Pointer, idx []int32, size int) {}

@@ -4,6 +4,9 @@ import (
 	"cmp"
 	"slices"
 	"sync"
+	"unsafe"
+
+	"github.com/adaspdc/adaspdc/kernels"
 )
 
 // GroupColumnsByCount renumbers the columns of m in place so that the most
@@ -28,7 +31,12 @@ import (
 // Because every tier keeps its columns' order and the tiers' new numbers
 // ascend, each row stays sorted by moving its entries of each tier, in
 // order, ahead of the next tier's: O(NNZ) time, on several goroutines for
-// a large matrix, besides sorting the used columns by count. It allocates
+// a large matrix, besides sorting the used columns by count. The per-column
+// arrays that its two passes read at each entry's column (counts, tiers,
+// new numbers) outgrow the cache on wide data, so each pass asks for the
+// next block's or row's elements before it reads its own
+// (kernels.PrefetchIndexed); see the RESULTS section "Wide data: the
+// grouping's lookups prefetched". It allocates
 // arrays of Cols entries only where Cols is at most a few dozen times the
 // entries; otherwise it first compacts the columns in place (see
 // CompactColumns).
@@ -52,8 +60,16 @@ func (m *CSR) GroupColumnsByCount(bounds []int) (cols []int32) {
 	var mu sync.Mutex
 	m.eachRowRange(func(lo, hi int) {
 		own := make([]uint32, m.Cols)
-		for _, j := range m.Indices[m.Indptr[lo]:m.Indptr[hi]] {
-			own[j]++
+		// The counts of a wide matrix do not fit the cache, and a
+		// column's is read where its entries fall: ask for the next
+		// block's counts before adding up this block's.
+		idx := m.Indices[m.Indptr[lo]:m.Indptr[hi]]
+		for s := 0; s < len(idx); s += countBlock {
+			e := min(s+countBlock, len(idx))
+			kernels.PrefetchIndexed(unsafe.Pointer(unsafe.SliceData(own)), idx[e:min(e+countBlock, len(idx))], 4)
+			for _, j := range idx[s:e] {
+				own[j]++
+			}
 		}
 		mu.Lock()
 		for j, c := range own {
@@ -99,6 +115,13 @@ func (m *CSR) GroupColumnsByCount(bounds []int) (cols []int32) {
 		for i := lo; i < hi; i++ {
 			a, b := m.Indptr[i], m.Indptr[i+1]
 			idx, val := m.Indices[a:b], m.Values[a:b]
+			if i+1 < hi {
+				// As for the counts: the next row's tiers and new
+				// numbers, asked for before this row's are read.
+				next := m.Indices[b:m.Indptr[i+2]]
+				kernels.PrefetchIndexed(unsafe.Pointer(unsafe.SliceData(tier)), next, 1)
+				kernels.PrefetchIndexed(unsafe.Pointer(unsafe.SliceData(newOf)), next, 4)
+			}
 			clear(at)
 			for _, j := range idx {
 				at[tier[j]+1]++
@@ -182,3 +205,7 @@ func columnTiers(counts []uint64, bounds []int) []uint8 {
 	}
 	return tier
 }
+
+// countBlock is the entries whose columns' counts GroupColumnsByCount asks
+// for ahead of adding them up.
+const countBlock = 128
