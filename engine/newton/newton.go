@@ -145,8 +145,9 @@ type newton struct {
 	// point: what one Hessian product reads.
 	activeNNZ int64
 
-	// zSteps counts the steps since z was last computed as A·w: after a
-	// step, z holds z + α·dz instead (0: z is not A·w; see zMaxSteps).
+	// zSteps counts the steps over which z has been carried as z + α·dz
+	// since a sweep last computed it as A·w (0: the next sweep computes
+	// it; see advanceMargins).
 	zSteps int
 
 	// The sweep at w also yields the certificate, so certify and the next
