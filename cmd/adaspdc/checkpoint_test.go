@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adaspdc/adaspdc/engine"
 	"github.com/adaspdc/adaspdc/engine/modelio"
 )
 
@@ -48,14 +49,8 @@ func TestTrainCheckpointOneProcess(t *testing.T) {
 		if status != 0 || m == nil {
 			t.Fatalf("%s: status %d, stdout %q, stderr %q", solver, status, out, errOut)
 		}
-		saved, err := modelio.Load(model)
-		if err != nil {
-			t.Fatal(err)
-		}
-		kept, err := modelio.Load(ck)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ms := loadModels(t, model, ck)
+		saved, kept := ms[0], ms[1]
 		if saved.Dim != 130 || !reflect.DeepEqual(saved, kept) {
 			t.Errorf("%s: the checkpoint (dim %d) is not the model written at the end (dim %d)", solver, kept.Dim, saved.Dim)
 		}
@@ -73,16 +68,7 @@ func TestTrainCheckpointOneProcess(t *testing.T) {
 	if status != 0 || summaryRE.FindStringSubmatch(out) == nil {
 		t.Fatalf("restart: status %d, stdout %q, stderr %q", status, out, errOut)
 	}
-	fh, err := os.Open(trace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := csv.NewReader(fh).ReadAll()
-	fh.Close()
-	if err != nil || len(rows) < 2 {
-		t.Fatalf("restart: trace %v %v", rows, err)
-	}
-	start, _ := strconv.ParseFloat(rows[1][2], 64)
+	start, _ := strconv.ParseFloat(traceRows(t, trace)[1][2], 64)
 	ckPrimal, _ := strconv.ParseFloat(first[1], 64)
 	if !(abs(start-ckPrimal) <= 1e-11*abs(ckPrimal)) {
 		t.Errorf("restart: first primal %.17g, the checkpoint's %.12g", start, ckPrimal)
@@ -106,4 +92,34 @@ func TestTrainCheckpointOneProcess(t *testing.T) {
 			t.Errorf("%v: a refused run wrote the checkpoint", args)
 		}
 	}
+}
+
+// loadModels loads the model files, failing the test on any error.
+func loadModels(t *testing.T, paths ...string) []*engine.Model {
+	t.Helper()
+	ms := make([]*engine.Model, len(paths))
+	for i, p := range paths {
+		m, err := modelio.Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms[i] = m
+	}
+	return ms
+}
+
+// traceRows reads a -trace file, failing the test unless it holds a header
+// and at least one certificate.
+func traceRows(t *testing.T, path string) [][]string {
+	t.Helper()
+	fh, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	rows, err := csv.NewReader(fh).ReadAll()
+	if err != nil || len(rows) < 2 {
+		t.Fatalf("trace %s: %v %v", path, rows, err)
+	}
+	return rows
 }

@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"errors"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -131,15 +129,7 @@ func TestTrainDistributedStopped(t *testing.T) {
 			if !strings.Contains(errOut, "interrupted by a signal") {
 				t.Errorf("stderr does not say the run was interrupted: %s", errOut)
 			}
-			saved, err := modelio.Load(model)
-			if err != nil {
-				t.Fatal(err)
-			}
-			kept, err := modelio.Load(ck)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(saved, kept) {
+			if ms := loadModels(t, model, ck); !reflect.DeepEqual(ms[0], ms[1]) {
 				t.Errorf("the model written at the stop is not the checkpoint of the best certificate")
 			}
 		})
@@ -190,15 +180,7 @@ func TestTrainDistributedRestart(t *testing.T) {
 		if d := p - p1; d > g+1e-12 || -d > g1+1e-12 {
 			t.Errorf("%s, restart: primal %.12g, one process %.12g, gaps %.3g and %.3g", solver, p, p1, g, g1)
 		}
-		fh, err := os.Open(trace)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rows, err := csv.NewReader(fh).ReadAll()
-		fh.Close()
-		if err != nil || len(rows) < 2 {
-			t.Fatalf("%s, restart: trace %v %v", solver, rows, err)
-		}
+		rows := traceRows(t, trace)
 		start, _ := strconv.ParseFloat(rows[1][2], 64)
 		ckPrimal, _ := strconv.ParseFloat(first[1], 64)
 		if solver == "newton" && !(abs(start-ckPrimal) <= 1e-11*abs(ckPrimal)) {
