@@ -122,9 +122,10 @@ func acceptsSDCAAsync(prob objective.Problem, opt driver.Options) error {
 // step moves their cache lines from core to core at every step. (That, not
 // the locked instruction, is the cost: with the buffer, plain unlocked adds
 // into the other columns, a race kept out of the code, ran the epochs no
-// faster.) So each worker adds its changes to those coordinates into a private buffer δ_w, reads vⱼ + δ_wⱼ for them, and
-// adds δ_w into v (atomically, then zeroes it) every B of its steps and
-// at the end of its share. Every change still lands in v exactly once, so
+// faster.) So each worker adds its changes to those coordinates into a
+// private buffer δ_w, reads vⱼ + δ_wⱼ for them, and adds δ_w into v
+// (atomically, then zeroes it) every B of its steps and at the end of its
+// share. Every change still lands in v exactly once, so
 // v = (1/n) Σ yₖaₖ up to rounding at the epoch's end, as without the
 // buffer; the other workers see a worker's changes to the buffered
 // coordinates up to B steps late, which adds at most B·(workers − 1) to
