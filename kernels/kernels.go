@@ -72,6 +72,8 @@ var (
 
 	sparseDotLanesFunc  func(val []float64, idx []int32, v, t []float64)
 	sparseAxpyLanesFunc func(u, val []float64, idx []int32, o []float64)
+
+	dotTile4Func func(dst *[16]float64, a []float64, lda int, b []float64, ldb int, k int)
 )
 
 // impl is one complete implementation of the exported functions, with
@@ -86,6 +88,8 @@ type impl struct {
 
 	sparseDotLanes  func(val []float64, idx []int32, v, t []float64)
 	sparseAxpyLanes func(u, val []float64, idx []int32, o []float64)
+
+	dotTile4 func(dst *[16]float64, a []float64, lda int, b []float64, ldb int, k int)
 }
 
 var genericImpl = impl{
@@ -98,6 +102,8 @@ var genericImpl = impl{
 
 	sparseDotLanes:  sparseDotLanesGeneric,
 	sparseAxpyLanes: sparseAxpyLanesGeneric,
+
+	dotTile4: dotTile4Generic,
 }
 
 // envVar names the environment variable that overrides the choice of
@@ -130,6 +136,7 @@ func use(im impl) {
 	sparseDotAxpyFunc = im.sparseDotAxpy
 	sparseDotLanesFunc = im.sparseDotLanes
 	sparseAxpyLanesFunc = im.sparseAxpyLanes
+	dotTile4Func = im.dotTile4
 }
 
 // Panic messages for programming errors.

@@ -26,6 +26,8 @@ func supportedImpls() []impl {
 
 		sparseDotLanes:  sparseDotLanesAVX2,
 		sparseAxpyLanes: sparseAxpyLanesAVX2,
+
+		dotTile4: dotTile4Dots(dotAVX2),
 	})
 	if cpuid.CPU.Supports(cpuid.AVX512F) {
 		impls = append(impls, impl{
@@ -38,6 +40,8 @@ func supportedImpls() []impl {
 
 			sparseDotLanes:  sparseDotLanesAVX2,
 			sparseAxpyLanes: sparseAxpyLanesAVX2,
+
+			dotTile4: dotTile4AVX512,
 		})
 	}
 	return impls

@@ -132,3 +132,11 @@ func sparseAxpyLanesAVX2(u, val []float64, idx []int32, o []float64) {
 		panic(indexError(idx, rows))
 	}
 }
+
+//go:noescape
+func dotTile4AVX512Asm(dst *[16]float64, a *float64, lda int, b *float64, ldb int, k int)
+
+func dotTile4AVX512(dst *[16]float64, a []float64, lda int, b []float64, ldb int, k int) {
+	checkTile(a, lda, b, ldb, k)
+	dotTile4AVX512Asm(dst, unsafe.SliceData(a), lda, unsafe.SliceData(b), ldb, k)
+}

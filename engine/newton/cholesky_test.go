@@ -1,0 +1,111 @@
+package newton
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestCholFactor checks the blocked factor against its definition,
+// L·Lᵀ = S(Hd + Λ)S with S the Jacobi scaling, at widths that leave 0 to 3
+// rows outside the blocks of four, and that cholSolve then solves
+// (Hd + Λ)x = b. A Hessian singular to rounding (a repeated column,
+// Λ = 0) must be refused.
+func TestCholFactor(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, d := range []int{1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 31, 64, 66, 150} {
+		hd, lam := randomHessian(rng, d, d+5)
+		l, scale := make([]float64, d*d), make([]float64, d)
+		if !cholFactor(hd, lam, l, scale, d) {
+			t.Fatalf("d=%d: the factor of a positive definite matrix failed", d)
+		}
+		for i := range d {
+			for j := 0; j <= i; j++ {
+				var s, mag float64
+				for k := 0; k <= j; k++ {
+					s += l[i*d+k] * l[j*d+k]
+					mag += math.Abs(l[i*d+k] * l[j*d+k])
+				}
+				want := scale[i] * hd[i*d+j] * scale[j]
+				if i == j {
+					want = scale[i] * (hd[i*d+i] + lam[i]) * scale[i]
+				}
+				if math.Abs(s-want) > 1e-13*(mag+1) {
+					t.Fatalf("d=%d: (L·Lᵀ)[%d][%d] = %v, want %v", d, i, j, s, want)
+				}
+			}
+		}
+		b, x := make([]float64, d), make([]float64, d)
+		for i := range b {
+			b[i] = rng.NormFloat64()
+		}
+		cholSolve(l, scale, b, x, d)
+		for i := range d {
+			r, mag := -b[i], math.Abs(b[i])
+			for j := range d {
+				h := hd[i*d+j]
+				if i == j {
+					h += lam[i]
+				}
+				r += h * x[j]
+				mag += math.Abs(h * x[j])
+			}
+			if math.Abs(r) > 1e-9*mag {
+				t.Fatalf("d=%d: residual %v of row %d, against %v", d, r, i, mag)
+			}
+		}
+
+		if d < 2 {
+			continue
+		}
+		// Column d−1 repeats column 0 and Λ = 0: singular.
+		for i := range d {
+			hd[i*d+d-1] = hd[i*d]
+			hd[(d-1)*d+i] = hd[i]
+		}
+		hd[(d-1)*d+d-1] = hd[0]
+		clear(lam)
+		if cholFactor(hd, lam, l, scale, d) {
+			t.Fatalf("d=%d: the factor of a singular matrix succeeded", d)
+		}
+	}
+}
+
+// randomHessian returns Aᵀ diag(c) A for a random m×d matrix A with some
+// zero entries and weights c > 0, row-major with both triangles set, and
+// a small positive Λ.
+func randomHessian(rng *rand.Rand, d, m int) (hd, lam []float64) {
+	a := make([]float64, m*d)
+	for i := range a {
+		if rng.IntN(3) > 0 {
+			a[i] = rng.NormFloat64() * float64(1+i%5)
+		}
+	}
+	hd = make([]float64, d*d)
+	for k := range m {
+		c := 0.1 + rng.Float64()
+		row := a[k*d : k*d+d]
+		for i, ai := range row {
+			for j, aj := range row {
+				hd[i*d+j] += c * ai * aj
+			}
+		}
+	}
+	lam = make([]float64, d)
+	for i := range lam {
+		lam[i] = 1e-3 * (1 + rng.Float64())
+	}
+	return hd, lam
+}
+
+// BenchmarkCholFactor factors a Hessian of w8a's width, d = 300.
+func BenchmarkCholFactor(b *testing.B) {
+	const d = 300
+	hd, lam := randomHessian(rand.New(rand.NewPCG(1, 2)), d, 2*d)
+	l, scale := make([]float64, d*d), make([]float64, d)
+	for b.Loop() {
+		if !cholFactor(hd, lam, l, scale, d) {
+			b.Fatal("the factor failed")
+		}
+	}
+}
