@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/adaspdc/adaspdc/engine/driver"
 	"github.com/adaspdc/adaspdc/engine/objective"
@@ -215,6 +216,11 @@ func newNewtonOn(prob objective.Problem, opt driver.Options, world *driver.World
 		_, s.lam[j], s.shift[j] = s.reg.Coord(j)
 	}
 	s.z, s.dz, s.curv = cut(n), cut(n), cut(n)
+	if !slices.ContainsFunc(s.w, func(v float64) bool { return v != 0 }) {
+		// At w = 0 the margins are A·w = 0 exactly, as z starts: the
+		// first sweep need not compute them (advanceMargins' zSteps).
+		s.zSteps = 1
+	}
 	for _, v := range []*[]float64{&s.grad, &s.diag, &s.step, &s.r, &s.p, &s.q, &s.mr} {
 		*v = cut(d)
 	}
@@ -562,23 +568,21 @@ func (s *newton) newtonStep() (moved bool, err error) {
 		}
 	}
 
-	// dz = A s, then the line search along s.
+	// dz = A s, then the line search along s. On its own rows, the pass
+	// that computes dz also sums the slope at α = 1, the line search's
+	// first trial.
+	slope1 := math.NaN()
 	if s.products != nil {
 		err = s.products.Margins(s.step, s.dz)
 	} else {
-		err = s.sweep.Run(func(lo, hi int, _ [][]float64) {
-			for k := lo; k < hi; k++ {
-				val, idx := s.x.Row(k)
-				s.dz[k] = kernels.SparseDot(val, idx, s.step)
-			}
-		})
+		slope1, err = s.stepMargins()
 	}
 	if err != nil {
 		return false, err
 	}
 	s.visits += float64(s.nnz)
 	s.sweepFlops += float64(s.nnz)
-	alpha, err := s.lineSearch()
+	alpha, err := s.lineSearch(slope1)
 	if err != nil || alpha == 0 {
 		return false, err
 	}
@@ -1124,11 +1128,53 @@ func (s *newton) along(alpha float64, withLoss bool) (slope, loss float64, err e
 	if err != nil {
 		return 0, 0, err
 	}
-	slope = tail[1] * s.invN
+	return tail[1]*s.invN + s.regSlope(alpha), tail[0] * s.invN, nil
+}
+
+// regSlope returns the derivative of the L2 part of P at w + αs along s.
+func (s *newton) regSlope(alpha float64) float64 {
+	var slope float64
 	for j, sj := range s.step {
 		slope += sj * (s.lam[j]*(s.w[j]+alpha*sj) - s.shift[j])
 	}
-	return slope, tail[0] * s.invN, nil
+	return slope
+}
+
+// stepMargins sets dz = A·s on the rows of this process and returns the
+// slope of P along s at α = 1, the same sum as along(1, false), from the
+// same pass over the rows: the line search's first trial then costs no
+// pass of its own. Its per-chunk sums go through conjSum, as along's do.
+func (s *newton) stepMargins() (float64, error) {
+	var tail [1]float64
+	err := s.sweep.RunSum(func(c, lo, hi int, _ [][]float64) {
+		b, z, dz := s.prob.B, s.z[lo:hi], s.dz[lo:hi]
+		sw := s.prob.SampleWeights
+		var sl float64
+		for k := range dz {
+			val, idx := s.x.Row(lo + k)
+			dk := kernels.SparseDot(val, idx, s.step)
+			dz[k] = dk
+			if dk != 0 {
+				wk := 1.0
+				if sw != nil {
+					wk = sw[lo+k]
+				}
+				sl += wk * s.loss.Deriv(z[k]+dk, b[lo+k]) * dk
+			}
+		}
+		s.conjSum[c] = sl
+	}, func() []float64 {
+		var sl float64
+		for _, v := range s.conjSum {
+			sl += v
+		}
+		tail[0] = sl
+		return tail[:]
+	}, nil)
+	if err != nil {
+		return 0, err
+	}
+	return tail[0]*s.invN + s.regSlope(1), nil
 }
 
 // regAlong returns the L2 part of P at w + αs, up to a constant, for
@@ -1172,7 +1218,7 @@ const newtonMaxStretch = 4.0
 //
 // d(0) is ∇P·s (dz = A·s) and P's loss part at 0 is the sweep's, so no
 // pass is spent on α = 0.
-func (s *newton) lineSearch() (float64, error) {
+func (s *newton) lineSearch(slope1 float64) (float64, error) {
 	d0 := kernels.Dot(s.grad, s.step)
 	if !(d0 < 0) {
 		if d0 == 0 {
@@ -1180,9 +1226,12 @@ func (s *newton) lineSearch() (float64, error) {
 		}
 		return 0, fmt.Errorf("engine: newton: the step is not a descent direction (slope %g): non-finite data?", d0)
 	}
-	d1, _, err := s.along(1, false)
-	if err != nil {
-		return 0, err
+	d1 := slope1
+	if math.IsNaN(d1) {
+		var err error
+		if d1, _, err = s.along(1, false); err != nil {
+			return 0, err
+		}
 	}
 	if d1 <= 0 {
 		if s.hess == nil {
