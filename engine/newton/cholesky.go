@@ -62,18 +62,19 @@ func cholFactor(hd, lam, l, scale []float64, d int) bool {
 		}
 		for j0 := 0; j0 < i0; j0 += 4 {
 			kernels.DotTile4(&t, l[i0*d:], d, l[j0*d:], d, j0)
-			for c := range 4 {
-				j := j0 + c
-				lj := l[j*d+j0 : j*d+j]
-				for r := range 4 {
-					i := i0 + r
-					li := l[i*d+j0 : i*d+j+1]
-					s := t[4*r+c]
-					for k, v := range lj {
-						s += li[k] * v
-					}
-					li[c] = (li[c] - s) * inv[j]
-				}
+			// The columns j₀…j₀+3 of the four rows, by forward
+			// substitution with the 4×4 lower block of rows J,
+			// unrolled so that its ten entries stay in registers.
+			j1, j2, j3 := l[(j0+1)*d+j0:], l[(j0+2)*d+j0:], l[(j0+3)*d+j0:]
+			l10, l20, l21, l30, l31, l32 := j1[0], j2[0], j2[1], j3[0], j3[1], j3[2]
+			v0, v1, v2, v3 := inv[j0], inv[j0+1], inv[j0+2], inv[j0+3]
+			for r := range 4 {
+				li := l[(i0+r)*d+j0 : (i0+r)*d+j0+4]
+				x0 := (li[0] - t[4*r]) * v0
+				x1 := (li[1] - t[4*r+1] - x0*l10) * v1
+				x2 := (li[2] - t[4*r+2] - x0*l20 - x1*l21) * v2
+				x3 := (li[3] - t[4*r+3] - x0*l30 - x1*l31 - x2*l32) * v3
+				li[0], li[1], li[2], li[3] = x0, x1, x2, x3
 			}
 		}
 		kernels.DotTile4(&t, l[i0*d:], d, l[i0*d:], d, i0)
