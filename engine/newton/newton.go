@@ -16,7 +16,10 @@ import (
 
 // SolverNewton is a Newton method on the primal, by the shape of the
 // data: exact steps by the Cholesky factor of the formed Hessian where d
-// is small (denseHessianPays, choleskyPays), otherwise truncated steps by
+// is small (denseHessianPays, choleskyPays), or by conjugate gradients
+// preconditioned with the factor of its part without the rows of tiny
+// curvature where those cost most of forming it (dropShare); otherwise
+// truncated steps by
 // conjugate gradients preconditioned by the Hessian's diagonal (on the
 // formed Hessian, or by products with A; mixed with the regularizer's on
 // data wider than tall, precondMix); a line search on the derivative. Its
@@ -115,6 +118,17 @@ type newton struct {
 	exact           bool // the steps are solved by Cholesky (choleskyPays), not CG
 	cholSteps       int  // Newton steps solved by Cholesky
 	cholFailed      int  // factors that failed (cholMinPivot): CG took the step
+	// The rows whose curvature is below dropCurv (times the row's sample
+	// weight) are left out of the formed matrix where that saves at least
+	// dropMinShare of forming it (split); CG on the whole Hessian, with
+	// the factor of the formed part as its preconditioner, then takes the
+	// step (see dropShare). dropCurv is 0 where the steps are not solved
+	// by Cholesky, and from the step that dropOff is set on, once CG with
+	// that preconditioner has needed splitMaxCG steps.
+	dropCurv       float64
+	split, dropOff bool
+	dropNNZ        int64 // the nonzeros of the rows left out, for the products' count
+	splitSteps     int   // Newton steps solved by CG preconditioned with the factor
 	// The multiply-adds of the run, by kind, for the note: the sweeps'
 	// and CG's products with A (one per nonzero read), forming the
 	// Hessian, factoring and solving with it, and CG's products with it.
@@ -123,6 +137,7 @@ type newton struct {
 	// hessFresh and hessChange are, per chunk of rows, the multiply-adds
 	// of forming the Hessian afresh and of its change, in the last sweep.
 	hessFresh, hessChange []int64
+	hessDropped           []int64 // per chunk: the nonzeros of the rows left out of the last form
 
 	sweep *driver.WorldSweep
 	// products, when not nil, takes the Hessian products with A in sweeps
@@ -232,7 +247,11 @@ func newNewtonOn(prob objective.Problem, opt driver.Options, world *driver.World
 	if denseHessianPaysAt(int64(d), nnz, build) {
 		s.hess, s.curvHess = hugepage.Make[float64](d*d), cut(n)
 		s.hessFresh, s.hessChange = make([]int64, chunks), make([]int64, chunks)
+		s.hessDropped = make([]int64, chunks)
 		s.exact = choleskyPays(int64(d), nnz, build)
+		if s.exact {
+			s.dropCurv = dropShare * s.invN / prob.Loss.Gamma()
+		}
 	}
 	s.lossSum, s.conjSum, s.part = make([]float64, chunks), make([]float64, chunks), make([]float64, max(threads, s.sweep.Ranges()))
 	s.clipped = make([]bool, chunks)
@@ -359,6 +378,9 @@ func (s *newton) Finish(res *driver.Result) error {
 	if s.onRadius > 0 {
 		res.Note += fmt.Sprintf(" (%d ended on the trust radius)", s.onRadius)
 	}
+	if s.splitSteps > 0 {
+		res.Note += fmt.Sprintf(" (%d by CG on H, preconditioned by the factor of its part formed without the rows of curvature below %g of the largest)", s.splitSteps, dropShare)
+	}
 	if s.cholFailed > 0 {
 		res.Note += fmt.Sprintf(" (%d factors failed: CG took the step)", s.cholFailed)
 	}
@@ -471,9 +493,27 @@ func (s *newton) newtonStep() (moved bool, err error) {
 		}
 		return false, nil // at the optimum, to rounding
 	}
-	cg := !(s.exact && s.choleskyStep())
+	cg, cholM := true, false
+	if s.exact && s.factorHessian() {
+		if s.split {
+			// CG on the whole Hessian from s = 0 again, preconditioned by
+			// the factor of its formed part: M = H̃ = H − ΔH.
+			cholM = true
+			cholSolve(s.chol, s.cholScale, r, mr, s.d)
+			copy(p, mr)
+			rz = kernels.Dot(r, mr)
+			s.splitSteps++
+		} else {
+			s.exactStep()
+			cg = false
+		}
+	}
+	gradNorm := math.Sqrt(rz) // ‖∇P‖ in CG's M⁻¹ norm
 	eta := math.Min(0.5, math.Sqrt(gradM/s.gradM0))
-	if s.hess != nil {
+	maxCG := s.maxCG
+	if cholM {
+		eta, maxCG = math.Min(splitEta, eta), splitMaxCG
+	} else if s.hess != nil {
 		// CG steps on the dense Hessian cost d², next to nothing: solve
 		// more exactly, for fewer Newton steps (w8a, logistic, λ = 1e-6:
 		// 11 steps against 12). Tighter than 0.05, rounding grows: on raw
@@ -498,7 +538,8 @@ func (s *newton) newtonStep() (moved bool, err error) {
 	// step: sMs = ‖s‖²_M, sMp = sᵀMp, pMp = ‖p‖²_M (p = M⁻¹r at s = 0).
 	sMs, sMp, pMp := 0.0, 0.0, rz
 	truncated := false
-	for it := 0; cg && it < s.maxCG; it++ {
+	cg0 := s.cgSteps
+	for it := 0; cg && it < maxCG; it++ {
 		pq, err := s.hessianTimes(p, q)
 		if err != nil {
 			return false, err
@@ -525,13 +566,19 @@ func (s *newton) newtonStep() (moved bool, err error) {
 			for j := range r {
 				step[j] += alpha * p[j]
 				r[j] -= alpha * q[j]
-				mr[j] = r[j] / dg[j]
-				rz += r[j] * mr[j]
+				if !cholM {
+					mr[j] = r[j] / dg[j]
+					rz += r[j] * mr[j]
+				}
 			}
 			return rz
 		})
 		if err != nil {
 			return false, err
+		}
+		if cholM {
+			cholSolve(s.chol, s.cholScale, r, mr, s.d)
+			rzNew = kernels.Dot(r, mr)
 		}
 		// The residual rule. Galli & Lin ("A study on truncated Newton
 		// methods for linear classification", IEEE TNNLS 2022) propose
@@ -549,7 +596,7 @@ func (s *newton) newtonStep() (moved bool, err error) {
 		// logistic 23.5 → 25.5, squared hinge 25.0 → 24.2 (η = 0.1). It
 		// won only on raw counts' logistic loss, and failed on their
 		// squared hinge, so the residual rule stays.
-		if math.Sqrt(rzNew) <= eta*gradM {
+		if math.Sqrt(rzNew) <= eta*gradNorm {
 			break
 		}
 		beta := rzNew / rz
@@ -568,6 +615,11 @@ func (s *newton) newtonStep() (moved bool, err error) {
 		}
 	}
 
+	if cholM && s.cgSteps-cg0 >= splitMaxCG {
+		// The formed part no longer preconditions well: the rows left
+		// out carry too much of the curvature. Form them from now on.
+		s.dropOff = true
+	}
 	// dz = A s, then the line search along s. On its own rows, the pass
 	// that computes dz also sums the slope at α = 1, the line search's
 	// first trial.
@@ -586,12 +638,67 @@ func (s *newton) newtonStep() (moved bool, err error) {
 	if err != nil || alpha == 0 {
 		return false, err
 	}
-	if cg && s.trust {
+	if cg && !cholM && s.trust {
 		s.updateRadius(alpha, math.Sqrt(sMs), truncated)
 	}
 	kernels.Axpy(alpha, s.step, w)
 	s.advanceMargins(alpha)
 	return true, nil
+}
+
+// dropShare is the curvature, as a share of the loss's largest (1/γ,
+// γ = Loss.Gamma()), below which a row is left out of the formed Hessian
+// where such rows cost at least dropMinShare of forming it
+// (Σ nnzₖ(nnzₖ + 1)/2). A logistic row's curvature φ″ = σ(1 − σ) falls
+// like e^{−|z|} with its margin, and the rows that the model already fits
+// well may be the long ones, which cost most of forming the matrix and
+// add little to it (on w8a, most of the multiply-adds and a few
+// thousandths of the trace; bench/RESULTS.md, "Newton's Hessian without
+// the rows of tiny curvature"). Left out, their part ΔH = Σ cₖaₖaₖᵀ is
+// applied by products over those rows, 2·nnz each, inside conjugate
+// gradients on the whole Hessian H = M + ΔH, preconditioned by the factor
+// of the formed part M (with Λ): M⁻¹H has its eigenvalues in [1, 1 + δ],
+// δ = λ_max(M^{-1/2} ΔH M^{-1/2}), so CG reaches splitEta in a step or
+// two where the rows left out carry little curvature, and the step is
+// Newton's to that tolerance. A Newton step on M alone would be cheaper
+// still, but it gives up the quadratic convergence: it cost one to three
+// more Newton steps on mushrooms, breast-cancer and australian. Where the
+// rows left out carry much of the curvature (δ large, as on separable
+// data), CG needs more steps; once one solve needs splitMaxCG, the rest
+// of the run forms the whole matrix again.
+const (
+	dropShare    = 1e-3
+	dropMinShare = 0.25
+	splitEta     = 0.05
+	splitMaxCG   = 5
+)
+
+// dropBelow returns the curvature below which row k is left out of the
+// formed Hessian: dropCurv, times the row's weight where sw holds them.
+func (s *newton) dropBelow(sw []float64, k int) float64 {
+	if sw != nil {
+		return s.dropCurv * sw[k]
+	}
+	return s.dropCurv
+}
+
+// dropPays reports whether the rows of this rank below their dropBelow
+// cost at least dropMinShare of forming the Hessian afresh from the
+// curvatures of the last sweep, Σ nnzₖ(nnzₖ + 1)/2 over the rows with
+// φ″ ≠ 0: one read of the curvatures and the row pointers.
+func (s *newton) dropPays(sw []float64) bool {
+	var all, below int64
+	for k, c := range s.curv {
+		if c == 0 {
+			continue
+		}
+		m := s.x.Indptr[k+1] - s.x.Indptr[k]
+		all += m * (m + 1) / 2
+		if c < s.dropBelow(sw, k) {
+			below += m * (m + 1) / 2
+		}
+	}
+	return float64(below) >= dropMinShare*float64(all)
 }
 
 // zMaxSteps bounds the steps over which the margins are carried as
@@ -671,6 +778,16 @@ const trustCut = 0.25
 // the factor fails (cholMinPivot): CG on the formed matrix then takes the
 // step.
 func (s *newton) choleskyStep() bool {
+	if !s.factorHessian() {
+		return false
+	}
+	s.exactStep()
+	return true
+}
+
+// factorHessian sets s.chol to the Cholesky factor of the formed Hessian
+// (cholFactor), and reports false where the factor fails.
+func (s *newton) factorHessian() bool {
 	d := s.d
 	if s.chol == nil {
 		s.chol, s.cholScale = hugepage.Make[float64](d*d), make([]float64, d)
@@ -682,6 +799,12 @@ func (s *newton) choleskyStep() bool {
 		s.cholFailed++
 		return false
 	}
+	return true
+}
+
+// exactStep sets s.step to −H⁻¹∇P from factorHessian's factor.
+func (s *newton) exactStep() {
+	d := s.d
 	cholSolve(s.chol, s.cholScale, s.grad, s.step, d)
 	for j := range s.step {
 		s.step[j] = -s.step[j]
@@ -689,7 +812,6 @@ func (s *newton) choleskyStep() bool {
 	s.visits += 2 * float64(d) * float64(d)
 	s.factorFlops += 2 * float64(d) * float64(d)
 	s.cholSteps++
-	return true
 }
 
 // sweepAt reads the data once at the current w and sets what both the
@@ -842,14 +964,21 @@ func (s *newton) formHessian() error {
 	}
 	// The rank's sweep alone: over the ranks the matrix is summed below,
 	// its upper triangle only.
+	sw := s.prob.SampleWeights
+	drop := s.dropCurv > 0 && !s.dropOff && s.dropPays(sw)
 	err := s.sweep.RowSweep.RunChunks(func(c, lo, hi int, acc [][]float64) {
 		h := acc[0]
-		var fresh, change int64
+		var fresh, change, dropped int64
 		for k := lo; k < hi; k++ {
 			val, idx := s.x.Row(k)
 			c := s.curv[k]
 			m := int64(len(idx))
-			cost, add := m*(m+1)/2, c
+			cost := m * (m + 1) / 2
+			if drop && c != 0 && c < s.dropBelow(sw, k) {
+				c = 0 // left to CG's products (hessianTimes)
+				dropped += m
+			}
+			add := c
 			if c != 0 {
 				fresh += cost
 			}
@@ -868,6 +997,7 @@ func (s *newton) formHessian() error {
 			addOuterUpper(h, d, add, val, idx)
 		}
 		s.hessFresh[c], s.hessChange[c] = fresh, change
+		s.hessDropped[c] = dropped
 	}, out)
 
 	if err != nil {
@@ -875,22 +1005,26 @@ func (s *newton) formHessian() error {
 	}
 	{
 		h := s.hess
-		var fresh, change int64
+		var fresh, change, dropped int64
 		for c := range s.hessFresh {
 			fresh += s.hessFresh[c]
 			change += s.hessChange[c]
+			dropped += s.hessDropped[c]
 		}
 		if s.world != nil {
 			// Over the ranks: the upper triangle of the rank's matrix (or
-			// of its change) and the two costs in one allreduce of
-			// d(d+1)/2 + 2 values, so that every rank holds the same
-			// matrix and takes the same choice of the next sweep's form.
-			costs := []float64{float64(fresh), float64(change)}
+			// of its change), the two costs and the nonzeros left out in
+			// one allreduce of d(d+1)/2 + 3 values, so that every rank
+			// holds the same matrix and takes the same choices of the next
+			// sweep's form and of the products (each rank leaves out its
+			// own rows, which the products then add back).
+			costs := []float64{float64(fresh), float64(change), float64(dropped)}
 			if err := s.world.SumUpper(out, d, costs); err != nil {
 				return err
 			}
-			fresh, change = int64(costs[0]), int64(costs[1])
+			fresh, change, dropped = int64(costs[0]), int64(costs[1]), int64(costs[2])
 		}
+		s.split, s.dropNNZ = dropped > 0, dropped
 		if delta {
 			s.visits += float64(change)
 			s.formFlops += float64(change)
@@ -983,6 +1117,39 @@ func b2f(b bool) float64 {
 // term and the dot product are done by each worker on its range of out,
 // as soon as the range is summed.
 func (s *newton) hessianTimes(v, out []float64) (float64, error) {
+	if h := s.hess; h != nil && s.split {
+		// The formed part H̃ on each worker's coordinates, after the sweep
+		// has summed the rows left out of it: ΔH v = Σₖ (cₖ − c̃ₖ) aₖ aₖᵀv
+		// over the rows whose curvature differs from the one formed.
+		d := s.d
+		err := s.sweep.RunThen(func(_, lo, hi int, acc [][]float64) {
+			o := acc[0]
+			for k := lo; k < hi; k++ {
+				dc := s.curv[k] - s.curvHess[k]
+				if dc == 0 {
+					continue
+				}
+				val, idx := s.x.Row(k)
+				kernels.SparseAxpy(dc*kernels.SparseDot(val, idx, v), val, idx, o)
+			}
+		}, func(t, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				out[i] += kernels.Dot(h[i*d:(i+1)*d], v) + s.lam[i]*v[i]
+			}
+			s.part[t] = kernels.Dot(v[lo:hi], out[lo:hi])
+		}, out)
+		if err != nil {
+			return 0, err
+		}
+		s.visits += float64(d*d) + 2*float64(s.dropNNZ)
+		s.denseFlops += float64(d * d)
+		s.sweepFlops += 2 * float64(s.dropNNZ)
+		var vhv float64
+		for _, x := range s.part[:s.sweep.Ranges()] {
+			vhv += x
+		}
+		return vhv, nil
+	}
 	if h := s.hess; h != nil {
 		d := s.d
 		for i := range out {
