@@ -249,7 +249,10 @@ func newNewtonOn(prob objective.Problem, opt driver.Options, world *driver.World
 		s.hessFresh, s.hessChange = make([]int64, chunks), make([]int64, chunks)
 		s.hessDropped = make([]int64, chunks)
 		s.exact = choleskyPays(int64(d), nnz, build)
-		if s.exact {
+		if _, logistic := prob.Loss.(objective.Logistic); s.exact && logistic {
+			// The one curved loss whose φ″ takes every value in between
+			// (the squared loss's is constant, the hinges' 0 or their
+			// largest), so the only one with rows to leave out.
 			s.dropCurv = dropShare * s.invN / prob.Loss.Gamma()
 		}
 	}
@@ -1275,11 +1278,7 @@ func (s *newton) along(alpha float64, withLoss bool) (slope, loss float64, err e
 				sl += wk * d1 * dk
 			}
 		} else {
-			for k, dk := range dz {
-				if dk != 0 {
-					sl += weight(k) * s.loss.Deriv(z[k]+alpha*dk, b[lo+k]) * dk
-				}
-			}
+			sl = objective.SlopeSum(s.loss, z, dz, b[lo:hi], weightsOf(sw, lo, hi), alpha)
 		}
 		s.lossSum[c], s.conjSum[c] = ls.Sum(), sl
 	}, func() []float64 {
@@ -1298,6 +1297,14 @@ func (s *newton) along(alpha float64, withLoss bool) (slope, loss float64, err e
 	return tail[1]*s.invN + s.regSlope(alpha), tail[0] * s.invN, nil
 }
 
+// weightsOf returns sw[lo:hi], or nil where sw is nil.
+func weightsOf(sw []float64, lo, hi int) []float64 {
+	if sw == nil {
+		return nil
+	}
+	return sw[lo:hi]
+}
+
 // regSlope returns the derivative of the L2 part of P at w + αs along s.
 func (s *newton) regSlope(alpha float64) float64 {
 	var slope float64
@@ -1314,22 +1321,12 @@ func (s *newton) regSlope(alpha float64) float64 {
 func (s *newton) stepMargins() (float64, error) {
 	var tail [1]float64
 	err := s.sweep.RunSum(func(c, lo, hi int, _ [][]float64) {
-		b, z, dz := s.prob.B, s.z[lo:hi], s.dz[lo:hi]
-		sw := s.prob.SampleWeights
-		var sl float64
+		dz := s.dz[lo:hi]
 		for k := range dz {
 			val, idx := s.x.Row(lo + k)
-			dk := kernels.SparseDot(val, idx, s.step)
-			dz[k] = dk
-			if dk != 0 {
-				wk := 1.0
-				if sw != nil {
-					wk = sw[lo+k]
-				}
-				sl += wk * s.loss.Deriv(z[k]+dk, b[lo+k]) * dk
-			}
+			dz[k] = kernels.SparseDot(val, idx, s.step)
 		}
-		s.conjSum[c] = sl
+		s.conjSum[c] = objective.SlopeSum(s.loss, s.z[lo:hi], dz, s.prob.B[lo:hi], weightsOf(s.prob.SampleWeights, lo, hi), 1)
 	}, func() []float64 {
 		var sl float64
 		for _, v := range s.conjSum {

@@ -1,0 +1,63 @@
+package objective
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestCurvedTermsMethods checks that CurvedTerms gives, for the losses it
+// does not share an exponential for, exactly what the loss's own methods
+// give: the squared hinge's concrete calls, and the squared loss's calls
+// through the interface, on both sides of the hinge and at it.
+func TestCurvedTermsMethods(t *testing.T) {
+	for _, loss := range []CurvedLoss{SquaredHinge{}, Squared{}} {
+		for _, b := range []float64{1, -1, 0.5} {
+			for _, z := range []float64{-3, -1, 0, 0.25, 1, 1.5, 2, 1e9} {
+				val, d1, d2, conj := CurvedTerms(loss, z, b)
+				w1 := loss.Deriv(z, b)
+				want := [4]float64{loss.Value(z, b), w1, loss.Deriv2(z, b), loss.Conj(w1, b)}
+				if got := [4]float64{val, d1, d2, conj}; got != want {
+					t.Errorf("%s, b = %g, z = %g: %v, want %v", loss.Name(), b, z, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestSlopeSum checks SlopeSum against the plain loop through the
+// interface, bit for bit, for the losses it matches and one it does not,
+// with and without weights and with zero entries of dz skipped.
+func TestSlopeSum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n = 200
+	z, dz, b, w := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	for k := range n {
+		z[k], dz[k], b[k], w[k] = 3*rng.NormFloat64(), rng.NormFloat64(), 1, 0.5+rng.Float64()
+		if k%3 == 0 {
+			b[k] = -1
+		}
+		if k%7 == 0 {
+			dz[k] = 0
+		}
+	}
+	for _, loss := range []Loss{Logistic{}, SquaredHinge{}, SmoothHinge{}} {
+		for _, weights := range [][]float64{nil, w} {
+			for _, alpha := range []float64{0, 0.5, 1, 2.25} {
+				var want float64
+				for k, dk := range dz {
+					if dk != 0 {
+						wk := 1.0
+						if weights != nil {
+							wk = weights[k]
+						}
+						want += wk * loss.Deriv(z[k]+alpha*dk, b[k]) * dk
+					}
+				}
+				if got := SlopeSum(loss, z, dz, b, weights, alpha); got != want || math.IsNaN(got) {
+					t.Errorf("%s, weights %v, α = %g: %.17g, want %.17g", loss.Name(), weights != nil, alpha, got, want)
+				}
+			}
+		}
+	}
+}
