@@ -58,25 +58,45 @@ func CurvedTerms(loss CurvedLoss, z, b float64) (val, d1, d2, conj float64) {
 		return h.Value(z, b), d1, h.Deriv2(z, b), h.Conj(d1, b)
 	}
 	if _, ok := loss.(Logistic); ok && (b == 1 || b == -1) {
-		t := -b * z
-		e := math.Exp(-math.Abs(t))
-		l := math.Log1p(e)
-		r := 1 / (1 + e)
-		var u, comp float64 // u and 1 − u, each with full relative precision
-		if t >= 0 {
-			u, comp = r, e*r
-			val = t + l
-			conj = u*(-l) + comp*(-t-l)
-		} else {
-			u, comp = e*r, r
-			val = l
-			conj = u*(t-l) + comp*(-l)
+		if z == 0 {
+			// A row at w = 0, or an empty one: the same bits, without the
+			// exponential and the logarithm.
+			t := &logisticAtZero[(int(b)+1)/2]
+			return t[0], t[1], t[2], t[3]
 		}
-		return val, -b * u, u * comp, conj
+		return logisticTerms(z, b)
 	}
 	d1 = loss.Deriv(z, b)
 	return loss.Value(z, b), d1, loss.Deriv2(z, b), loss.Conj(d1, b)
 }
+
+// logisticTerms is CurvedTerms of the logistic loss for b = ±1.
+func logisticTerms(z, b float64) (val, d1, d2, conj float64) {
+	t := -b * z
+	e := math.Exp(-math.Abs(t))
+	l := math.Log1p(e)
+	r := 1 / (1 + e)
+	var u, comp float64 // u and 1 − u, each with full relative precision
+	if t >= 0 {
+		u, comp = r, e*r
+		val = t + l
+		conj = u*(-l) + comp*(-t-l)
+	} else {
+		u, comp = e*r, r
+		val = l
+		conj = u*(t-l) + comp*(-l)
+	}
+	return val, -b * u, u * comp, conj
+}
+
+// logisticAtZero holds CurvedTerms of the logistic loss at z = 0 for
+// b = −1 and b = +1, as its exponential and logarithm give them.
+var logisticAtZero = func() (t [2][4]float64) {
+	for i, b := range []float64{-1, 1} {
+		t[i][0], t[i][1], t[i][2], t[i][3] = logisticTerms(0, b)
+	}
+	return t
+}()
 
 // SlopeSum returns Σₖ wₖ·φ′(zₖ + α·dzₖ, bₖ)·dzₖ over the k with dzₖ ≠ 0,
 // in order (wₖ = 1 where w is nil): n times the derivative along a step

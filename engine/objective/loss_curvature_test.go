@@ -61,3 +61,17 @@ func TestSlopeSum(t *testing.T) {
 		}
 	}
 }
+
+// TestCurvedTermsAtZero checks the logistic loss's terms at z = 0 and
+// z = −0, taken from a table, against the computed ones, bit for bit.
+func TestCurvedTermsAtZero(t *testing.T) {
+	for _, b := range []float64{1, -1} {
+		for _, z := range []float64{0, math.Copysign(0, -1)} {
+			val, d1, d2, conj := CurvedTerms(Logistic{}, z, b)
+			w0, w1, w2, w3 := logisticTerms(z, b)
+			if [4]float64{val, d1, d2, conj} != [4]float64{w0, w1, w2, w3} || math.Signbit(d1) != math.Signbit(w1) {
+				t.Errorf("b = %g, z = %g: %v, computed %v", b, z, [4]float64{val, d1, d2, conj}, [4]float64{w0, w1, w2, w3})
+			}
+		}
+	}
+}
