@@ -120,11 +120,12 @@ type newton struct {
 	cholFailed      int  // factors that failed (cholMinPivot): CG took the step
 	// The rows whose curvature is below dropCurv (times the row's sample
 	// weight) are left out of the formed matrix where that saves at least
-	// dropMinShare of forming it (split); CG on the whole Hessian, with
-	// the factor of the formed part as its preconditioner, then takes the
-	// step (see dropShare). dropCurv is 0 where the steps are not solved
-	// by Cholesky, and from the step that dropOff is set on, once CG with
-	// that preconditioner has needed splitMaxCG steps.
+	// dropMinShare of forming it (split: some row is); CG on the whole
+	// Hessian, with the factor of the formed part as its preconditioner,
+	// then takes the step (see dropShare). dropCurv is 0 where no row is
+	// ever left out (the steps are not by Cholesky, or the loss is not the
+	// logistic); dropOff stops leaving rows out once one solve with that
+	// preconditioner has needed splitMaxCG CG steps.
 	dropCurv       float64
 	split, dropOff bool
 	dropNNZ        int64 // the nonzeros of the rows left out, for the products' count
@@ -500,7 +501,7 @@ func (s *newton) newtonStep() (moved bool, err error) {
 	if s.exact && s.factorHessian() {
 		if s.split {
 			// CG on the whole Hessian from s = 0 again, preconditioned by
-			// the factor of its formed part: M = H̃ = H − ΔH.
+			// the factor of its formed part and Λ: M = H − ΔH.
 			cholM = true
 			cholSolve(s.chol, s.cholScale, r, mr, s.d)
 			copy(p, mr)
@@ -656,8 +657,8 @@ func (s *newton) newtonStep() (moved bool, err error) {
 // like e^{−|z|} with its margin, and the rows that the model already fits
 // well may be the long ones, which cost most of forming the matrix and
 // add little to it (on w8a, most of the multiply-adds and a few
-// thousandths of the trace; bench/RESULTS.md, "Newton's Hessian without
-// the rows of tiny curvature"). Left out, their part ΔH = Σ cₖaₖaₖᵀ is
+// thousandths of the trace; bench/RESULTS.md, "Narrow data: the factor by
+// tiles, and the rows of tiny curvature left out"). Left out, their part ΔH = Σ cₖaₖaₖᵀ is
 // applied by products over those rows, 2·nnz each, inside conjugate
 // gradients on the whole Hessian H = M + ΔH, preconditioned by the factor
 // of the formed part M (with Λ): M⁻¹H has its eigenvalues in [1, 1 + δ],
