@@ -1,9 +1,13 @@
 package newton
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
+
+	"github.com/adaspdc/adaspdc/sched"
 )
 
 // TestCholFactor checks the blocked factor against its definition,
@@ -13,7 +17,7 @@ import (
 // Λ = 0) must be refused.
 func TestCholFactor(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	for _, d := range []int{1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 31, 64, 66, 150} {
+	for _, d := range []int{1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 16, 24, 31, 64, 66, 150} {
 		hd, lam := randomHessian(rng, d, d+5)
 		l, scale := make([]float64, d*d), make([]float64, d)
 		if !cholFactor(hd, lam, l, scale, d) {
@@ -34,6 +38,16 @@ func TestCholFactor(t *testing.T) {
 					t.Fatalf("d=%d: (L·Lᵀ)[%d][%d] = %v, want %v", d, i, j, s, want)
 				}
 			}
+		}
+		// The same factor, bit for bit, with the blocks shared among two
+		// and three workers.
+		for _, threads := range []int{2, 3} {
+			pool := sched.NewPool(threads)
+			lp, sp := make([]float64, d*d), make([]float64, d)
+			if !cholFactorOn(pool, hd, lam, lp, sp, d) || !slices.Equal(lp, l) || !slices.Equal(sp, scale) {
+				t.Fatalf("d=%d: the factor on %d workers differs from one worker's", d, threads)
+			}
+			pool.Close()
 		}
 		b, x := make([]float64, d), make([]float64, d)
 		for i := range b {
@@ -58,16 +72,24 @@ func TestCholFactor(t *testing.T) {
 		if d < 2 {
 			continue
 		}
-		// Column d−1 repeats column 0 and Λ = 0: singular.
+		// Column rep repeats column 0 and Λ = 0: singular, and where
+		// rep = 6 the pivot fails in the second block, while the workers
+		// of the later blocks wait for it.
+		rep := min(6, d-1)
 		for i := range d {
-			hd[i*d+d-1] = hd[i*d]
-			hd[(d-1)*d+i] = hd[i]
+			hd[i*d+rep] = hd[i*d]
+			hd[rep*d+i] = hd[i]
 		}
-		hd[(d-1)*d+d-1] = hd[0]
+		hd[rep*d+rep] = hd[0]
 		clear(lam)
 		if cholFactor(hd, lam, l, scale, d) {
 			t.Fatalf("d=%d: the factor of a singular matrix succeeded", d)
 		}
+		pool := sched.NewPool(2)
+		if cholFactorOn(pool, hd, lam, l, scale, d) {
+			t.Fatalf("d=%d: the factor of a singular matrix on two workers succeeded", d)
+		}
+		pool.Close()
 	}
 }
 
@@ -98,14 +120,21 @@ func randomHessian(rng *rand.Rand, d, m int) (hd, lam []float64) {
 	return hd, lam
 }
 
-// BenchmarkCholFactor factors a Hessian of w8a's width, d = 300.
+// BenchmarkCholFactor factors a Hessian of w8a's width, d = 300, on one
+// worker and with the blocks shared among two.
 func BenchmarkCholFactor(b *testing.B) {
 	const d = 300
 	hd, lam := randomHessian(rand.New(rand.NewPCG(1, 2)), d, 2*d)
 	l, scale := make([]float64, d*d), make([]float64, d)
-	for b.Loop() {
-		if !cholFactor(hd, lam, l, scale, d) {
-			b.Fatal("the factor failed")
-		}
+	for _, threads := range []int{1, 2} {
+		b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) {
+			pool := sched.NewPool(threads)
+			defer pool.Close()
+			for b.Loop() {
+				if !cholFactorOn(pool, hd, lam, l, scale, d) {
+					b.Fatal("the factor failed")
+				}
+			}
+		})
 	}
 }

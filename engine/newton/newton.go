@@ -799,7 +799,7 @@ func (s *newton) factorHessian() bool {
 	f := float64(d) * float64(d) * float64(d+3) / 6
 	s.visits += f
 	s.factorFlops += f
-	if !cholFactor(s.hess, s.lam, s.chol, s.cholScale, d) {
+	if !cholFactorOn(s.sweep.Pool(), s.hess, s.lam, s.chol, s.cholScale, d) {
 		s.cholFailed++
 		return false
 	}
