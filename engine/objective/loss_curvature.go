@@ -49,18 +49,17 @@ func (h SmoothHinge) Deriv2(z, b float64) float64 {
 //
 //	φ = max(t, 0) + l,  log u = min(t, 0) − l,  log(1 − u) = −max(t, 0) − l,
 //
-// and φ* is u·log u + (1 − u)·log(1 − u) (loss.go).
+// and φ* is u·log u + (1 − u)·log(1 − u) (loss.go); at z = 0 (a row at
+// w = 0, or an empty one) they come from a table of the same bits. The
+// squared hinge's four methods are called on the concrete type, where the
+// compiler inlines them; the other losses' through the interface.
 func CurvedTerms(loss CurvedLoss, z, b float64) (val, d1, d2, conj float64) {
 	if h, ok := loss.(SquaredHinge); ok {
-		// The same methods, called on the concrete type: inlined, where
-		// the interface's four calls were not.
 		d1 = h.Deriv(z, b)
 		return h.Value(z, b), d1, h.Deriv2(z, b), h.Conj(d1, b)
 	}
 	if _, ok := loss.(Logistic); ok && (b == 1 || b == -1) {
 		if z == 0 {
-			// A row at w = 0, or an empty one: the same bits, without the
-			// exponential and the logarithm.
 			t := &logisticAtZero[(int(b)+1)/2]
 			return t[0], t[1], t[2], t[3]
 		}
