@@ -40,7 +40,8 @@ const cholMinPivot = 1e-13
 // sixteen sums; the few columns from j₀ up to each j are added one by
 // one. A row-at-a-time factor called Dot d²/2 times on prefixes of
 // average length d/3, each call reading its two rows and reducing its
-// vector lanes alone: four times as long at d = 300. The last d mod 4
+// vector lanes alone (bench/RESULTS.md, "Narrow data: the factor by
+// tiles, and the rows of tiny curvature left out"). The last d mod 4
 // rows take the row-at-a-time order. d³/6 multiply-adds either way. It
 // reports false where a pivot falls below cholMinPivot.
 func cholFactor(hd, lam, l, scale []float64, d int) bool {
