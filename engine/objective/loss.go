@@ -538,12 +538,15 @@ func logisticProxFrom(u0, t0, c, sigma float64) (u, tEnd float64, exps int) {
 	return s, t, exps
 }
 
-// logisticSigmoid returns 1/(1 + exp(−t)) without overflow.
+// logisticSigmoid returns 1/(1 + exp(−t)) without overflow, by expNeg:
+// the logistic loss's derivative, which a Newton line search takes at
+// every row in each of its trials (bench/RESULTS.md, "Narrow data: the
+// factor by tiles, and the rows of tiny curvature left out").
 func logisticSigmoid(t float64) float64 {
 	if t >= 0 {
-		return 1 / (1 + math.Exp(-t))
+		return 1 / (1 + expNeg(-t))
 	}
-	e := math.Exp(t)
+	e := expNeg(t)
 	return e / (1 + e)
 }
 

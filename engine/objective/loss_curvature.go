@@ -43,8 +43,8 @@ func (h SmoothHinge) Deriv2(z, b float64) float64 {
 
 // CurvedTerms returns φ(z, b), φ′(z, b), φ″(z, b) and φ*(φ′(z, b), b): what
 // one row of newton's sweep needs. For the logistic loss with b = ±1 they
-// share one exponential and one logarithm, where the four methods take
-// three of each: with t = −bz, e = exp(−|t|) and l = log(1 + e), the
+// share one exponential (expNeg) and one logarithm, where the four methods
+// take three of each: with t = −bz, e = exp(−|t|) and l = log(1 + e), the
 // predicted probability is u = σ(t) and
 //
 //	φ = max(t, 0) + l,  log u = min(t, 0) − l,  log(1 − u) = −max(t, 0) − l,
@@ -72,7 +72,7 @@ func CurvedTerms(loss CurvedLoss, z, b float64) (val, d1, d2, conj float64) {
 // logisticTerms is CurvedTerms of the logistic loss for b = ±1.
 func logisticTerms(z, b float64) (val, d1, d2, conj float64) {
 	t := -b * z
-	e := math.Exp(-math.Abs(t))
+	e := expNeg(-math.Abs(t))
 	l := math.Log1p(e)
 	r := 1 / (1 + e)
 	var u, comp float64 // u and 1 − u, each with full relative precision
