@@ -177,6 +177,7 @@ type newton struct {
 	lossSum  []float64 // per chunk of rows (rowSweep): Σφ(zₖ) over its rows
 	conjSum  []float64 // per chunk: Σφ*(yₖ) with yₖ = φ′(zₖ)
 	clipped  []bool    // per chunk: some φ′(zₖ) lay outside dom φ*
+	gradNNZ  []int64   // per chunk: the nonzeros of the rows with φ′(zₖ) ≠ 0, which the gradient reads
 	// lossMean is (1/n) Σₖ φ(zₖ) at w, the loss part of P that the line
 	// search starts from. The line search reuses lossSum and conjSum for
 	// its per-chunk sums.
@@ -258,7 +259,7 @@ func newNewtonOn(prob objective.Problem, opt driver.Options, world *driver.World
 		}
 	}
 	s.lossSum, s.conjSum, s.part = make([]float64, chunks), make([]float64, chunks), make([]float64, max(threads, s.sweep.Ranges()))
-	s.clipped = make([]bool, chunks)
+	s.clipped, s.gradNNZ = make([]bool, chunks), make([]int64, chunks)
 	s.mix = s.hess == nil && int64(d) > nGlobal
 	// CG solves a d-dimensional system: d steps suffice in exact
 	// arithmetic; the cap bounds the cost of one Newton step on wide data.
@@ -842,7 +843,7 @@ func (s *newton) sweepAt() error {
 	// The row sums that close the sweep: the loss, the conjugates, whether
 	// some dual was clipped, and the nonzeros of the rows with φ″ ≠ 0;
 	// over the ranks they travel in the allreduce of the gradient.
-	var tail [4]float64
+	var tail [5]float64
 	shared := s.products != nil
 	carried := s.zSteps > 0 // z = A·w, carried from the last step
 	if shared {
@@ -857,6 +858,7 @@ func (s *newton) sweepAt() error {
 	err := s.sweep.RunSum(func(c, lo, hi int, acc [][]float64) {
 		g := acc[0]
 		var ls, cs objective.Sum
+		var gradNNZ int64
 		clipped := false
 		for k := lo; k < hi; k++ {
 			val, idx := s.x.Row(k)
@@ -880,7 +882,12 @@ func (s *newton) sweepAt() error {
 			s.curv[k] = c
 			ls.Add(val0)
 			cs.Add(conj)
-			kernels.SparseAxpy(d1*s.invN, val, idx, g)
+			if d1 != 0 {
+				// The squared hinge's inactive rows (bz ≥ 1), most of
+				// them once the margins have grown, add nothing.
+				kernels.SparseAxpy(d1*s.invN, val, idx, g)
+				gradNNZ += int64(len(idx))
+			}
 			if s.hess == nil && c != 0 {
 				h := acc[1]
 				for p, j := range idx {
@@ -888,7 +895,7 @@ func (s *newton) sweepAt() error {
 				}
 			}
 		}
-		s.lossSum[c], s.conjSum[c], s.clipped[c] = ls.Sum(), cs.Sum(), clipped
+		s.lossSum[c], s.conjSum[c], s.clipped[c], s.gradNNZ[c] = ls.Sum(), cs.Sum(), clipped, gradNNZ
 	}, func() []float64 {
 		// The products of the next step read only the rows with φ″ ≠ 0.
 		var active int64
@@ -904,18 +911,24 @@ func (s *newton) sweepAt() error {
 			csum.Add(s.conjSum[c])
 			clipped = clipped || s.clipped[c]
 		}
-		tail = [4]float64{lsum.Sum(), csum.Sum(), b2f(clipped), float64(active)}
+		var gradNNZ int64
+		for _, m := range s.gradNNZ {
+			gradNNZ += m
+		}
+		tail = [5]float64{lsum.Sum(), csum.Sum(), b2f(clipped), float64(active), float64(gradNNZ)}
 		return tail[:]
 	}, nil, outs...)
 	if err != nil {
 		return err
 	}
-	reads := 3.0
-	if carried {
-		reads = 2 // the gradient's products only
+	// The margins' products (unless carried) read every row; the
+	// gradient's, two per nonzero, only the rows with φ′(zₖ) ≠ 0.
+	reads := 2 * tail[4]
+	if !carried {
+		reads += float64(s.nnz)
 	}
-	s.visits += reads * float64(s.nnz)
-	s.sweepFlops += reads * float64(s.nnz)
+	s.visits += reads
+	s.sweepFlops += reads
 	s.activeNNZ = int64(tail[3])
 	s.hessStale = s.hess != nil
 	clipped := tail[2] != 0
