@@ -1395,7 +1395,8 @@ const newtonMaxStretch = 4.0
 //     a tenth of |d(0)|.
 //
 // d(0) is ∇P·s (dz = A·s) and P's loss part at 0 is the sweep's, so no
-// pass is spent on α = 0.
+// pass is spent on α = 0; slope1 is d(1) where the pass that computed dz
+// summed it (stepMargins), NaN where the line search must take it.
 func (s *newton) lineSearch(slope1 float64) (float64, error) {
 	d0 := kernels.Dot(s.grad, s.step)
 	if !(d0 < 0) {
