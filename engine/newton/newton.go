@@ -666,8 +666,8 @@ func (s *newton) newtonStep() (moved bool, err error) {
 // δ = λ_max(M^{-1/2} ΔH M^{-1/2}), so CG reaches splitEta in a step or
 // two where the rows left out carry little curvature, and the step is
 // Newton's to that tolerance. A Newton step on M alone would be cheaper
-// still, but it gives up the quadratic convergence: it cost one to three
-// more Newton steps on mushrooms, breast-cancer and australian. Where the
+// still, but it gives up the quadratic convergence, and took more Newton
+// steps on other data (measured and dropped in the same section). Where the
 // rows left out carry much of the curvature (δ large, as on separable
 // data), CG needs more steps; once one solve needs splitMaxCG, the rest
 // of the run forms the whole matrix again.
