@@ -224,3 +224,50 @@ func BenchmarkSparseDotAxpy(b *testing.B) {
 		sink += SparseDotAxpy(1e-9, val, idx, x, y)
 	})
 }
+
+// BenchmarkRows compares a product of many short rows by one call of
+// SparseDotRows or SparseAxpyRows with the same product by one SparseDot
+// or SparseAxpy call a row, on the many-row shapes of sparseShapes (rows
+// of 12 and of 75 entries), under the selected implementation. One op is
+// one product over all the rows; the bytes count as in BenchmarkSparseDot.
+func BenchmarkRows(b *testing.B) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, sh := range sparseShapes {
+		if sh.rows == 1 {
+			continue
+		}
+		rs := newRowSet(rng, sh.rows, sh.nnz, sh.dim, sh.binary)
+		ptr := make([]int64, len(rs.ptr))
+		for i, p := range rs.ptr {
+			ptr[i] = int64(p)
+		}
+		x, y := randVector(rng, sh.dim), randVector(rng, sh.dim)
+		out, coef := make([]float64, sh.rows), randVector(rng, sh.rows)
+		for i := range coef {
+			coef[i] *= 1e-9
+		}
+		bytes := int64(20 * sh.rows * sh.nnz)
+		run := func(name string, body func()) {
+			b.Run(sh.name+"/"+name, func(b *testing.B) {
+				b.SetBytes(bytes)
+				for b.Loop() {
+					body()
+				}
+			})
+		}
+		run("dot-per-row", func() {
+			for r := range sh.rows {
+				val, idx := rs.row(r)
+				out[r] = SparseDot(val, idx, x)
+			}
+		})
+		run("dot-rows", func() { SparseDotRows(ptr, rs.val, rs.idx, x, out) })
+		run("axpy-per-row", func() {
+			for r, c := range coef {
+				val, idx := rs.row(r)
+				SparseAxpy(c, val, idx, y)
+			}
+		})
+		run("axpy-rows", func() { SparseAxpyRows(ptr, coef, rs.val, rs.idx, y) })
+	}
+}

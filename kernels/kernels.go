@@ -63,12 +63,14 @@ func Impl() string { return implName }
 // behind the variables check their arguments and then call their kernel
 // directly.
 var (
-	implName          string
-	dotFunc           func(x, y []float64) float64
-	axpyFunc          func(alpha float64, x, y []float64)
-	sparseDotFunc     func(val []float64, idx []int32, x []float64) float64
-	sparseAxpyFunc    func(alpha float64, val []float64, idx []int32, y []float64)
-	sparseDotAxpyFunc func(alpha float64, val []float64, idx []int32, x, y []float64) float64
+	implName           string
+	dotFunc            func(x, y []float64) float64
+	axpyFunc           func(alpha float64, x, y []float64)
+	sparseDotFunc      func(val []float64, idx []int32, x []float64) float64
+	sparseAxpyFunc     func(alpha float64, val []float64, idx []int32, y []float64)
+	sparseDotAxpyFunc  func(alpha float64, val []float64, idx []int32, x, y []float64) float64
+	sparseDotRowsFunc  func(ptr []int64, val []float64, idx []int32, x, out []float64)
+	sparseAxpyRowsFunc func(ptr []int64, coef, val []float64, idx []int32, y []float64)
 
 	sparseDotLanesFunc  func(val []float64, idx []int32, v, t []float64)
 	sparseAxpyLanesFunc func(u, val []float64, idx []int32, o []float64)
@@ -79,12 +81,14 @@ var (
 // impl is one complete implementation of the exported functions, with
 // their contracts, checks and panics included.
 type impl struct {
-	name          string
-	dot           func(x, y []float64) float64
-	axpy          func(alpha float64, x, y []float64)
-	sparseDot     func(val []float64, idx []int32, x []float64) float64
-	sparseAxpy    func(alpha float64, val []float64, idx []int32, y []float64)
-	sparseDotAxpy func(alpha float64, val []float64, idx []int32, x, y []float64) float64
+	name           string
+	dot            func(x, y []float64) float64
+	axpy           func(alpha float64, x, y []float64)
+	sparseDot      func(val []float64, idx []int32, x []float64) float64
+	sparseAxpy     func(alpha float64, val []float64, idx []int32, y []float64)
+	sparseDotAxpy  func(alpha float64, val []float64, idx []int32, x, y []float64) float64
+	sparseDotRows  func(ptr []int64, val []float64, idx []int32, x, out []float64)
+	sparseAxpyRows func(ptr []int64, coef, val []float64, idx []int32, y []float64)
 
 	sparseDotLanes  func(val []float64, idx []int32, v, t []float64)
 	sparseAxpyLanes func(u, val []float64, idx []int32, o []float64)
@@ -93,12 +97,14 @@ type impl struct {
 }
 
 var genericImpl = impl{
-	name:          "generic",
-	dot:           dotGeneric,
-	axpy:          axpyGeneric,
-	sparseDot:     sparseDotGeneric,
-	sparseAxpy:    sparseAxpyGeneric,
-	sparseDotAxpy: sparseDotAxpyGeneric,
+	name:           "generic",
+	dot:            dotGeneric,
+	axpy:           axpyGeneric,
+	sparseDot:      sparseDotGeneric,
+	sparseAxpy:     sparseAxpyGeneric,
+	sparseDotAxpy:  sparseDotAxpyGeneric,
+	sparseDotRows:  sparseDotRowsGeneric,
+	sparseAxpyRows: sparseAxpyRowsGeneric,
 
 	sparseDotLanes:  sparseDotLanesGeneric,
 	sparseAxpyLanes: sparseAxpyLanesGeneric,
@@ -134,6 +140,8 @@ func use(im impl) {
 	sparseDotFunc = im.sparseDot
 	sparseAxpyFunc = im.sparseAxpy
 	sparseDotAxpyFunc = im.sparseDotAxpy
+	sparseDotRowsFunc = im.sparseDotRows
+	sparseAxpyRowsFunc = im.sparseAxpyRows
 	sparseDotLanesFunc = im.sparseDotLanes
 	sparseAxpyLanesFunc = im.sparseAxpyLanes
 	dotTile4Func = im.dotTile4

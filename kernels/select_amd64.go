@@ -17,12 +17,14 @@ func supportedImpls() []impl {
 		return impls
 	}
 	impls = append(impls, impl{
-		name:          "avx2fma",
-		dot:           dotAVX2,
-		axpy:          axpyAVX2,
-		sparseDot:     sparseDotAVX2,
-		sparseAxpy:    sparseAxpyAVX2,
-		sparseDotAxpy: sparseDotAxpyAVX2,
+		name:           "avx2fma",
+		dot:            dotAVX2,
+		axpy:           axpyAVX2,
+		sparseDot:      sparseDotAVX2,
+		sparseAxpy:     sparseAxpyAVX2,
+		sparseDotAxpy:  sparseDotAxpyAVX2,
+		sparseDotRows:  sparseDotRowsAVX2,
+		sparseAxpyRows: sparseAxpyRowsAVX2,
 
 		sparseDotLanes:  sparseDotLanesAVX2,
 		sparseAxpyLanes: sparseAxpyLanesAVX2,
@@ -31,12 +33,14 @@ func supportedImpls() []impl {
 	})
 	if cpuid.CPU.Supports(cpuid.AVX512F) {
 		impls = append(impls, impl{
-			name:          "avx512",
-			dot:           dotAVX512,
-			axpy:          axpyAVX512,
-			sparseDot:     sparseDotAVX2,
-			sparseAxpy:    sparseAxpyAVX2,
-			sparseDotAxpy: sparseDotAxpyAVX2,
+			name:           "avx512",
+			dot:            dotAVX512,
+			axpy:           axpyAVX512,
+			sparseDot:      sparseDotAVX2,
+			sparseAxpy:     sparseAxpyAVX2,
+			sparseDotAxpy:  sparseDotAxpyAVX2,
+			sparseDotRows:  sparseDotRowsAVX2,
+			sparseAxpyRows: sparseAxpyRowsAVX2,
 
 			sparseDotLanes:  sparseDotLanesAVX2,
 			sparseAxpyLanes: sparseAxpyLanesAVX2,

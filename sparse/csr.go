@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/adaspdc/adaspdc/internal/hugepage"
+	"github.com/adaspdc/adaspdc/kernels"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -31,6 +32,15 @@ type CSR struct {
 func (m *CSR) Row(i int) (val []float64, idx []int32) {
 	lo, hi := m.Indptr[i], m.Indptr[i+1]
 	return m.Values[lo:hi:hi], m.Indices[lo:hi:hi]
+}
+
+// MulVecRows sets out[k] = aᵢᵀx for the rows i = lo + k, lo ≤ i < hi: the
+// product of rows lo…hi−1 with x, by kernels.SparseDotRows, one call for
+// them all. Each out[k] has the bits of kernels.SparseDot on row lo + k.
+// It panics unless 0 ≤ lo ≤ hi ≤ Rows, len(out) ≥ hi − lo and len(x)
+// exceeds every column index of the rows.
+func (m *CSR) MulVecRows(lo, hi int, x, out []float64) {
+	kernels.SparseDotRows(m.Indptr[lo:hi+1], m.Values, m.Indices, x, out[:hi-lo])
 }
 
 // RowNNZ returns the number of stored entries of row i.

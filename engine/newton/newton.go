@@ -83,19 +83,20 @@ type newton struct {
 	n, d int
 	invN float64
 
-	w     []float64 // the iterate
-	lam   []float64 // λⱼ = λ·weightⱼ
-	shift []float64 // λⱼcⱼ: the gradient of g is λⱼwⱼ − λⱼcⱼ
-	z     []float64 // zₖ = aₖᵀw
-	dz    []float64 // aₖᵀs for the Newton step s
-	curv  []float64 // φ″(zₖ)/n
-	grad  []float64 // ∇P(w)
-	diag  []float64 // the preconditioner M: the Hessian's diagonal, or its mix with Λ (mix)
-	mix   bool      // M = Λ + precondMix·(diag(H) − Λ): data wider than tall, Hessian not formed
-	step  []float64 // s, the approximate Newton step
-	r, p  []float64 // CG's residual and direction
-	q, mr []float64 // Hp and M⁻¹r
-	part  []float64 // per worker: a partial sum of coords or hessianTimes
+	w       []float64 // the iterate
+	lam     []float64 // λⱼ = λ·weightⱼ
+	shift   []float64 // λⱼcⱼ: the gradient of g is λⱼwⱼ − λⱼcⱼ
+	z       []float64 // zₖ = aₖᵀw
+	dz      []float64 // aₖᵀs for the Newton step s
+	curv    []float64 // φ″(zₖ)/n
+	rowCoef []float64 // per-row coefficients of a product Aᵀc: the sweep's φ′(zₖ)/n
+	grad    []float64 // ∇P(w)
+	diag    []float64 // the preconditioner M: the Hessian's diagonal, or its mix with Λ (mix)
+	mix     bool      // M = Λ + precondMix·(diag(H) − Λ): data wider than tall, Hessian not formed
+	step    []float64 // s, the approximate Newton step
+	r, p    []float64 // CG's residual and direction
+	q, mr   []float64 // Hp and M⁻¹r
+	part    []float64 // per worker: a partial sum of coords or hessianTimes
 	// hess is the data part of the Hessian, (1/n) Aᵀ diag(φ″) A, as a
 	// dense row-major d×d matrix, when forming it is cheaper than reading A
 	// twice per CG step (denseHessianPays); nil otherwise.
@@ -222,7 +223,7 @@ func newNewtonOn(prob objective.Problem, opt driver.Options, world *driver.World
 	// Each starts on a 64-byte line (the allocation does, being large, and
 	// the lengths are rounded up to 8), so that coordRange's ranges share
 	// no line.
-	slab := hugepage.Make[float64](9*driver.Pad8(d) + 4*driver.Pad8(n))
+	slab := hugepage.Make[float64](9*driver.Pad8(d) + 5*driver.Pad8(n))
 	cut := func(k int) []float64 {
 		v := slab[:k:k]
 		slab = slab[driver.Pad8(k):]
@@ -232,7 +233,7 @@ func newNewtonOn(prob objective.Problem, opt driver.Options, world *driver.World
 	for j := range d {
 		_, s.lam[j], s.shift[j] = s.reg.Coord(j)
 	}
-	s.z, s.dz, s.curv = cut(n), cut(n), cut(n)
+	s.z, s.dz, s.curv, s.rowCoef = cut(n), cut(n), cut(n), cut(n)
 	if !slices.ContainsFunc(s.w, func(v float64) bool { return v != 0 }) {
 		// At w = 0 the margins are A·w = 0 exactly, as z starts: the
 		// first sweep need not compute them (advanceMargins' zSteps).
@@ -860,15 +861,12 @@ func (s *newton) sweepAt() error {
 		var ls, cs objective.Sum
 		var gradNNZ int64
 		clipped := false
+		if !shared && !carried {
+			s.x.MulVecRows(lo, hi, w, s.z[lo:hi])
+		}
+		slope := s.rowCoef[lo:hi]
 		for k := lo; k < hi; k++ {
-			val, idx := s.x.Row(k)
-			var zk float64
-			if shared || carried {
-				zk = s.z[k]
-			} else {
-				zk = kernels.SparseDot(val, idx, w)
-				s.z[k] = zk
-			}
+			zk := s.z[k]
 			val0, d1, d2, conj := objective.CurvedTerms(loss, zk, b[k])
 			if y := loss.DualFeasible(d1, b[k]); y != d1 {
 				clipped = true
@@ -882,19 +880,23 @@ func (s *newton) sweepAt() error {
 			s.curv[k] = c
 			ls.Add(val0)
 			cs.Add(conj)
+			slope[k-lo] = 0
 			if d1 != 0 {
 				// The squared hinge's inactive rows (bz ≥ 1), most of
 				// them once the margins have grown, add nothing.
-				kernels.SparseAxpy(d1*s.invN, val, idx, g)
-				gradNNZ += int64(len(idx))
+				slope[k-lo] = d1 * s.invN
+				gradNNZ += s.x.Indptr[k+1] - s.x.Indptr[k]
 			}
 			if s.hess == nil && c != 0 {
 				h := acc[1]
+				val, idx := s.x.Row(k)
 				for p, j := range idx {
 					h[j] += c * val[p] * val[p]
 				}
 			}
 		}
+		// The gradient's rows in one call, for short rows' sake.
+		kernels.SparseAxpyRows(s.x.Indptr[lo:hi+1], slope, s.x.Values, s.x.Indices, g)
 		s.lossSum[c], s.conjSum[c], s.clipped[c], s.gradNNZ[c] = ls.Sum(), cs.Sum(), clipped, gradNNZ
 	}, func() []float64 {
 		// The products of the next step read only the rows with φ″ ≠ 0.
@@ -1336,10 +1338,7 @@ func (s *newton) stepMargins() (float64, error) {
 	var tail [1]float64
 	err := s.sweep.RunSum(func(c, lo, hi int, _ [][]float64) {
 		dz := s.dz[lo:hi]
-		for k := range dz {
-			val, idx := s.x.Row(lo + k)
-			dz[k] = kernels.SparseDot(val, idx, s.step)
-		}
+		s.x.MulVecRows(lo, hi, s.step, dz)
 		s.conjSum[c] = objective.SlopeSum(s.loss, s.z[lo:hi], dz, s.prob.B[lo:hi], weightsOf(s.prob.SampleWeights, lo, hi), 1)
 	}, func() []float64 {
 		var sl float64

@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/adaspdc/adaspdc/internal/hugepage"
-	"github.com/adaspdc/adaspdc/kernels"
 )
 
 // Partial holds one rank's share of a certificate whose rows are spread
@@ -38,11 +37,15 @@ func (e *Evaluator) PartialAt(x, y []float64) (Partial, error) {
 	zero := isZero(x) // every margin is 0: no need to read the rows
 	e.forChunks(func(c, lo, hi int) {
 		var ls, cs Sum
+		var block [marginBlock]float64
 		for k := lo; k < hi; k++ {
 			var z float64
 			if !zero {
-				val, idx := e.prob.X.Row(k)
-				z = kernels.SparseDot(val, idx, x)
+				i := (k - lo) % marginBlock
+				if i == 0 {
+					e.prob.X.MulVecRows(k, min(k+marginBlock, hi), x, block[:])
+				}
+				z = block[i]
 			}
 			if sw != nil {
 				ls.Add(sw[k] * loss.Value(z, b[k]))
