@@ -12,6 +12,8 @@
 //	SparseDotLanes(val, idx, v, t)    t[q] = Σ_k val[k]·v[idx[k]·W+q]     for W = len(t) lanes
 //	SparseAxpyLanes(u, val, idx, o)   o[idx[k]·W+q] += val[k]·u[q]        for each k, each lane
 //	DotTile4(dst, a, lda, b, ldb, k)  dst[4r+c] = Σ_{t<k} a[r·lda+t]·b[c·ldb+t]   for r, c < 4
+//	SparseDotRows(ptr, val, idx, x, out)  out[r] = SparseDot of row r with x   (row r: entries ptr[r]…ptr[r+1]−1)
+//	SparseAxpyRows(ptr, c, val, idx, y)   SparseAxpy(c[r], row r, y) for each r with c[r] ≠ 0, in order
 //
 // A sparse vector is a pair (val, idx) of equal length, such as a row of a
 // CSR matrix: entry k has value val[k] in column idx[k]. Indices are 0-based
@@ -24,7 +26,11 @@
 // the runs that share a sweep over the same rows (newton's one-vs-rest
 // classes) read each entry once for all of them; their arithmetic is fixed
 // lane by lane, one FMA per step into four partial sums, the same bits in
-// every implementation and at every W (lanes.go).
+// every implementation and at every W (lanes.go). The rows kernels take a
+// range of CSR rows in one call, with the bits of SparseDot and SparseAxpy
+// row by row: on rows of a dozen entries, a call a row through the
+// implementation's function variable, with its checks, costs as much as
+// the row's arithmetic (BenchmarkRows).
 //
 // Sums are reassociated: every implementation keeps several partial sums
 // (scalar accumulators or vector lanes) and adds them at the end, and the
