@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -270,4 +271,44 @@ func BenchmarkRows(b *testing.B) {
 		})
 		run("axpy-rows", func() { SparseAxpyRows(ptr, coef, rs.val, rs.idx, y) })
 	}
+}
+
+// BenchmarkTranscend times ExpNeg and Log1pUnit on 128 values (the block
+// of a sweep's loss terms), in every implementation, beside math.Exp and
+// math.Log1p a value at a time.
+func BenchmarkTranscend(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	x, u, dst := make([]float64, 128), make([]float64, 128), make([]float64, 128)
+	for i := range x {
+		x[i] = -8 * rng.Float64()
+		u[i] = math.Exp(x[i])
+	}
+	b.Run("ExpNeg", func(b *testing.B) {
+		benchImpls(b, func(b *testing.B) {
+			for b.Loop() {
+				ExpNeg(dst, x)
+			}
+		})
+	})
+	b.Run("ExpNeg/math.Exp", func(b *testing.B) {
+		for b.Loop() {
+			for i, v := range x {
+				dst[i] = math.Exp(v)
+			}
+		}
+	})
+	b.Run("Log1pUnit", func(b *testing.B) {
+		benchImpls(b, func(b *testing.B) {
+			for b.Loop() {
+				Log1pUnit(dst, u)
+			}
+		})
+	})
+	b.Run("Log1pUnit/math.Log1p", func(b *testing.B) {
+		for b.Loop() {
+			for i, v := range u {
+				dst[i] = math.Log1p(v)
+			}
+		}
+	})
 }

@@ -14,6 +14,8 @@
 //	DotTile4(dst, a, lda, b, ldb, k)  dst[4r+c] = Σ_{t<k} a[r·lda+t]·b[c·ldb+t]   for r, c < 4
 //	SparseDotRows(ptr, val, idx, x, out)  out[r] = SparseDot of row r with x   (row r: entries ptr[r]…ptr[r+1]−1)
 //	SparseAxpyRows(ptr, c, val, idx, y)   SparseAxpy(c[r], row r, y) for each r with c[r] ≠ 0, in order
+//	ExpNeg(dst, x)                        dst[i] = e^x[i]           (fast for x ≤ 0)
+//	Log1pUnit(dst, x)                     dst[i] = log(1 + x[i])    (fast for x in [0, 1])
 //
 // A sparse vector is a pair (val, idx) of equal length, such as a row of a
 // CSR matrix: entry k has value val[k] in column idx[k]. Indices are 0-based
@@ -30,7 +32,11 @@
 // range of CSR rows in one call, with the bits of SparseDot and SparseAxpy
 // row by row: on rows of a dozen entries, a call a row through the
 // implementation's function variable, with its checks, costs as much as
-// the row's arithmetic (BenchmarkRows).
+// the row's arithmetic (BenchmarkRows). ExpNeg and Log1pUnit serve the
+// logistic loss's terms, e^(−|z|) and log(1 + e^(−|z|)), a block of rows
+// at a time; the avx512 implementation computes eight at once, and every
+// implementation gives the same bits, within 2 ulp of math.Exp and 1 ulp
+// of math.Log1p (transcend.go).
 //
 // Sums are reassociated: every implementation keeps several partial sums
 // (scalar accumulators or vector lanes) and adds them at the end, and the
@@ -60,7 +66,7 @@
 // At init the package asks github.com/klauspost/cpuid/v2 what the CPU and
 // the operating system support, and installs the best of:
 //
-//	avx512   AVX-512F (with AVX2 and FMA3): 512-bit dense kernels with masked tails
+//	avx512   AVX-512F (with AVX2 and FMA3): 512-bit dense kernels with masked tails, ExpNeg and Log1pUnit
 //	avx2fma  AVX2 and FMA3: 256-bit dense kernels and the sparse kernels
 //	generic  pure Go, unrolled by four with four accumulators
 //

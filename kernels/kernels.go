@@ -71,6 +71,8 @@ var (
 	sparseDotAxpyFunc  func(alpha float64, val []float64, idx []int32, x, y []float64) float64
 	sparseDotRowsFunc  func(ptr []int64, val []float64, idx []int32, x, out []float64)
 	sparseAxpyRowsFunc func(ptr []int64, coef, val []float64, idx []int32, y []float64)
+	expNegFunc         func(dst, x []float64)
+	log1pUnitFunc      func(dst, x []float64)
 
 	sparseDotLanesFunc  func(val []float64, idx []int32, v, t []float64)
 	sparseAxpyLanesFunc func(u, val []float64, idx []int32, o []float64)
@@ -89,6 +91,8 @@ type impl struct {
 	sparseDotAxpy  func(alpha float64, val []float64, idx []int32, x, y []float64) float64
 	sparseDotRows  func(ptr []int64, val []float64, idx []int32, x, out []float64)
 	sparseAxpyRows func(ptr []int64, coef, val []float64, idx []int32, y []float64)
+	expNeg         func(dst, x []float64)
+	log1pUnit      func(dst, x []float64)
 
 	sparseDotLanes  func(val []float64, idx []int32, v, t []float64)
 	sparseAxpyLanes func(u, val []float64, idx []int32, o []float64)
@@ -105,6 +109,8 @@ var genericImpl = impl{
 	sparseDotAxpy:  sparseDotAxpyGeneric,
 	sparseDotRows:  sparseDotRowsGeneric,
 	sparseAxpyRows: sparseAxpyRowsGeneric,
+	expNeg:         expNegGeneric,
+	log1pUnit:      log1pUnitGeneric,
 
 	sparseDotLanes:  sparseDotLanesGeneric,
 	sparseAxpyLanes: sparseAxpyLanesGeneric,
@@ -142,6 +148,8 @@ func use(im impl) {
 	sparseDotAxpyFunc = im.sparseDotAxpy
 	sparseDotRowsFunc = im.sparseDotRows
 	sparseAxpyRowsFunc = im.sparseAxpyRows
+	expNegFunc = im.expNeg
+	log1pUnitFunc = im.log1pUnit
 	sparseDotLanesFunc = im.sparseDotLanes
 	sparseAxpyLanesFunc = im.sparseAxpyLanes
 	dotTile4Func = im.dotTile4

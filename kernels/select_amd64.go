@@ -25,6 +25,8 @@ func supportedImpls() []impl {
 		sparseDotAxpy:  sparseDotAxpyAVX2,
 		sparseDotRows:  sparseDotRowsAVX2,
 		sparseAxpyRows: sparseAxpyRowsAVX2,
+		expNeg:         expNegGeneric,
+		log1pUnit:      log1pUnitGeneric,
 
 		sparseDotLanes:  sparseDotLanesAVX2,
 		sparseAxpyLanes: sparseAxpyLanesAVX2,
@@ -41,6 +43,8 @@ func supportedImpls() []impl {
 			sparseDotAxpy:  sparseDotAxpyAVX2,
 			sparseDotRows:  sparseDotRowsAVX2,
 			sparseAxpyRows: sparseAxpyRowsAVX2,
+			expNeg:         expNegAVX512,
+			log1pUnit:      log1pUnitAVX512,
 
 			sparseDotLanes:  sparseDotLanesAVX2,
 			sparseAxpyLanes: sparseAxpyLanesAVX2,
