@@ -2,9 +2,12 @@ package kernels
 
 import "math"
 
-// ExpNeg sets dst[i] = e^x[i] for i < len(x), within 2 ulp of math.Exp (TestExpNeg),
-// for the x ≤ 0 that logistic losses exponentiate (x = −|z|); other x
-// (positive, NaN) get math.Exp's value. ExpNeg panics if len(dst) < len(x).
+// ExpNeg sets dst[i] = e^x[i] for i < len(x), within 2 ulp of math.Exp
+// (TestExpNeg), for the x ≤ 0 that logistic losses exponentiate
+// (x = −|z|); other x (positive, NaN) get math.Exp's value. ExpNeg panics
+// if len(dst) < len(x) or if dst[:len(x)] and x overlap: the fast path
+// writes every lane before the values outside its range are put right
+// from x.
 //
 // With n the nearest integer to 16x/log 2, x = (k + j/16)·log 2 + r for
 // k = ⌊n/16⌋, j = n mod 16 and |r| ≤ log 2/32, and
@@ -21,8 +24,8 @@ func ExpNeg(dst, x []float64) { expNegFunc(dst, x) }
 
 // Log1pUnit sets dst[i] = log(1 + x[i]) for i < len(x), within 1 ulp
 // (TestLog1pUnit), for x in [0, 1], the range of e^(−|z|) that logistic
-// losses take the logarithm of; other x get math.Log1p's value.
-// Log1pUnit panics if len(dst) < len(x).
+// losses take the logarithm of; other x get math.Log1p's value. It panics
+// as ExpNeg does.
 //
 // It is fdlibm's log1p (as Go's math.Log1p) without its branches: with
 // u = fl(1 + x), c = x − (u − 1) the rounding error of u, and u = 2ᵏ(1 + f)
@@ -35,10 +38,16 @@ func ExpNeg(dst, x []float64) { expNegFunc(dst, x) }
 // 2^−58.45). As for ExpNeg, every implementation computes the same bits.
 func Log1pUnit(dst, x []float64) { log1pUnitFunc(dst, x) }
 
-// checkUnary panics unless dst has room for len(x) results.
+// checkUnary panics unless dst has room for len(x) results and
+// dst[:len(x)] does not overlap x.
 func checkUnary(dst, x []float64) {
 	if len(dst) < len(x) {
 		panic(errLength)
+	}
+	if n := len(x); n > 0 {
+		if d := distance(dst, x); d < uintptr(8*n) || -d < uintptr(8*n) {
+			panic(errOverlap)
+		}
 	}
 }
 
@@ -70,8 +79,10 @@ const (
 	expC7 = 1.0 / 5040
 )
 
-// expNegOne is ExpNeg of one value.
-func expNegOne(x float64) float64 {
+// ExpNegOf returns ExpNeg's value for one x, with the bits of every
+// implementation of ExpNeg: for code that takes its exponentials one at a
+// time and must agree with a block's.
+func ExpNegOf(x float64) float64 {
 	if !(x >= expMin && x <= 0) {
 		return math.Exp(x)
 	}
@@ -97,7 +108,7 @@ func expNegGeneric(dst, x []float64) {
 	checkUnary(dst, x)
 	dst = dst[:len(x)]
 	for i, v := range x {
-		dst[i] = expNegOne(v)
+		dst[i] = ExpNegOf(v)
 	}
 }
 
@@ -115,8 +126,9 @@ const (
 	sqrtTwo = math.Sqrt2
 )
 
-// log1pUnitOne is Log1pUnit of one value.
-func log1pUnitOne(x float64) float64 {
+// Log1pUnitOf returns Log1pUnit's value for one x, with the bits of every
+// implementation of Log1pUnit.
+func Log1pUnitOf(x float64) float64 {
 	if !(x >= 0 && x <= 1) {
 		return math.Log1p(x)
 	}
@@ -141,6 +153,6 @@ func log1pUnitGeneric(dst, x []float64) {
 	checkUnary(dst, x)
 	dst = dst[:len(x)]
 	for i, v := range x {
-		dst[i] = log1pUnitOne(v)
+		dst[i] = Log1pUnitOf(v)
 	}
 }

@@ -2,10 +2,11 @@
 
 #include "textflag.h"
 
-// ExpNeg and Log1pUnit on eight lanes, step for step as expNegOne and
-// log1pUnitOne compute them (transcend.go), so that the bits agree. A lane
-// outside the fast path's range sets a bit of K5; the Go side fixes such
-// lanes. The last len%8 lanes are loaded and stored under a mask, their
+// ExpNeg and Log1pUnit on eight lanes, step for step as ExpNegOf and
+// Log1pUnitOf compute them (transcend.go), so that the bits agree. A lane
+// outside the fast path's range (compared with the negated, unordered
+// predicates NGE_UQ and NLE_UQ, so that NaN counts) sets a bit of K5; the
+// Go side fixes such lanes. The last len%8 lanes are loaded and stored under a mask, their
 // other lanes zero, which is in range.
 
 // EXPNEG8 sets Z6 to e^Z0 by the fast path and ORs the lanes outside
@@ -13,10 +14,10 @@
 // Z29 and Z28 log 2/16's two parts, Z27 −708, Z26 0, Z25…Z20 1/7!…1/2!,
 // Z19 1, Z18 and Z17 the table, Z16 the integer 15.
 #define EXPNEG8 \
-	VCMPPD      $0x1D, Z27, Z0, K1     \
-	VCMPPD      $0x12, Z26, Z0, K1, K2 \
-	KNOTW       K2, K3                 \
-	KORW        K3, K5, K5             \
+	VCMPPD      $0x19, Z27, Z0, K1     \
+	VCMPPD      $0x16, Z26, Z0, K2     \
+	KORW        K1, K5, K5             \
+	KORW        K2, K5, K5             \
 	VMULPD      Z31, Z0, Z1            \
 	VADDPD      Z30, Z1, Z1            \
 	VPANDQ      Z16, Z1, Z2            \
@@ -99,10 +100,10 @@ expdone:
 // outside [0, 1] (or NaN) into K5. Constants: Z31 1, Z30 2, Z29 ½, Z28 √2,
 // Z27 and Z26 log 2's two parts, Z25…Z19 fdlibm's Lg1…Lg7, Z18 0.
 #define LOG1P8 \
-	VCMPPD      $0x1D, Z18, Z0, K1     \
-	VCMPPD      $0x12, Z31, Z0, K1, K2 \
-	KNOTW       K2, K3                 \
-	KORW        K3, K5, K5             \
+	VCMPPD      $0x19, Z18, Z0, K1     \
+	VCMPPD      $0x16, Z31, Z0, K2     \
+	KORW        K1, K5, K5             \
+	KORW        K2, K5, K5             \
 	VADDPD      Z31, Z0, Z1            \
 	VSUBPD      Z31, Z1, Z2            \
 	VSUBPD      Z2, Z0, Z2             \

@@ -121,3 +121,18 @@ func TestTranscendPanics(t *testing.T) {
 		ExpNeg(make([]float64, 3), x)
 	})
 }
+
+// TestTranscendPanicsOnOverlap checks that the kernels refuse a dst that
+// overlaps x, exactly or shifted.
+func TestTranscendPanicsOnOverlap(t *testing.T) {
+	defer use(choose(os.Getenv(envVar), supportedImpls()))
+	forEachImpl(t, func(t *testing.T, im impl) {
+		use(im)
+		a := []float64{-1, -2, -3, -4}
+		mustPanic(t, errOverlap, func() { ExpNeg(a, a) })
+		mustPanic(t, errOverlap, func() { ExpNeg(a[1:], a[:3]) })
+		mustPanic(t, errOverlap, func() { Log1pUnit(a[1:], a[:3]) })
+		Log1pUnit(a[:3], a[2:])
+		ExpNeg(a[2:], a[:2])
+	})
+}

@@ -707,6 +707,10 @@ func (s *newton) dropPays(sw []float64) bool {
 	return float64(below) >= dropMinShare*float64(all)
 }
 
+// termsBlock is the number of rows whose loss terms the sweep takes in one
+// call of objective.CurvedTermsBlock, into buffers on the stack.
+const termsBlock = 128
+
 // zMaxSteps bounds the steps over which the margins are carried as
 // z + α·dz before sweepAt computes them afresh as A·w.
 const zMaxSteps = 8
@@ -865,9 +869,16 @@ func (s *newton) sweepAt() error {
 			s.x.MulVecRows(lo, hi, w, s.z[lo:hi])
 		}
 		slope := s.rowCoef[lo:hi]
+		// The loss terms of a block of rows at a time: the logistic's
+		// exponentials and logarithms eight at once.
+		var tv, t1, t2, tc [termsBlock]float64
 		for k := lo; k < hi; k++ {
-			zk := s.z[k]
-			val0, d1, d2, conj := objective.CurvedTerms(loss, zk, b[k])
+			i := (k - lo) % termsBlock
+			if i == 0 {
+				end := min(k+termsBlock, hi)
+				objective.CurvedTermsBlock(loss, s.z[k:end], b[k:end], tv[:], t1[:], t2[:], tc[:])
+			}
+			val0, d1, d2, conj := tv[i], t1[i], t2[i], tc[i]
 			if y := loss.DualFeasible(d1, b[k]); y != d1 {
 				clipped = true
 			}

@@ -71,13 +71,17 @@ func TestNewtonTrustRadius(t *testing.T) {
 	if sa.onRadius == 0 {
 		t.Fatalf("no solve ended on the trust radius in %d steps", steps)
 	}
-	// CG on these raw counts amplifies the rescaled products' different
-	// rounding over the steps, to 1e-5 relative by the twelfth with the
-	// radius or without; a step that depended on the scale would miss by
-	// O(1).
+	// The rescaled products round differently. The iterates agree to
+	// 1e-12 relative for six steps; then that rounding tips one of the
+	// run's discrete choices (where a line search or CG stops) the other
+	// way, and the two runs go on along slightly different valid paths:
+	// 5e-4 to 2e-3 relative from the eighth step to the fourteenth,
+	// with the exponential and logarithm of kernels.ExpNeg and
+	// kernels.Log1pUnit or of the math package. A step that depended on
+	// the scale would miss by O(1) from the first.
 	for j := range x.Cols {
 		got, want := sc.w[j]*scale[j], sa.w[j]
-		if math.Abs(got-want) > 1e-3*math.Max(1e-3, math.Abs(want)) {
+		if math.Abs(got-want) > 1e-2*math.Max(1e-3, math.Abs(want)) {
 			t.Fatalf("step %d: w[%d] = %.12g in the original units, %.12g in the rescaled ones (scale %g)", steps, j, want, got, scale[j])
 		}
 	}

@@ -343,17 +343,30 @@ func (e *Evaluator) atWith(x, zs, y, vGiven, gGiven []float64, which DualPoint) 
 		var ls, cs Sum
 		// The margins of a block of rows at a time, in one call
 		// (MulVecRows): short rows cost less so than one by one.
-		var block [marginBlock]float64
+		// With the paired duals, a curved loss's terms are taken a block
+		// at a time too (CurvedTermsBlock: the logistic's exponentials
+		// and logarithms eight at once).
+		var block, tv, t1, t2, tc [marginBlock]float64
 		for k := lo; k < hi; k++ {
+			i := (k - lo) % marginBlock
+			end := min(k+marginBlock, hi)
 			var z float64
 			if zs != nil {
 				z = zs[k]
 			} else if !zero {
-				i := (k - lo) % marginBlock
 				if i == 0 {
-					e.prob.X.MulVecRows(k, min(k+marginBlock, hi), x, block[:])
+					e.prob.X.MulVecRows(k, end, x, block[:])
 				}
 				z = block[i]
+			}
+			if paired && isCurved && i == 0 {
+				zb := block[:end-k]
+				if zs != nil {
+					zb = zs[k:end]
+				} else if zero {
+					clear(zb)
+				}
+				CurvedTermsBlock(curved, zb, b[k:end], tv[:], t1[:], t2[:], tc[:])
 			}
 			wk := 1.0
 			if sw != nil {
@@ -365,7 +378,7 @@ func (e *Evaluator) atWith(x, zs, y, vGiven, gGiven []float64, which DualPoint) 
 			}
 			var val, d1, conj float64
 			if isCurved {
-				val, d1, _, conj = CurvedTerms(curved, z, b[k])
+				val, d1, conj = tv[i], t1[i], tc[i]
 			} else {
 				val, d1 = loss.Value(z, b[k]), loss.Deriv(z, b[k])
 			}

@@ -3,6 +3,8 @@ package objective
 import (
 	"fmt"
 	"math"
+
+	"github.com/adaspdc/adaspdc/kernels"
 )
 
 // Loss is a convex loss φ(z, b) of a margin z = aᵀx and a label or target b.
@@ -655,35 +657,8 @@ func logisticSigmoidGapFast(t, u0, v0 float64) (s, comp, diff float64) {
 	return s, comp, math.Float64frombits(d0&^neg | d1&neg)
 }
 
-// expNeg returns exp(x) for x ≤ 0 within 2 ulp, in a short chain of
-// dependent operations: with x = (k + j/64)·log 2 + r, k = ⌊n/64⌋,
-// j = n mod 64 for the nearest integer n to 64x/log 2 and |r| ≤ log 2/128,
-// exp(x) = 2ᵏ · 2^(j/64) · eʳ, from a table of 2^(j/64) and the degree-5
-// Taylor polynomial of eʳ (its truncation error is below 4e-17). Below
-// −708, where the result is subnormal, it is math.Exp's.
-func expNeg(x float64) float64 {
-	if !(x >= -708) {
-		return math.Exp(x)
-	}
-	const (
-		shift = 0x1.8p52 // adding it rounds to an integer in the low bits
-		inv   = 64 / math.Ln2
-		ln2hi = 0x1.62e42fp-7         // log 2/64: 24 bits, so kf·ln2hi is exact
-		ln2lo = 0x1.df473de6af279p-32 // ... and the rest
-	)
-	kf := x*inv + shift
-	n := int64(math.Float64bits(kf)) // n in the low bits, offset by shift's
-	kf -= shift
-	r := x - kf*ln2hi - kf*ln2lo
-	q := r * (1 + r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120)))))
-	tb := math.Float64frombits(math.Float64bits(expNegTable[n&63]) + uint64(n>>6)<<52)
-	return tb + tb*q
-}
-
-// expNegTable holds 2^(j/64), j = 0 … 63.
-var expNegTable = func() (t [64]float64) {
-	for j := range t {
-		t[j] = math.Exp2(float64(j) / 64)
-	}
-	return t
-}()
+// expNeg returns exp(x) for x ≤ 0 within 2 ulp: kernels.ExpNegOf, whose
+// bits the block kernel kernels.ExpNeg shares, so that the logistic
+// loss's terms are the same taken one row at a time or a block at a time
+// (CurvedTermsBlock, SlopeSum).
+func expNeg(x float64) float64 { return kernels.ExpNegOf(x) }

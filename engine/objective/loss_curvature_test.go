@@ -75,3 +75,44 @@ func TestCurvedTermsAtZero(t *testing.T) {
 		}
 	}
 }
+
+// TestCurvedTermsBlock checks CurvedTermsBlock against CurvedTerms row by
+// row, bit for bit, for the logistic loss (labels ±1 and others, margins
+// 0 and −0, small, large, beyond the exponential's fast range, NaN) and
+// for losses it takes row by row, on blocks of lengths that leave the
+// kernels' masked tails.
+func TestCurvedTermsBlock(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 7))
+	special := []float64{0, math.Copysign(0, -1), 1e-300, -1e-300, 40, -40, 800, -800, 1e300, math.Inf(1), math.Inf(-1), math.NaN()}
+	for _, loss := range []CurvedLoss{Logistic{}, SquaredHinge{}, Squared{}, SmoothHinge{}} {
+		for _, n := range []int{0, 1, 7, 8, 9, 130} {
+			z, b := make([]float64, n), make([]float64, n)
+			for k := range z {
+				z[k], b[k] = 4*rng.NormFloat64(), 1
+				switch k % 5 {
+				case 1:
+					b[k] = -1
+				case 3:
+					z[k] = special[rng.IntN(len(special))]
+				case 4:
+					if k%10 == 4 {
+						b[k] = 0.5 // not ±1: the logistic's row-by-row path
+					}
+				}
+			}
+			out := make([][]float64, 4)
+			for i := range out {
+				out[i] = make([]float64, n)
+			}
+			CurvedTermsBlock(loss, z, b, out[0], out[1], out[2], out[3])
+			for k := range z {
+				w0, w1, w2, w3 := CurvedTerms(loss, z[k], b[k])
+				for i, want := range []float64{w0, w1, w2, w3} {
+					if got := out[i][k]; math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+						t.Fatalf("%s, n = %d, z = %v, b = %v: term %d = %v, CurvedTerms %v", loss.Name(), n, z[k], b[k], i, got, want)
+					}
+				}
+			}
+		}
+	}
+}
