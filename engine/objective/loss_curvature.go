@@ -153,9 +153,10 @@ func CurvedTermsBlock(loss CurvedLoss, z, b, val, d1, d2, conj []float64) {
 // in order (wₖ = 1 where w is nil): n times the derivative along a step
 // of the primal's loss part, at the step length α, which a line search
 // takes once per trial. The logistic and squared-hinge losses are matched
-// once for the whole sum, so that their Deriv is called on the concrete
-// type, inlined where it is small, instead of through the interface at
-// every row; the sum is the same bits either way.
+// once for the whole sum, so that the squared hinge's Deriv is called on
+// the concrete type, inlined, instead of through the interface at every
+// row, and the logistic's exponentials are taken a block at a time by
+// kernels.ExpNeg; the sum is the same bits either way.
 func SlopeSum(loss Loss, z, dz, b, w []float64, alpha float64) float64 {
 	var s float64
 	switch l := loss.(type) {
