@@ -165,8 +165,10 @@ type newton struct {
 
 	// zSteps counts the steps over which z has been carried as z + α·dz
 	// since a sweep last computed it as A·w (0: the next sweep computes
-	// it; see advanceMargins).
+	// it; see advanceMargins). zAlpha is the α of a step whose z + α·dz
+	// the next sweep is still to apply (0: none).
 	zSteps int
+	zAlpha float64
 
 	// The sweep at w also yields the certificate, so certify and the next
 	// step share one pass over the data (fresh says it is current).
@@ -179,6 +181,7 @@ type newton struct {
 	conjSum  []float64 // per chunk: Σφ*(yₖ) with yₖ = φ′(zₖ)
 	clipped  []bool    // per chunk: some φ′(zₖ) lay outside dom φ*
 	gradNNZ  []int64   // per chunk: the nonzeros of the rows with φ′(zₖ) ≠ 0, which the gradient reads
+	curvNNZ  []int64   // per chunk: the nonzeros of the rows with φ″(zₖ) ≠ 0, which a Hessian product reads
 	// lossMean is (1/n) Σₖ φ(zₖ) at w, the loss part of P that the line
 	// search starts from. The line search reuses lossSum and conjSum for
 	// its per-chunk sums.
@@ -260,7 +263,7 @@ func newNewtonOn(prob objective.Problem, opt driver.Options, world *driver.World
 		}
 	}
 	s.lossSum, s.conjSum, s.part = make([]float64, chunks), make([]float64, chunks), make([]float64, max(threads, s.sweep.Ranges()))
-	s.clipped, s.gradNNZ = make([]bool, chunks), make([]int64, chunks)
+	s.clipped, s.gradNNZ, s.curvNNZ = make([]bool, chunks), make([]int64, chunks), make([]int64, chunks)
 	s.mix = s.hess == nil && int64(d) > nGlobal
 	// CG solves a d-dimensional system: d steps suffice in exact
 	// arithmetic; the cap bounds the cost of one Newton step on wide data.
@@ -715,22 +718,21 @@ const termsBlock = 128
 // z + α·dz before sweepAt computes them afresh as A·w.
 const zMaxSteps = 8
 
-// advanceMargins sets z to z + α·dz, the margins at the new point w + αs
-// up to rounding, so that the next sweep need not compute A·w: a Newton
-// step then reads A twice (the sweep's gradient, dz = A·s) instead of
-// three times. Each carried step adds rounding of the order of dz's own,
-// u·|A|·(|w| + α|s|) per row, where A·w's dot product has u·|A|·|w|; after
-// zMaxSteps steps the sweep computes A·w afresh, so that the error does
-// not accumulate. Where the margins come from the shared products sweep,
-// it computes them anyway.
+// advanceMargins has the next sweep set z to z + α·dz, the margins at the
+// new point w + αs up to rounding, so that it need not compute A·w: a
+// Newton step then reads A twice (the sweep's gradient, dz = A·s) instead
+// of three times. The sweep adds α·dz row by row before the row's terms,
+// on its workers, rather than a serial pass here. Each carried step adds
+// rounding of the order of dz's own, u·|A|·(|w| + α|s|) per row, where
+// A·w's dot product has u·|A|·|w|; after zMaxSteps steps the sweep
+// computes A·w afresh, so that the error does not accumulate. Where the
+// margins come from the shared products sweep, it computes them anyway.
 func (s *newton) advanceMargins(alpha float64) {
 	if s.products != nil || s.zSteps >= zMaxSteps {
 		s.zSteps = 0
 		return
 	}
-	for k, dk := range s.dz {
-		s.z[k] += alpha * dk
-	}
+	s.zAlpha = alpha
 	s.zSteps++
 }
 
@@ -863,10 +865,15 @@ func (s *newton) sweepAt() error {
 	err := s.sweep.RunSum(func(c, lo, hi int, acc [][]float64) {
 		g := acc[0]
 		var ls, cs objective.Sum
-		var gradNNZ int64
+		var gradNNZ, curvNNZ int64
 		clipped := false
 		if !shared && !carried {
 			s.x.MulVecRows(lo, hi, w, s.z[lo:hi])
+		} else if alpha := s.zAlpha; carried && alpha != 0 {
+			z, dz := s.z[lo:hi], s.dz[lo:hi]
+			for k, dk := range dz {
+				z[k] += alpha * dk
+			}
 		}
 		slope := s.rowCoef[lo:hi]
 		// The loss terms of a block of rows at a time: the logistic's
@@ -898,6 +905,9 @@ func (s *newton) sweepAt() error {
 				slope[k-lo] = d1 * s.invN
 				gradNNZ += s.x.Indptr[k+1] - s.x.Indptr[k]
 			}
+			if c != 0 {
+				curvNNZ += s.x.Indptr[k+1] - s.x.Indptr[k]
+			}
 			if s.hess == nil && c != 0 {
 				h := acc[1]
 				val, idx := s.x.Row(k)
@@ -908,14 +918,12 @@ func (s *newton) sweepAt() error {
 		}
 		// The gradient's rows in one call, for short rows' sake.
 		kernels.SparseAxpyRows(s.x.Indptr[lo:hi+1], slope, s.x.Values, s.x.Indices, g)
-		s.lossSum[c], s.conjSum[c], s.clipped[c], s.gradNNZ[c] = ls.Sum(), cs.Sum(), clipped, gradNNZ
+		s.lossSum[c], s.conjSum[c], s.clipped[c], s.gradNNZ[c], s.curvNNZ[c] = ls.Sum(), cs.Sum(), clipped, gradNNZ, curvNNZ
 	}, func() []float64 {
 		// The products of the next step read only the rows with φ″ ≠ 0.
 		var active int64
-		for k, c := range s.curv {
-			if c != 0 {
-				active += s.x.Indptr[k+1] - s.x.Indptr[k]
-			}
+		for _, m := range s.curvNNZ {
+			active += m
 		}
 		var lsum, csum objective.Sum
 		clipped := false
@@ -934,6 +942,7 @@ func (s *newton) sweepAt() error {
 	if err != nil {
 		return err
 	}
+	s.zAlpha = 0 // applied
 	// The margins' products (unless carried) read every row; the
 	// gradient's, two per nonzero, only the rows with φ′(zₖ) ≠ 0.
 	reads := 2 * tail[4]
