@@ -884,11 +884,9 @@ func (s *newton) sweepAt() error {
 			if i == 0 {
 				end := min(k+termsBlock, hi)
 				objective.CurvedTermsBlock(loss, s.z[k:end], b[k:end], tv[:], t1[:], t2[:], tc[:])
+				clipped = clipped || objective.Projects(loss, t1[:end-k], b[k:end])
 			}
 			val0, d1, d2, conj := tv[i], t1[i], t2[i], tc[i]
-			if y := loss.DualFeasible(d1, b[k]); y != d1 {
-				clipped = true
-			}
 			if sw := s.prob.SampleWeights; sw != nil {
 				// wφ: its derivatives and its conjugate's term at the
 				// paired dual point w·φ′(z) all scale by w.

@@ -122,7 +122,16 @@ const curvedBlock = 128
 func CurvedTermsBlock(loss CurvedLoss, z, b, val, d1, d2, conj []float64) {
 	n := len(z)
 	b, val, d1, d2, conj = b[:n], val[:n], d1[:n], d2[:n], conj[:n]
-	if _, ok := loss.(Logistic); !ok {
+	switch h := loss.(type) {
+	case Logistic:
+	case SquaredHinge:
+		// CurvedTerms' concrete calls, without its match at every row.
+		for k, zk := range z {
+			g := h.Deriv(zk, b[k])
+			val[k], d1[k], d2[k], conj[k] = h.Value(zk, b[k]), g, h.Deriv2(zk, b[k]), h.Conj(g, b[k])
+		}
+		return
+	default:
 		for k, zk := range z {
 			val[k], d1[k], d2[k], conj[k] = CurvedTerms(loss, zk, b[k])
 		}
@@ -147,6 +156,35 @@ func CurvedTermsBlock(loss CurvedLoss, z, b, val, d1, d2, conj []float64) {
 		}
 		val[k], d1[k], d2[k], conj[k] = logisticFinish(-bk*zk, d1[k], val[k], bk)
 	}
+}
+
+// Projects reports whether DualFeasible moves some y[k] for the label
+// b[k], k < len(y): whether the paired dual point φ′(zₖ) of a sweep needs
+// projecting (rounding at a kink) before its conjugate is finite. The
+// logistic and squared-hinge losses are matched once for the block.
+func Projects(loss Loss, y, b []float64) bool {
+	b = b[:len(y)]
+	switch l := loss.(type) {
+	case Logistic:
+		for k, yk := range y {
+			if l.DualFeasible(yk, b[k]) != yk {
+				return true
+			}
+		}
+	case SquaredHinge:
+		for k, yk := range y {
+			if l.DualFeasible(yk, b[k]) != yk {
+				return true
+			}
+		}
+	default:
+		for k, yk := range y {
+			if loss.DualFeasible(yk, b[k]) != yk {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // SlopeSum returns Σₖ wₖ·φ′(zₖ + α·dzₖ, bₖ)·dzₖ over the k with dzₖ ≠ 0,

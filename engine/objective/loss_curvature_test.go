@@ -116,3 +116,27 @@ func TestCurvedTermsBlock(t *testing.T) {
 		}
 	}
 }
+
+// TestProjects checks Projects against DualFeasible row by row: false on
+// paired duals φ′(z) of every loss it matches, true where one lies
+// outside the dual domain (a logistic y beyond its label's side, a squared
+// hinge's of the wrong sign) or is NaN.
+func TestProjects(t *testing.T) {
+	for _, loss := range []Loss{Logistic{}, SquaredHinge{}, SmoothHinge{}} {
+		b := []float64{1, -1, 1, -1, 1}
+		y := make([]float64, len(b))
+		for k, z := range []float64{-2, 0.5, 3, -0.25, 0} {
+			y[k] = loss.Deriv(z, b[k])
+		}
+		if Projects(loss, y, b) {
+			t.Errorf("%s: paired duals %v reported outside the domain", loss.Name(), y)
+		}
+		for _, bad := range []float64{-0.5, math.NaN()} {
+			y2 := append([]float64(nil), y...)
+			y2[3] = bad // label −1: its dual is ≥ 0
+			if !Projects(loss, y2, b) {
+				t.Errorf("%s: y = %v for b = −1 not reported", loss.Name(), bad)
+			}
+		}
+	}
+}
