@@ -139,24 +139,46 @@ func (m *CSR) columnSet() columnSet {
 }
 
 // setBit sets bit k of a bitmap that other goroutines may be setting bits
-// of too: the word is read first and written, with an atomic OR, only when
-// the bit is missing, so that a bit set again, as most are, costs a plain
-// load and no goroutine needs a private copy of the bitmap.
-func setBit(bitmap []uint64, k int) {
+// of too, and reports whether this call set it: the word is read first and
+// written, with an atomic OR, only when the bit is missing, so that a bit
+// set again, as most are, costs a plain load and no goroutine needs a
+// private copy of the bitmap.
+func setBit(bitmap []uint64, k int) bool {
 	w, bit := &bitmap[k>>6], uint64(1)<<(k&63)
-	if atomic.LoadUint64(w)&bit == 0 {
-		atomic.OrUint64(w, bit)
-	}
+	return atomic.LoadUint64(w)&bit == 0 && atomic.OrUint64(w, bit)&bit == 0
 }
+
+// fullCheckEntries is how many entries a goroutine of columnBitmap marks
+// between its looks at whether every column is marked already.
+const fullCheckEntries = 4096
 
 // columnBitmap marks the columns of m in a bitmap of the given words,
 // paged by slot and pageOf (nil for a bitmap of every column). Large
-// matrices are marked by several goroutines (eachRowRange).
+// matrices are marked by several goroutines (eachRowRange). In a bitmap of
+// every column, the goroutines count the bits they set, and stop once all
+// m.Cols are: on narrow data, where every column is used (w8a's 300 in its
+// first rows), the rest of the entries need not be read.
 func (m *CSR) columnBitmap(slot, pageOf []int32, words int) columnSet {
 	s := columnSet{words: make([]uint64, words), slot: slot, pageOf: pageOf}
+	var set atomic.Int64
+	all := int64(m.Cols)
+	if slot != nil {
+		all = -1 // the paged bitmap: no early stop
+	}
 	m.eachRowRange(func(lo, hi int) {
-		for _, j := range m.Indices[m.Indptr[lo]:m.Indptr[hi]] {
-			setBit(s.words, s.bit(j))
+		idx := m.Indices[m.Indptr[lo]:m.Indptr[hi]]
+		for len(idx) > 0 && set.Load() != all {
+			block := idx[:min(len(idx), fullCheckEntries)]
+			idx = idx[len(block):]
+			var added int64
+			for _, j := range block {
+				if setBit(s.words, s.bit(j)) {
+					added++
+				}
+			}
+			if added > 0 {
+				set.Add(added)
+			}
 		}
 	})
 	s.before = make([]int32, words)

@@ -197,3 +197,46 @@ func BenchmarkCompactColumns(b *testing.B) {
 		})
 	}
 }
+
+// TestUsedColumnsStopsOnlyWhenFull checks the bitmap's early stop on a
+// matrix large enough for several goroutines and many blocks: every column
+// but the last used in the first rows, the last column only in the last
+// row, counted all the same; and the same matrix without that entry,
+// where the count falls by one and CompactColumns drops the column.
+func TestUsedColumnsStopsOnlyWhenFull(t *testing.T) {
+	const cols, rows, perRow = 300, 40000, 10
+	build := func(lastEntry bool) *CSR {
+		m := &CSR{Rows: rows, Cols: cols, Indptr: make([]int64, rows+1)}
+		for r := range rows {
+			for e := range perRow {
+				m.Indices = append(m.Indices, int32((r*perRow+e)%(cols-1)))
+			}
+			if r == rows-1 && lastEntry {
+				m.Indices = append(m.Indices, cols-1)
+			}
+			slices.Sort(m.Indices[m.Indptr[r]:])
+			m.Indices = append(m.Indices[:m.Indptr[r]], slices.Compact(m.Indices[m.Indptr[r]:])...)
+			m.Indptr[r+1] = int64(len(m.Indices))
+		}
+		m.Values = make([]float64, len(m.Indices))
+		for p := range m.Values {
+			m.Values[p] = 1
+		}
+		if err := m.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	if m := build(true); m.NNZ() < parallelMinNNZ {
+		t.Fatalf("%d entries: too few for several goroutines", m.NNZ())
+	} else if got := m.UsedColumns(); got != cols {
+		t.Errorf("with the last column in the last row: %d used columns, want %d", got, cols)
+	}
+	m := build(false)
+	if got := m.UsedColumns(); got != cols-1 {
+		t.Errorf("without it: %d used columns, want %d", got, cols-1)
+	}
+	if c, kept := m.CompactColumns(); c.Cols != cols-1 || len(kept) != cols-1 || kept[cols-2] != cols-2 {
+		t.Errorf("CompactColumns kept %d columns (last %d), want %d", c.Cols, kept[len(kept)-1], cols-1)
+	}
+}
