@@ -862,6 +862,9 @@ func (s *newton) sweepAt() error {
 		s.products.away()
 		defer s.products.back()
 	}
+	// The last step's α·dz, which the workers add to the carried margins.
+	alpha := s.zAlpha
+	s.zAlpha = 0
 	err := s.sweep.RunSum(func(c, lo, hi int, acc [][]float64) {
 		g := acc[0]
 		var ls, cs objective.Sum
@@ -869,7 +872,7 @@ func (s *newton) sweepAt() error {
 		clipped := false
 		if !shared && !carried {
 			s.x.MulVecRows(lo, hi, w, s.z[lo:hi])
-		} else if alpha := s.zAlpha; carried && alpha != 0 {
+		} else if carried && alpha != 0 {
 			z, dz := s.z[lo:hi], s.dz[lo:hi]
 			for k, dk := range dz {
 				z[k] += alpha * dk
@@ -938,9 +941,11 @@ func (s *newton) sweepAt() error {
 		return tail[:]
 	}, nil, outs...)
 	if err != nil {
+		// Some chunks may have added α·dz and others not: the next sweep
+		// computes the margins afresh.
+		s.zSteps = 0
 		return err
 	}
-	s.zAlpha = 0 // applied
 	// The margins' products (unless carried) read every row; the
 	// gradient's, two per nonzero, only the rows with φ′(zₖ) ≠ 0.
 	reads := 2 * tail[4]
