@@ -118,7 +118,7 @@ const curvedBlock = 128
 // the block's exponentials and logarithms are taken by kernels.ExpNeg and
 // kernels.Log1pUnit, eight at a time where the CPU has AVX-512, which
 // share the bits of the row-at-a-time expNeg and kernels.Log1pUnitOf. The
-// four outputs need len(z) elements each.
+// four outputs need len(z) elements each and must not overlap.
 func CurvedTermsBlock(loss CurvedLoss, z, b, val, d1, d2, conj []float64) {
 	n := len(z)
 	b, val, d1, d2, conj = b[:n], val[:n], d1[:n], d2[:n], conj[:n]
