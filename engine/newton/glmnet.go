@@ -258,30 +258,39 @@ func (s *glmnet) sweepAt() error {
 		}
 		var ls, cs objective.Sum
 		projected := false
-		for k := lo; k < hi; k++ {
-			val, idx := s.x.Row(k)
-			zk := kernels.SparseDot(val, idx, w)
-			v, d1, d2, conj := objective.CurvedTerms(s.loss, zk, b[k])
-			if s.loss.DualFeasible(d1, b[k]) != d1 {
-				projected = true
+		// The margins, the loss terms (the logistic's exponentials and
+		// logarithms eight at once) and the gradient's rows a block at a
+		// time, as newton's sweep takes them.
+		s.x.MulVecRows(lo, hi, w, s.z[lo:hi])
+		var tv, t1, t2, tc, coef [termsBlock]float64
+		for k0 := lo; k0 < hi; k0 += termsBlock {
+			k1 := min(k0+termsBlock, hi)
+			objective.CurvedTermsBlock(s.loss, s.z[k0:k1], b[k0:k1], tv[:], t1[:], t2[:], tc[:])
+			projected = projected || objective.Projects(s.loss, t1[:k1-k0], b[k0:k1])
+			for k := k0; k < k1; k++ {
+				i := k - k0
+				v, d1, d2, conj := tv[i], t1[i], t2[i], tc[i]
+				// y keeps φ′(z); with sample weights w's factor goes on
+				// the value, the curvature, the conjugate's term and the
+				// gradient.
+				wk := 1.0
+				if sw := s.prob.SampleWeights; sw != nil {
+					wk = sw[k]
+				}
+				s.y[k], s.curv[k] = d1, wk*d2*s.invN
+				ls.Add(wk * v)
+				cs.Add(wk * conj)
+				coef[i] = wk * d1 * s.invN
+				cv := s.curv[k]
+				if cv == 0 || h == nil {
+					continue
+				}
+				val, idx := s.x.Row(k)
+				for p, j := range idx {
+					h[j] += cv * val[p] * val[p]
+				}
 			}
-			// y keeps φ′(z); with sample weights w's factor goes on the
-			// value, the curvature, the conjugate's term and the gradient.
-			wk := 1.0
-			if sw := s.prob.SampleWeights; sw != nil {
-				wk = sw[k]
-			}
-			s.z[k], s.y[k], s.curv[k] = zk, d1, wk*d2*s.invN
-			ls.Add(wk * v)
-			cs.Add(wk * conj)
-			kernels.SparseAxpy(wk*d1*s.invN, val, idx, g)
-			cv := s.curv[k]
-			if cv == 0 || h == nil {
-				continue
-			}
-			for p, j := range idx {
-				h[j] += cv * val[p] * val[p]
-			}
+			kernels.SparseAxpyRows(s.x.Indptr[k0:k1+1], coef[:k1-k0], s.x.Values, s.x.Indices, g)
 		}
 		s.lossSum[c], s.conjSum[c], s.projected[c] = ls.Sum(), cs.Sum(), projected
 	}, outs...)
