@@ -429,10 +429,7 @@ func (s *glmnet) outerStep() (bool, error) {
 		passes = s.descendDense()
 		// A·d for the line search, one pass over the rows.
 		if err := s.sweep.Run(func(lo, hi int, _ [][]float64) {
-			for k := lo; k < hi; k++ {
-				val, idx := s.x.Row(k)
-				s.ad[k] = kernels.SparseDot(val, idx, s.step)
-			}
+			s.x.MulVecRows(lo, hi, s.step, s.ad[lo:hi])
 		}); err != nil {
 			return false, err
 		}
@@ -738,12 +735,16 @@ func (s *glmnet) lineSearch() (bool, error) {
 		sw := s.prob.SampleWeights
 		if err := s.sweep.RunChunks(func(c, lo, hi int, _ [][]float64) {
 			var ls objective.Sum
-			for k := lo; k < hi; k++ {
-				v := s.loss.Value(s.z[k]+beta*s.ad[k], b[k])
-				if sw != nil {
-					v *= sw[k]
+			var vals [termsBlock]float64
+			for k0 := lo; k0 < hi; k0 += termsBlock {
+				k1 := min(k0+termsBlock, hi)
+				objective.ValuesAlong(s.loss, s.z[k0:k1], s.ad[k0:k1], b[k0:k1], beta, vals[:])
+				for i, v := range vals[:k1-k0] {
+					if sw != nil {
+						v *= sw[k0+i]
+					}
+					ls.Add(v)
 				}
-				ls.Add(v)
 			}
 			s.lossSum[c] = ls.Sum()
 		}); err != nil {

@@ -158,6 +158,47 @@ func CurvedTermsBlock(loss CurvedLoss, z, b, val, d1, d2, conj []float64) {
 	}
 }
 
+// ValuesAlong sets out[k] = φ(z[k] + β·dz[k], b[k]) for every k < len(z):
+// a line search's loss terms at the step length β. The logistic loss's
+// values are those of CurvedTerms (the same bits), their exponentials and
+// logarithms taken a block at a time by kernels.ExpNeg and
+// kernels.Log1pUnit; the other losses' are Value's.
+func ValuesAlong(loss Loss, z, dz, b []float64, beta float64, out []float64) {
+	n := len(z)
+	dz, b, out = dz[:n], b[:n], out[:n]
+	if _, ok := loss.(Logistic); !ok {
+		for k, zk := range z {
+			out[k] = loss.Value(zk+beta*dz[k], b[k])
+		}
+		return
+	}
+	var tb, ab, eb [curvedBlock]float64
+	for lo := 0; lo < n; lo += curvedBlock {
+		hi := min(lo+curvedBlock, n)
+		t, a, e := tb[:hi-lo], ab[:hi-lo], eb[:hi-lo]
+		for i := range t {
+			k := lo + i
+			t[i] = -b[k] * (z[k] + beta*dz[k])
+			a[i] = -math.Abs(t[i])
+		}
+		kernels.ExpNeg(e, a)
+		kernels.Log1pUnit(a, e) // log(1 + e), over −|t|, which is read no more
+		for i, ti := range t {
+			k := lo + i
+			switch bk := b[k]; {
+			case bk != 1 && bk != -1:
+				out[k] = loss.Value(z[k]+beta*dz[k], bk)
+			case ti == 0:
+				out[k] = logisticAtZero[(int(bk)+1)/2][0]
+			case ti > 0:
+				out[k] = ti + a[i]
+			default:
+				out[k] = a[i]
+			}
+		}
+	}
+}
+
 // Projects reports whether DualFeasible moves some y[k] for the label
 // b[k], k < len(y): whether the paired dual point φ′(zₖ) of a sweep needs
 // projecting (rounding at a kink) before its conjugate is finite. The

@@ -140,3 +140,44 @@ func TestProjects(t *testing.T) {
 		}
 	}
 }
+
+// TestValuesAlong checks ValuesAlong against CurvedTerms' value for the
+// logistic loss (labels ±1 and others, margins reaching 0, large, NaN)
+// and against Value for a loss without the block path, bit for bit, at
+// several step lengths, on blocks that leave the kernels' tails.
+func TestValuesAlong(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	for _, loss := range []Loss{Logistic{}, SquaredHinge{}} {
+		for _, n := range []int{0, 5, 128, 300} {
+			z, dz, b, out := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+			for k := range z {
+				z[k], dz[k], b[k] = 5*rng.NormFloat64(), rng.NormFloat64(), 1
+				switch k % 7 {
+				case 1:
+					b[k] = -1
+				case 2:
+					z[k], dz[k] = 0.5, -0.25 // z + 2·dz = 0
+				case 3:
+					z[k] = 800
+				case 4:
+					z[k] = math.NaN()
+				case 5:
+					b[k] = 0.5
+				}
+			}
+			for _, beta := range []float64{0, 0.5, 2} {
+				ValuesAlong(loss, z, dz, b, beta, out)
+				for k := range z {
+					zk := z[k] + beta*dz[k]
+					want := loss.Value(zk, b[k])
+					if c, ok := loss.(CurvedLoss); ok && (b[k] == 1 || b[k] == -1) {
+						want, _, _, _ = CurvedTerms(c, zk, b[k])
+					}
+					if math.Float64bits(out[k]) != math.Float64bits(want) && !(math.IsNaN(out[k]) && math.IsNaN(want)) {
+						t.Fatalf("%s, β = %g, z = %v, dz = %v, b = %v: %v, want %v", loss.Name(), beta, z[k], dz[k], b[k], out[k], want)
+					}
+				}
+			}
+		}
+	}
+}
