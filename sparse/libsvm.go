@@ -1284,52 +1284,59 @@ func parseLine(line []byte, limit int64, ind []int32, val []float64) (label floa
 		// matches strconv.ParseFloat bit for bit (Clinger's fast path, as
 		// in scanFloat); with 16 to 19 digits after a point, quotient's
 		// exact division does.
-		neg := p < len(line) && line[p] == '-'
-		if neg {
+		var v float64
+		if p < len(line) && line[p] == '1' && (p+1 == len(line) || isSpace(line[p+1])) {
+			// A value of 1 alone, binary data's every value (w8a's,
+			// a9a's), skips the general parse below.
+			v = 1
 			p++
-		}
-		var mant uint64
-		digitStart := p
-		for p < len(line) && line[p]-'0' <= 9 {
-			mant = mant*10 + uint64(line[p]-'0')
-			p++
-		}
-		digits, frac := p-digitStart, 0
-		if p < len(line) && line[p] == '.' {
-			p++
-			fracStart := p
+		} else {
+			neg := p < len(line) && line[p] == '-'
+			if neg {
+				p++
+			}
+			var mant uint64
+			digitStart := p
 			for p < len(line) && line[p]-'0' <= 9 {
 				mant = mant*10 + uint64(line[p]-'0')
 				p++
 			}
-			frac = p - fracStart
-			digits += frac
-		}
-		var v float64
-		if digits > 0 && digits <= 19 && (p == len(line) || isSpace(line[p])) && (mant < 1<<53 || frac > 0) {
-			if mant < 1<<53 {
-				v = float64(int64(mant))
-				if frac > 0 {
-					v /= exactPow10[frac]
+			digits, frac := p-digitStart, 0
+			if p < len(line) && line[p] == '.' {
+				p++
+				fracStart := p
+				for p < len(line) && line[p]-'0' <= 9 {
+					mant = mant*10 + uint64(line[p]-'0')
+					p++
+				}
+				frac = p - fracStart
+				digits += frac
+			}
+			if digits > 0 && digits <= 19 && (p == len(line) || isSpace(line[p])) && (mant < 1<<53 || frac > 0) {
+				if mant < 1<<53 {
+					v = float64(int64(mant))
+					if frac > 0 {
+						v /= exactPow10[frac]
+					}
+				} else {
+					v = quotient(mant, frac) // 16 to 19 digits, as printed float64s have
+				}
+				if neg {
+					v = -v
 				}
 			} else {
-				v = quotient(mant, frac) // 16 to 19 digits, as printed float64s have
-			}
-			if neg {
-				v = -v
-			}
-		} else {
-			// Exponents, long mantissas, malformed tokens: parseFloat
-			// handles them and strconv judges what is valid.
-			for p < len(line) && !isSpace(line[p]) {
-				p++
-			}
-			vtok := line[vstart:p]
-			if len(vtok) == 0 {
-				return 0, -1, vstart + 1, fmt.Sprintf("index %d has no value after ':'", idx)
-			}
-			if v, msg = parseFinite(vtok); msg != "" {
-				return 0, -1, vstart + 1, "value " + msg
+				// Exponents, long mantissas, malformed tokens: parseFloat
+				// handles them and strconv judges what is valid.
+				for p < len(line) && !isSpace(line[p]) {
+					p++
+				}
+				vtok := line[vstart:p]
+				if len(vtok) == 0 {
+					return 0, -1, vstart + 1, fmt.Sprintf("index %d has no value after ':'", idx)
+				}
+				if v, msg = parseFinite(vtok); msg != "" {
+					return 0, -1, vstart + 1, "value " + msg
+				}
 			}
 		}
 		if n == len(ind) {

@@ -638,7 +638,9 @@ func FuzzReadLIBSVM(f *testing.F) {
 func TestReadValuesMatchStrconv(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	tokens := []string{"9007199254740993.0", "-18014398509481986.0", "0.26490647141300877", "0.9999999999999999999", "1.0000000000000000000",
-		"5.072877754634469217", "-6.674450250329487578", "1995287.113326448598"}
+		"5.072877754634469217", "-6.674450250329487578", "1995287.113326448598",
+		// The lone 1 has a path of its own; its neighbours do not.
+		"1", "10", "1.", "1.5", "1e0", "1e-1", "-1", "01", "11"}
 	for range 3000 {
 		v := rng.Float64() * math.Pow(10, float64(rng.IntN(8)-4))
 		if rng.IntN(2) == 0 {
@@ -651,7 +653,15 @@ func TestReadValuesMatchStrconv(t *testing.T) {
 	}
 	var b strings.Builder
 	for i, tok := range tokens {
-		fmt.Fprintf(&b, "1 %d:%s\n", i+1, tok)
+		// Lines end after the value, or go on after a tab or a blank.
+		switch i % 3 {
+		case 0:
+			fmt.Fprintf(&b, "1 %d:%s\n", i+1, tok)
+		case 1:
+			fmt.Fprintf(&b, "1 %d:%s\t\n", i+1, tok)
+		default:
+			fmt.Fprintf(&b, "1 %d:%s \r\n", i+1, tok)
+		}
 	}
 	ds, err := ReadLIBSVM(strings.NewReader(b.String()), "values", ReadOptions{})
 	if err != nil {
