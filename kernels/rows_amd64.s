@@ -3,45 +3,9 @@
 #include "textflag.h"
 
 // The rows kernels: sparseDotAVX2Asm's and sparseAxpyAVX2Asm's loops, row
-// after row, in one call. The macros INDEX4, SCATTERADD4 and GATHER4 come
-// from sparse_amd64.s, repeated here because assembly files do not share
-// macros.
+// after row, in one call, with the macros of sparse_amd64.h.
 
-#define INDEX4(off) \
-	MOVQ    off(DI)(AX*4), BX   \
-	MOVQ    off+8(DI)(AX*4), R11 \
-	MOVLQSX BX, R10             \
-	SARQ    $32, BX             \
-	MOVLQSX R11, R12            \
-	SARQ    $32, R11            \
-	CMPQ    R10, R8             \
-	JAE     bad                 \
-	CMPQ    BX, R8              \
-	JAE     bad                 \
-	CMPQ    R12, R8             \
-	JAE     bad                 \
-	CMPQ    R11, R8             \
-	JAE     bad
-
-#define SCATTERADD4(base, yv, xv, xhi, xt) \
-	VEXTRACTF128 $1, yv, xhi              \
-	VADDSD       (base)(R10*8), xv, xt    \
-	VMOVSD       xt, (base)(R10*8)        \
-	VPERMILPD    $1, xv, xv               \
-	VADDSD       (base)(BX*8), xv, xt     \
-	VMOVSD       xt, (base)(BX*8)         \
-	VADDSD       (base)(R12*8), xhi, xt   \
-	VMOVSD       xt, (base)(R12*8)        \
-	VPERMILPD    $1, xhi, xhi             \
-	VADDSD       (base)(R11*8), xhi, xt   \
-	VMOVSD       xt, (base)(R11*8)
-
-#define GATHER4(base, xlo, xhi, ylo) \
-	VMOVSD      (base)(R10*8), xlo       \
-	VMOVHPD     (base)(BX*8), xlo, xlo   \
-	VMOVSD      (base)(R12*8), xhi       \
-	VMOVHPD     (base)(R11*8), xhi, xhi  \
-	VINSERTF128 $1, xhi, ylo, ylo
+#include "sparse_amd64.h"
 
 // func sparseDotRowsAVX2Asm(ptr *int64, rows int, val *float64, idx *int32, x *float64, xlen int, out *float64) (ok bool)
 //
