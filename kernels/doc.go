@@ -180,5 +180,8 @@
 // assembly (one more call: the checking Go function), a third of the 9 ns
 // of a w8a-like row, and twelve entries are too few for the vector loop to
 // win back much more than that half nanosecond. The target of 1.3× on these
-// two shapes is not met.
+// two shapes is not met. For rows like w8a's, SparseDotRows and
+// SparseAxpyRows take a range of rows in one call, which that per-row call
+// no longer weighs on (BenchmarkRows; bench/RESULTS.md, "Short rows and the
+// logistic's exponentials").
 package kernels
