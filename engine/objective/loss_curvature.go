@@ -83,17 +83,21 @@ func logisticTerms(z, b float64) (val, d1, d2, conj float64) {
 // logisticFinish returns logisticTerms' four values from t = −bz,
 // e = exp(−|t|) and l = log(1 + e): the arithmetic after the exponential
 // and the logarithm, which CurvedTermsBlock shares.
+//
+// Each product is rounded on its own (the conversions), so that a compiler
+// that fuses multiply-adds (GOAMD64=v3) cannot fuse them differently where
+// this is inlined, and the row-at-a-time and block paths keep one result.
 func logisticFinish(t, e, l, b float64) (val, d1, d2, conj float64) {
 	r := 1 / (1 + e)
 	var u, comp float64 // u and 1 − u, each with full relative precision
 	if t >= 0 {
 		u, comp = r, e*r
 		val = t + l
-		conj = u*(-l) + comp*(-t-l)
+		conj = float64(u*(-l)) + float64(comp*(-t-l))
 	} else {
 		u, comp = e*r, r
 		val = l
-		conj = u*(t-l) + comp*(-l)
+		conj = float64(u*(t-l)) + float64(comp*(-l))
 	}
 	return val, -b * u, u * comp, conj
 }
