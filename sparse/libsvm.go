@@ -1051,6 +1051,9 @@ func parseChunk(c *chunk, text []byte, labels []float64, ends []int64, base int6
 	val = val[:len(ind)]
 	rows, nnz := 0, 0
 	maxIdx := int32(-1)
+	// Most files hold no comment: one search of the chunk for '#' spares
+	// each line its own.
+	comments := bytes.IndexByte(text, '#') >= 0
 	for len(text) > 0 {
 		c.lines++
 		line := text
@@ -1066,7 +1069,7 @@ func parseChunk(c *chunk, text []byte, labels []float64, ends []int64, base int6
 			n = -1
 			col, msg = longLine(line[:c.lineLimit], c.lineLimit)
 		} else {
-			label, n, col, msg = parseLine(line, limit, ind[nnz:], val[nnz:])
+			label, n, col, msg = parseLine(line, comments, limit, ind[nnz:], val[nnz:])
 		}
 		if n > 0 {
 			// Solvers square the rows' values (norms, step sizes,
@@ -1193,18 +1196,21 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' }
 // the number of entries. A blank or comment-only line gives n = −1 and no
 // message; a malformed one gives n = −1, the 1-based column of the
 // offending token and the cause; a line with more entries than ind has
-// room for gives n = −1 and errNoRoom.
+// room for gives n = −1 and errNoRoom. comments is false where the text
+// the line comes from holds no '#', which spares the search for one.
 //
 // The output is passed as local slices rather than through the chunk so
 // that the compiler keeps lengths and positions in registers instead of
 // reloading them through a pointer after every store.
-func parseLine(line []byte, limit int64, ind []int32, val []float64) (label float64, n, col int, msg string) {
+func parseLine(line []byte, comments bool, limit int64, ind []int32, val []float64) (label float64, n, col int, msg string) {
 	val = val[:len(ind)]
 	if k := len(line); k > 0 && line[k-1] == '\r' {
 		line = line[:k-1]
 	}
-	if h := bytes.IndexByte(line, '#'); h >= 0 {
-		line = line[:h]
+	if comments {
+		if h := bytes.IndexByte(line, '#'); h >= 0 {
+			line = line[:h]
+		}
 	}
 	p := 0
 	for p < len(line) && isSpace(line[p]) {
