@@ -5,10 +5,11 @@
 // (choleskyPays), or, where the rows of tiny curvature cost most of
 // forming it, conjugate gradients on the whole Hessian preconditioned by
 // the factor of the part formed without them (dropShare); otherwise
-// diagonally preconditioned conjugate-gradient steps; and newGLMNET for an L1 term (glmnet, Yuan, Ho & Lin
-// 2012), whose quadratic models coordinate descent minimises over the
-// features that shrinking keeps. Both read φ″ (objective.CurvedLoss), form
-// the Hessian's data part as a d×d matrix where d is small
+// diagonally preconditioned conjugate-gradient steps; and newGLMNET for
+// an L1 term (glmnet, Yuan, Ho & Lin 2012), whose quadratic models
+// coordinate descent minimises over the features that shrinking keeps.
+// Both read φ″ (objective.CurvedLoss), form the Hessian's data part as a
+// d×d matrix where d is small
 // (denseHessianPays), and sweep the rows on the driver's row sweep, whose
 // margins and gradient their certificates reuse (objective.Evaluator's
 // AtGradient).

@@ -436,8 +436,8 @@ var errNewtonFloor = fmt.Errorf("engine: newton: the objective cannot decrease f
 //	∇P = (1/n) Aᵀφ′(Aw) + Λ(w − c),   H = (1/n) Aᵀ diag(φ″(Aw)) A + Λ.
 //
 // Where the Hessian is formed and choleskyPays, s = −H⁻¹∇P exactly, by
-// the Cholesky factor of the Jacobi-scaled H (choleskyStep). Otherwise
-// it solves H s = −∇P by conjugate gradients preconditioned with
+// the Cholesky factor of the Jacobi-scaled H (factorHessian, exactStep).
+// Otherwise it solves H s = −∇P by conjugate gradients preconditioned with
 // M = diag(H) (Λ + precondMix·(diag(H) − Λ) on wide data) until
 // ‖r‖_{M⁻¹} ≤ η ‖∇P‖_{M⁻¹}, with the forcing term η = min(½,
 // (‖∇P‖/‖∇P₀‖)^½) of Eisenstat & Walker, which gives
@@ -781,24 +781,13 @@ func (s *newton) updateRadius(alpha, length float64, truncated bool) {
 // trust radius.
 const trustCut = 0.25
 
-// choleskyStep sets s.step to the exact Newton step −H⁻¹∇P from the
-// formed Hessian, H = Hd + Λ, by its Cholesky factor (cholFactor,
-// cholSolve): d³/6 + 2d² multiply-adds, against CG's d² a step, which
-// took 10–25 steps per Newton step at the forcing term's η ≤ 0.05 and
-// left a step more to the run (w8a, squared hinge, λ = 1e-6: 14 Newton
-// steps truncated, 9 exact). It reports false, with s.step cleared, where
-// the factor fails (cholMinPivot): CG on the formed matrix then takes the
-// step.
-func (s *newton) choleskyStep() bool {
-	if !s.factorHessian() {
-		return false
-	}
-	s.exactStep()
-	return true
-}
-
-// factorHessian sets s.chol to the Cholesky factor of the formed Hessian
-// (cholFactor), and reports false where the factor fails.
+// factorHessian sets s.chol to the Cholesky factor of the formed Hessian,
+// H = Hd + Λ (cholFactorOn), and reports false where the factor fails
+// (cholMinPivot): CG on the formed matrix then takes the step. The exact
+// step costs d³/6 + 2d² multiply-adds against CG's d² a step, which took
+// 10–25 steps per Newton step at the forcing term's η ≤ 0.05 and left a
+// step more to the run (w8a, squared hinge, λ = 1e-6: 14 Newton steps
+// truncated, 9 exact).
 func (s *newton) factorHessian() bool {
 	d := s.d
 	if s.chol == nil {
@@ -814,7 +803,8 @@ func (s *newton) factorHessian() bool {
 	return true
 }
 
-// exactStep sets s.step to −H⁻¹∇P from factorHessian's factor.
+// exactStep sets s.step to the exact Newton step −H⁻¹∇P from
+// factorHessian's factor (cholSolve).
 func (s *newton) exactStep() {
 	d := s.d
 	cholSolve(s.chol, s.cholScale, s.grad, s.step, d)

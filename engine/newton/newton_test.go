@@ -592,9 +592,10 @@ func TestNewtonCholesky(t *testing.T) {
 			if err := s.formHessian(); err != nil {
 				t.Fatal(err)
 			}
-			if !s.choleskyStep() {
+			if !s.factorHessian() {
 				t.Fatalf("%s, step %d: the factor failed", loss.Name(), step)
 			}
+			s.exactStep()
 			hs := make([]float64, x.Cols)
 			if _, err := s.hessianTimes(s.step, hs); err != nil {
 				t.Fatal(err)
