@@ -140,6 +140,11 @@ type newton struct {
 	// of forming the Hessian afresh and of its change, in the last sweep.
 	hessFresh, hessChange []int64
 	hessDropped           []int64 // per chunk: the nonzeros of the rows left out of the last form
+	// formAll and formBelow are, per chunk, the cost of forming the
+	// Hessian from the last sweep's curved rows, Σ nnzₖ(nnzₖ + 1)/2, and
+	// that of the rows below dropBelow, which the sweep counts where rows
+	// may be left out (dropCurv > 0), for dropPays.
+	formAll, formBelow []int64
 
 	sweep *driver.WorldSweep
 	// products, when not nil, takes the Hessian products with A in sweeps
@@ -254,6 +259,7 @@ func newNewtonOn(prob objective.Problem, opt driver.Options, world *driver.World
 		s.hess, s.curvHess = hugepage.Make[float64](d*d), cut(n)
 		s.hessFresh, s.hessChange = make([]int64, chunks), make([]int64, chunks)
 		s.hessDropped = make([]int64, chunks)
+		s.formAll, s.formBelow = make([]int64, chunks), make([]int64, chunks)
 		s.exact = choleskyPays(int64(d), nnz, build)
 		if _, logistic := prob.Loss.(objective.Logistic); s.exact && logistic {
 			// The one curved loss whose φ″ takes every value in between
@@ -694,18 +700,12 @@ func (s *newton) dropBelow(sw []float64, k int) float64 {
 // dropPays reports whether the rows of this rank below their dropBelow
 // cost at least dropMinShare of forming the Hessian afresh from the
 // curvatures of the last sweep, Σ nnzₖ(nnzₖ + 1)/2 over the rows with
-// φ″ ≠ 0: one read of the curvatures and the row pointers.
-func (s *newton) dropPays(sw []float64) bool {
+// φ″ ≠ 0, from the sweep's counts per chunk (formAll, formBelow).
+func (s *newton) dropPays() bool {
 	var all, below int64
-	for k, c := range s.curv {
-		if c == 0 {
-			continue
-		}
-		m := s.x.Indptr[k+1] - s.x.Indptr[k]
-		all += m * (m + 1) / 2
-		if c < s.dropBelow(sw, k) {
-			below += m * (m + 1) / 2
-		}
+	for c := range s.formAll {
+		all += s.formAll[c]
+		below += s.formBelow[c]
 	}
 	return float64(below) >= dropMinShare*float64(all)
 }
@@ -858,7 +858,7 @@ func (s *newton) sweepAt() error {
 	err := s.sweep.RunSum(func(c, lo, hi int, acc [][]float64) {
 		g := acc[0]
 		var ls, cs objective.Sum
-		var gradNNZ, curvNNZ int64
+		var gradNNZ, curvNNZ, formAll, formBelow int64
 		clipped := false
 		if !shared && !carried {
 			s.x.MulVecRows(lo, hi, w, s.z[lo:hi])
@@ -897,7 +897,14 @@ func (s *newton) sweepAt() error {
 				gradNNZ += s.x.Indptr[k+1] - s.x.Indptr[k]
 			}
 			if c != 0 {
-				curvNNZ += s.x.Indptr[k+1] - s.x.Indptr[k]
+				m := s.x.Indptr[k+1] - s.x.Indptr[k]
+				curvNNZ += m
+				if s.dropCurv > 0 {
+					formAll += m * (m + 1) / 2
+					if c < s.dropBelow(s.prob.SampleWeights, k) {
+						formBelow += m * (m + 1) / 2
+					}
+				}
 			}
 			if s.hess == nil && c != 0 {
 				h := acc[1]
@@ -910,6 +917,9 @@ func (s *newton) sweepAt() error {
 		// The gradient's rows in one call, for short rows' sake.
 		kernels.SparseAxpyRows(s.x.Indptr[lo:hi+1], slope, s.x.Values, s.x.Indices, g)
 		s.lossSum[c], s.conjSum[c], s.clipped[c], s.gradNNZ[c], s.curvNNZ[c] = ls.Sum(), cs.Sum(), clipped, gradNNZ, curvNNZ
+		if s.dropCurv > 0 {
+			s.formAll[c], s.formBelow[c] = formAll, formBelow
+		}
 	}, func() []float64 {
 		// The products of the next step read only the rows with φ″ ≠ 0.
 		var active int64
@@ -997,7 +1007,7 @@ func (s *newton) formHessian() error {
 	// The rank's sweep alone: over the ranks the matrix is summed below,
 	// its upper triangle only.
 	sw := s.prob.SampleWeights
-	drop := s.dropCurv > 0 && !s.dropOff && s.dropPays(sw)
+	drop := s.dropCurv > 0 && !s.dropOff && s.dropPays()
 	err := s.sweep.RowSweep.RunChunks(func(c, lo, hi int, acc [][]float64) {
 		h := acc[0]
 		var fresh, change, dropped int64
