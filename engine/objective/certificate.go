@@ -252,7 +252,7 @@ func (e *Evaluator) AtGradient(x, z, g []float64, sums *RowSums) (Certificate, e
 	if sums != nil && !sums.Projected {
 		reg := e.prob.Reg
 		invN := 1 / float64(e.n)
-		p := sums.Loss*invN + reg.Value(x)
+		p := float64(sums.Loss*invN) + reg.Value(x)
 		var d float64
 		gc := reg.ConjNeg(g)
 		switch {
@@ -406,7 +406,7 @@ func (e *Evaluator) atWith(x, zs, y, vGiven, gGiven []float64, which DualPoint) 
 	for _, v := range e.lossSum {
 		ps.Add(v)
 	}
-	p := ps.Sum()*invN + e.prob.Reg.Value(x)
+	p := float64(ps.Sum()*invN) + e.prob.Reg.Value(x)
 
 	// The columns: v for each dual point, by owners; the own duals' v
 	// is being summed already.

@@ -313,7 +313,7 @@ func (Logistic) Name() string { return "logistic" }
 // Value returns log(1 + exp(−b·z)), written so that exp never overflows and
 // no precision is lost for large |z|.
 func (Logistic) Value(z, b float64) float64 {
-	t := -b * z
+	t := float64(-b * z) // rounded: not fused into t + log1p, as logisticFinish's
 	if t > 0 {
 		return t + math.Log1p(math.Exp(-t))
 	}

@@ -121,7 +121,7 @@ func Assemble(reg Regularizer, x, v []float64, p Partial, n int) (Certificate, e
 		return Certificate{}, fmt.Errorf("engine: certificate at %d weights and a dual vector of %d", len(x), len(v))
 	}
 	invN := 1 / float64(n)
-	primal := p.Loss*invN + reg.Value(x)
+	primal := float64(p.Loss*invN) + reg.Value(x)
 	gc := reg.ConjNeg(v)
 	if math.IsInf(gc, 1) && reg.StrongConvexity() == 0 {
 		return Certificate{}, ErrPartialIndicator
@@ -239,7 +239,7 @@ func AssemblePaired(reg Regularizer, x, g []float64, p Partial, n int64) (Certif
 		return Certificate{}, fmt.Errorf("engine: certificate at %d weights and a gradient of %d", len(x), len(g))
 	}
 	invN := 1 / float64(n)
-	primal := p.Loss*invN + reg.Value(x)
+	primal := float64(p.Loss*invN) + reg.Value(x)
 	gc := reg.ConjNeg(g)
 	if math.IsInf(gc, 1) && reg.StrongConvexity() == 0 {
 		return Certificate{}, ErrPartialIndicator

@@ -169,15 +169,19 @@ func (r ElasticNet) StrongConvexity() float64 {
 	return mu
 }
 
-// Value returns g(x).
+// Value returns g(x). Each product is rounded on its own (the
+// conversions): a compiler that fuses multiply-adds (GOAMD64=v3) would
+// otherwise fuse them differently where this is inlined, and the
+// certificates of one process and of one rank would differ in their last
+// bits.
 func (r ElasticNet) Value(x []float64) float64 {
 	if r.Plain() {
 		var abs, sq float64
 		for _, v := range x {
 			abs += math.Abs(v)
-			sq += v * v
+			sq += float64(v * v)
 		}
-		return r.L1*abs + 0.5*r.Lambda*sq
+		return float64(r.L1*abs) + float64(0.5*r.Lambda*sq)
 	}
 	var sum float64
 	for j, v := range x {
@@ -189,7 +193,7 @@ func (r ElasticNet) Value(x []float64) float64 {
 		if r.Center != nil {
 			c = r.Center[j]
 		}
-		sum += w * (r.L1*math.Abs(v) + 0.5*r.Lambda*(v-c)*(v-c))
+		sum += float64(w * (float64(r.L1*math.Abs(v)) + float64(0.5*r.Lambda*(v-c)*(v-c))))
 	}
 	return sum
 }

@@ -8,6 +8,10 @@ type Sum struct{ s, c float64 }
 
 // Add adds v to the sum.
 func (n *Sum) Add(v float64) {
+	// v is rounded first: where the caller's product is inlined, a fused
+	// multiply-add (GOAMD64=v3) would otherwise give other bits than the
+	// sum of the rounded product, which the sums over ranks add.
+	v = float64(v)
 	t := n.s + v
 	if math.Abs(n.s) >= math.Abs(v) {
 		n.c += (n.s - t) + v

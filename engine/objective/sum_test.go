@@ -15,7 +15,7 @@ import (
 // grows as nεΣ|terms|.
 func TestAddProduct(t *testing.T) {
 	neumaier := func(s, c, y, a float64) (float64, float64) {
-		p := y * a
+		p := float64(y * a) // rounded, as AddProduct's; not fused into s + p
 		e := math.FMA(y, a, -p)
 		u := s + p
 		if math.Abs(s) >= math.Abs(p) {

@@ -260,7 +260,10 @@ func (s *cocoa) local(ctx context.Context, w int) int64 {
 			s.y[k] = yn
 			a := d * s.invN
 			for p, j := range idx {
-				r[j] += a * val[p] * float64(omega[j])
+				// The product is rounded on its own: fused into the add
+				// (GOAMD64=v3) it would give other bits than the
+				// distributed CoCoA+'s rank, which must train this model.
+				r[j] += float64(a * val[p] * float64(omega[j]))
 			}
 		}
 	}
