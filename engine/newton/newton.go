@@ -889,21 +889,26 @@ func (s *newton) sweepAt() error {
 			s.curv[k] = c
 			ls.Add(val0)
 			cs.Add(conj)
-			slope[k-lo] = 0
+			// The squared hinge's inactive rows (bz ≥ 1), most of them
+			// once the margins have grown, add nothing: their d1 and c
+			// are 0, and the gradient's kernel skips a zero coefficient.
+			// Whether a row is active is a coin toss on the sweep's rows,
+			// so the counts take conditional moves, not branches.
+			slope[k-lo] = d1 * s.invN
+			m := s.x.Indptr[k+1] - s.x.Indptr[k]
+			var gm, cm int64
 			if d1 != 0 {
-				// The squared hinge's inactive rows (bz ≥ 1), most of
-				// them once the margins have grown, add nothing.
-				slope[k-lo] = d1 * s.invN
-				gradNNZ += s.x.Indptr[k+1] - s.x.Indptr[k]
+				gm = m
 			}
 			if c != 0 {
-				m := s.x.Indptr[k+1] - s.x.Indptr[k]
-				curvNNZ += m
-				if s.dropCurv > 0 {
-					formAll += m * (m + 1) / 2
-					if c < s.dropBelow(s.prob.SampleWeights, k) {
-						formBelow += m * (m + 1) / 2
-					}
+				cm = m
+			}
+			gradNNZ += gm
+			curvNNZ += cm
+			if s.dropCurv > 0 && c != 0 {
+				formAll += m * (m + 1) / 2
+				if c < s.dropBelow(s.prob.SampleWeights, k) {
+					formBelow += m * (m + 1) / 2
 				}
 			}
 			if s.hess == nil && c != 0 {

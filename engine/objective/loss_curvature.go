@@ -126,13 +126,29 @@ const curvedBlock = 128
 func CurvedTermsBlock(loss CurvedLoss, z, b, val, d1, d2, conj []float64) {
 	n := len(z)
 	b, val, d1, d2, conj = b[:n], val[:n], d1[:n], d2[:n], conj[:n]
-	switch h := loss.(type) {
+	switch loss.(type) {
 	case Logistic:
 	case SquaredHinge:
-		// CurvedTerms' concrete calls, without its match at every row.
+		// CurvedTerms' terms without a branch on whether the row is
+		// active (b·z < 1), which on a sweep's rows is a coin toss: the
+		// inactive rows' zeros come from max(d, 0) = +0, and the sum with
+		// +0 turns Deriv's −0 into its +0. Conj's domain test holds at
+		// every g = Deriv(z, b), since b·g = −2b²·max(d, 0) ≤ 0, except
+		// where g is NaN, for which Conj gives +Inf.
 		for k, zk := range z {
-			g := h.Deriv(zk, b[k])
-			val[k], d1[k], d2[k], conj[k] = h.Value(zk, b[k]), g, h.Deriv2(zk, b[k]), h.Conj(g, b[k])
+			bk := b[k]
+			d := 1 - bk*zk
+			dp := max(d, 0)
+			g := -2*bk*dp + 0
+			c := bk*g + float64(0.25*g*g)
+			if g != g {
+				c = math.Inf(1)
+			}
+			active := 0 // a conditional move, not a branch
+			if d > 0 {
+				active = 2
+			}
+			val[k], d1[k], d2[k], conj[k] = dp*dp, g, float64(active), c
 		}
 		return
 	default:
@@ -236,13 +252,13 @@ func Projects(loss Loss, y, b []float64) bool {
 // in order (wₖ = 1 where w is nil): n times the derivative along a step
 // of the primal's loss part, at the step length α, which a line search
 // takes once per trial. The logistic and squared-hinge losses are matched
-// once for the whole sum, so that the squared hinge's Deriv is called on
-// the concrete type, inlined, instead of through the interface at every
-// row, and the logistic's exponentials are taken a block at a time by
-// kernels.ExpNeg; the sum is the same bits either way.
+// once for the whole sum, so that the squared hinge's derivative is taken
+// inline, without Deriv's branch, instead of through the interface at
+// every row, and the logistic's exponentials are taken a block at a time
+// by kernels.ExpNeg; the sum is the same bits either way.
 func SlopeSum(loss Loss, z, dz, b, w []float64, alpha float64) float64 {
 	var s float64
-	switch l := loss.(type) {
+	switch loss.(type) {
 	case Logistic:
 		// Deriv = −b·σ(t), t = −b(z + α·dz), its exponentials a block at
 		// a time (kernels.ExpNeg), the same bits as logisticSigmoid's.
@@ -272,9 +288,14 @@ func SlopeSum(loss Loss, z, dz, b, w []float64, alpha float64) float64 {
 			}
 		}
 	case SquaredHinge:
+		// Deriv without its branch on whether the row is active, a coin
+		// toss on a line search's rows: an inactive row's term is ±0,
+		// which leaves s as it is (s is never −0).
 		for k, dk := range dz {
 			if dk != 0 {
-				s += weightAt(w, k) * l.Deriv(z[k]+alpha*dk, b[k]) * dk
+				bk := b[k]
+				g := -2 * bk * max(1-bk*(z[k]+alpha*dk), 0)
+				s += weightAt(w, k) * g * dk
 			}
 		}
 	default:

@@ -27,7 +27,8 @@ func TestCurvedTermsMethods(t *testing.T) {
 
 // TestSlopeSum checks SlopeSum against the plain loop through the
 // interface, bit for bit, for the losses it matches and one it does not,
-// with and without weights and with zero entries of dz skipped.
+// with and without weights and with zero entries of dz skipped, and with
+// the squared hinge's rows all inactive at α = 0 (a sum of zeros, +0).
 func TestSlopeSum(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	const n = 200
@@ -41,9 +42,17 @@ func TestSlopeSum(t *testing.T) {
 			dz[k] = 0
 		}
 	}
+	inactive := make([]float64, n)
+	for k := range inactive {
+		inactive[k] = b[k] * (2 + rng.Float64()) // b·z ≥ 2
+	}
 	for _, loss := range []Loss{Logistic{}, SquaredHinge{}, SmoothHinge{}} {
 		for _, weights := range [][]float64{nil, w} {
 			for _, alpha := range []float64{0, 0.5, 1, 2.25} {
+				z := z
+				if alpha == 0 && loss.Name() == "sqhinge" {
+					z = inactive
+				}
 				var want float64
 				for k, dk := range dz {
 					if dk != 0 {
@@ -54,7 +63,7 @@ func TestSlopeSum(t *testing.T) {
 						want += wk * loss.Deriv(z[k]+alpha*dk, b[k]) * dk
 					}
 				}
-				if got := SlopeSum(loss, z, dz, b, weights, alpha); got != want || math.IsNaN(got) {
+				if got := SlopeSum(loss, z, dz, b, weights, alpha); got != want || math.Signbit(got) != math.Signbit(want) || math.IsNaN(got) {
 					t.Errorf("%s, weights %v, α = %g: %.17g, want %.17g", loss.Name(), weights != nil, alpha, got, want)
 				}
 			}
