@@ -6,18 +6,19 @@ import "math"
 // is a few ulps of the result rather than of the largest partial sum.
 type Sum struct{ s, c float64 }
 
-// Add adds v to the sum.
+// Add adds v to the sum. The rounding error of s + v comes from Knuth's
+// TwoSum, which gives exactly the error of Neumaier's comparison of the two
+// addends, (s − t) + v or (v − t) + s, without its branch: both are the
+// exact error, so the bits are the same.
 func (n *Sum) Add(v float64) {
 	// v is rounded first: where the caller's product is inlined, a fused
 	// multiply-add (GOAMD64=v3) would otherwise give other bits than the
 	// sum of the rounded product, which the sums over ranks add.
 	v = float64(v)
-	t := n.s + v
-	if math.Abs(n.s) >= math.Abs(v) {
-		n.c += (n.s - t) + v
-	} else {
-		n.c += (v - t) + n.s
-	}
+	s := n.s
+	t := s + v
+	bt := t - s
+	n.c += (s - (t - bt)) + (v - bt)
 	n.s = t
 }
 
