@@ -274,7 +274,7 @@ func (SquaredHinge) Deriv(z, b float64) float64 {
 
 // Conj returns b·y + y²/4 if b·y ≤ 0 and +Inf otherwise.
 func (SquaredHinge) Conj(y, b float64) float64 {
-	by := b * y
+	by := float64(b * y)
 	if !(by <= 0) {
 		return math.Inf(1)
 	}

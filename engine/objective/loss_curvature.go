@@ -140,7 +140,7 @@ func CurvedTermsBlock(loss CurvedLoss, z, b, val, d1, d2, conj []float64) {
 			d := 1 - bk*zk
 			dp := max(d, 0)
 			g := -2*bk*dp + 0
-			c := bk*g + float64(0.25*g*g)
+			c := float64(bk*g) + float64(0.25*g*g) // as Conj's, each product rounded
 			if g != g {
 				c = math.Inf(1)
 			}

@@ -2,8 +2,10 @@ package objective
 
 import "math"
 
-// Sum is a compensated sum (Neumaier's variant of Kahan's): its error
-// is a few ulps of the result rather than of the largest partial sum.
+// Sum is a compensated sum (Neumaier's variant of Kahan's: the running
+// sum and, beside it, the sum of every addition's exact rounding error):
+// its error is a few ulps of the result rather than of the largest partial
+// sum.
 type Sum struct{ s, c float64 }
 
 // Add adds v to the sum. The rounding error of s + v comes from Knuth's
