@@ -48,6 +48,7 @@ func distributedRefusals(f trainFlags, set map[string]bool) error {
 // of the rows. Errors name the file and the line of the whole file at
 // which the rank's share starts.
 func readShare(c comm.Comm, pattern string, opt sparse.ReadOptions) (*sparse.Dataset, error) {
+	defer pauseGC()()
 	if pattern == "" {
 		ds, err := loadData("", opt)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/adaspdc/adaspdc/internal/cli"
 	"io"
 	"math"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -30,6 +31,19 @@ var bundledData []byte
 // bundledName names the bundled dataset in messages.
 const bundledName = "heart_scale (bundled)"
 
+// pauseGC turns the garbage collector off until the function it returns
+// is called, which restores the percentage set before (GOGC's). Reading a
+// data set allocates the data set itself, which stays live: a collection
+// during the read marks it and frees nothing, and as the heap's goal
+// starts at 4 MB and doubles, a read of L MB would take about log₂(L/4)
+// of them, each taking one of the cores for its marking. The first
+// collection after the read sets the goal from the data. A memory limit
+// (GOMEMLIMIT) still holds meanwhile.
+func pauseGC() (restore func()) {
+	old := debug.SetGCPercent(-1)
+	return func() { debug.SetGCPercent(old) }
+}
+
 // dataFlags registers the flags that choose a dataset, shared by the
 // commands that read one.
 func dataFlags(fs *flag.FlagSet) (path *string, features *int) {
@@ -40,6 +54,7 @@ func dataFlags(fs *flag.FlagSet) (path *string, features *int) {
 
 // loadData reads the dataset at path, or the bundled one if path is empty.
 func loadData(path string, opt sparse.ReadOptions) (*sparse.Dataset, error) {
+	defer pauseGC()()
 	if path == "" {
 		return sparse.ReadLIBSVM(bytes.NewReader(bundledData), bundledName, opt)
 	}

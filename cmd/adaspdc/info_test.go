@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -310,5 +311,24 @@ func TestInfoPeakMemory(t *testing.T) {
 	t.Logf("matrix %d bytes; peak resident %d bytes, %d on heart_scale: (peak − base)/matrix = %.3f", csr, peak, base, ratio)
 	if ratio > 1.2 {
 		t.Errorf("info peaked at %.2f× the matrix's bytes (beyond the start-up footprint), want ≤ 1.2×", ratio)
+	}
+}
+
+// TestLoadDataRestoresGC checks that reading a data set, which turns the
+// garbage collector off meanwhile (pauseGC), gives back the percentage set
+// before, after a read that succeeds and after one that fails.
+func TestLoadDataRestoresGC(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(73))
+	if _, err := loadData("", sparse.ReadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := debug.SetGCPercent(73); got != 73 {
+		t.Fatalf("after a read, the GC percentage is %d, want 73", got)
+	}
+	if _, err := loadData(filepath.Join(t.TempDir(), "missing.svm"), sparse.ReadOptions{}); err == nil {
+		t.Fatal("a missing file was read")
+	}
+	if got := debug.SetGCPercent(73); got != 73 {
+		t.Fatalf("after a failed read, the GC percentage is %d, want 73", got)
 	}
 }
