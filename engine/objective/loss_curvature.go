@@ -196,11 +196,7 @@ func ValuesAlong(loss Loss, z, dz, b []float64, beta float64, out []float64) {
 	for lo := 0; lo < n; lo += curvedBlock {
 		hi := min(lo+curvedBlock, n)
 		t, a, e := tb[:hi-lo], ab[:hi-lo], eb[:hi-lo]
-		for i := range t {
-			k := lo + i
-			t[i] = -b[k] * (z[k] + beta*dz[k])
-			a[i] = -math.Abs(t[i])
-		}
+		logisticAlong(t, a, z[lo:hi], dz[lo:hi], b[lo:hi], beta)
 		kernels.ExpNeg(e, a)
 		kernels.Log1pUnit(a, e) // log(1 + e), over −|t|, which is read no more
 		for i, ti := range t {
@@ -248,6 +244,18 @@ func Projects(loss Loss, y, b []float64) bool {
 	return false
 }
 
+// logisticAlong sets t[i] = −b[i]·(z[i] + α·dz[i]), the logistic's
+// argument at step length α along dz, and a[i] = −|t[i]|, the argument of
+// its exponential (kernels.ExpNeg), for a block of rows: ValuesAlong's and
+// SlopeSum's, the same bits in both.
+func logisticAlong(t, a, z, dz, b []float64, alpha float64) {
+	z, dz, b, a = z[:len(t)], dz[:len(t)], b[:len(t)], a[:len(t)]
+	for i := range t {
+		t[i] = -b[i] * (z[i] + alpha*dz[i])
+		a[i] = -math.Abs(t[i])
+	}
+}
+
 // SlopeSum returns Σₖ wₖ·φ′(zₖ + α·dzₖ, bₖ)·dzₖ over the k with dzₖ ≠ 0,
 // in order (wₖ = 1 where w is nil): n times the derivative along a step
 // of the primal's loss part, at the step length α, which a line search
@@ -266,11 +274,7 @@ func SlopeSum(loss Loss, z, dz, b, w []float64, alpha float64) float64 {
 		for lo := 0; lo < len(dz); lo += curvedBlock {
 			hi := min(lo+curvedBlock, len(dz))
 			t, a, e := tb[:hi-lo], ab[:hi-lo], eb[:hi-lo]
-			for i := range t {
-				k := lo + i
-				t[i] = -b[k] * (z[k] + alpha*dz[k])
-				a[i] = -math.Abs(t[i])
-			}
+			logisticAlong(t, a, z[lo:hi], dz[lo:hi], b[lo:hi], alpha)
 			kernels.ExpNeg(e, a)
 			for i, ti := range t {
 				k := lo + i
