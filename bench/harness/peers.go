@@ -54,6 +54,7 @@ func (o Objective) strength() float64 {
 type PeersConfig struct {
 	Data       []string // LIBSVM files or synth: specs (written to a temporary file for the tools)
 	Objectives []Objective
+	Tasks      []string      // TaskCV, TaskLambdaAuto: timed on every data set after its objectives
 	Ms         []int         // our -m values; the fastest is kept
 	Solvers    []string      // our -solver values ("" or "auto": train's own choice); nil: auto only. The fastest is kept
 	Threads    int           // our -threads; 0: all cores
@@ -104,6 +105,7 @@ type PeersResult struct {
 	Config   PeersConfig
 	Machine  Machine
 	Problems []PeerProblem
+	Tasks    []PeerTask
 	Missing  []string // peers not installed
 	Duration time.Duration
 	// Interrupted, when set, says what stopped the comparison and after
@@ -194,8 +196,8 @@ func BuildAdaspdc(ctx context.Context, dir string) (string, error) {
 // finished come back beside the error (a nil result only when none did),
 // so that they can still be written.
 func Peers(ctx context.Context, cfg PeersConfig, log io.Writer) (*PeersResult, error) {
-	if len(cfg.Data) == 0 || len(cfg.Objectives) == 0 || len(cfg.Ms) == 0 || cfg.Runs < 1 {
-		return nil, errors.New("peers: need data, objectives, -m values and at least one run")
+	if len(cfg.Data) == 0 || len(cfg.Objectives)+len(cfg.Tasks) == 0 || len(cfg.Ms) == 0 || cfg.Runs < 1 {
+		return nil, errors.New("peers: need data, objectives or tasks, -m values and at least one run")
 	}
 	res := &PeersResult{Config: cfg, Machine: ThisMachine()}
 	start := time.Now()
@@ -261,6 +263,19 @@ func Peers(ctx context.Context, cfg PeersConfig, log io.Writer) (*PeersResult, e
 			}
 			res.Problems = append(res.Problems, *pp)
 		}
+		for _, task := range cfg.Tasks {
+			if ctx.Err() != nil {
+				return res.interrupt(ctx, start)
+			}
+			pt, err := peersTask(ctx, cfg, data.Name, path, data.X.Rows, task, ll, log)
+			if ctx.Err() != nil {
+				return res.interrupt(ctx, start)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s, %s: %w", data.Name, task, err)
+			}
+			res.Tasks = append(res.Tasks, *pt)
+		}
 	}
 	res.Duration = time.Since(start)
 	return res, nil
@@ -270,13 +285,14 @@ func Peers(ctx context.Context, cfg PeersConfig, log io.Writer) (*PeersResult, e
 // problems that finished, or returning only the error when none did.
 func (res *PeersResult) interrupt(ctx context.Context, start time.Time) (*PeersResult, error) {
 	cause := context.Cause(ctx)
-	planned := len(res.Config.Data) * len(res.Config.Objectives)
-	if len(res.Problems) == 0 {
+	planned := len(res.Config.Data) * (len(res.Config.Objectives) + len(res.Config.Tasks))
+	done := len(res.Problems) + len(res.Tasks)
+	if done == 0 {
 		return nil, fmt.Errorf("interrupted before the first problem was finished: %w", cause)
 	}
 	res.Duration = time.Since(start)
-	res.Interrupted = fmt.Sprintf("%v after %d of %d problems", cause, len(res.Problems), planned)
-	return res, fmt.Errorf("interrupted after %d of %d problems: %w", len(res.Problems), planned, cause)
+	res.Interrupted = fmt.Sprintf("%v after %d of %d problems", cause, done, planned)
+	return res, fmt.Errorf("interrupted after %d of %d problems: %w", done, planned, cause)
 }
 
 func writeLIBSVM(path string, d *Data) error {
@@ -326,8 +342,11 @@ func reference(ctx context.Context, prob engine.Problem, cfg PeersConfig, extra 
 }
 
 func peersOne(ctx context.Context, cfg PeersConfig, data *Data, path string, obj Objective, ll, py, tmp string, log io.Writer) (*PeerProblem, error) {
-	if obj.Loss == LossMultinomial {
+	switch obj.Loss {
+	case LossMultinomial:
 		return peersMultinomial(ctx, cfg, data, path, obj, py, tmp, log)
+	case LossOneVsRest:
+		return peersOneVsRest(ctx, cfg, data, obj, ll, tmp, log)
 	}
 	prob, err := data.Problem(obj.Loss, obj.Lambda)
 	if err != nil {
@@ -688,6 +707,20 @@ func (res *PeersResult) Write(dir string) error {
 		}
 		b.WriteString("\n")
 	}
+	if len(res.Tasks) > 0 {
+		b.WriteString("\nTasks (logistic loss with an intercept, ours -bias 1 against LIBLINEAR -B 1; the goal is ≤ 0.5 with results as good):\n\n" +
+			"| data | task | ours | LIBLINEAR -s 0 | ratio | ours found | LIBLINEAR found |\n|---|---|---:|---:|---:|---|---|\n")
+		for _, pt := range res.Tasks {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", pt.Data, taskName(pt.Task), taskSeconds(pt.Ours), taskSeconds(pt.Peer),
+				ratioCell(pt.Ours.Seconds, pt.Peer.Seconds), pt.OursResult, pt.PeerResult)
+		}
+		for _, pt := range res.Tasks {
+			for _, n := range pt.Notes {
+				fmt.Fprintf(&b, "\n- %s, %s: %s", pt.Data, pt.Task, n)
+			}
+		}
+		b.WriteString("\n")
+	}
 	for pi, pp := range res.Problems {
 		fmt.Fprintf(&b, "\n## %s, %s, %s (n = %d, d = %d)\n\nReference: %s.\n\n| tool |", pp.Data, pp.Objective.Loss, pp.Objective.Reg(), pp.Rows, pp.Cols, pp.RefFrom)
 		for _, t := range PeerTargets {
@@ -717,6 +750,25 @@ func (res *PeersResult) Write(dir string) error {
 	}
 	fmt.Fprintf(&b, "\nLoad average (1, 5, 15 min) at the end: %s on %d cores; above the core count, other processes shared the cores.\n", LoadAverage(), res.Machine.Cores)
 	return os.WriteFile(filepath.Join(dir, "peers.md"), []byte(b.String()), 0o644)
+}
+
+// taskName says what a task runs, for the tasks' table.
+func taskName(task string) string {
+	switch task {
+	case TaskCV:
+		return "5-fold cross-validation at C = 1 (`-cv 5` against `-v 5`)"
+	case TaskLambdaAuto:
+		return "search over λ, 5 folds (`-lambda auto` against `-C -v 5`)"
+	}
+	return task
+}
+
+// taskSeconds is a task's time: wall seconds, median of the runs.
+func taskSeconds(t PeerTiming) string {
+	if math.IsNaN(t.Seconds) {
+		return "not timed"
+	}
+	return fmt.Sprintf("%.3fs", t.Seconds)
 }
 
 // regCell is the summary's regularizer column: λ, or "l1 …" for an L1

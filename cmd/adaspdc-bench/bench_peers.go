@@ -16,9 +16,10 @@ import (
 func runBenchPeers(args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("adaspdc-bench", "peers", stderr)
 	cfg := harness.PeersConfig{}
-	var data, objectives, ms, solvers, normalize, out string
+	var data, objectives, tasks, ms, solvers, normalize, out string
 	fs.StringVar(&data, "data", "", "comma-separated LIBSVM `files` or synth:rcv1:ROWS / synth:url:ROWS specs")
-	fs.StringVar(&objectives, "objectives", "logistic:1e-5,sqhinge:1e-5", "comma-separated loss:λ pairs (logistic, sqhinge, squared; multinomial: the softmax model of all classes, ours -multiclass multinomial against scikit-learn's lbfgs), or loss:l1=X for the L1 problem at strength X (λ = 0: LIBLINEAR -s 6 and -s 5, scikit-learn's L1 penalties and Lasso)")
+	fs.StringVar(&objectives, "objectives", "logistic:1e-5,sqhinge:1e-5", "comma-separated loss:λ pairs (logistic, sqhinge, squared; multinomial: the softmax model of all classes, ours -multiclass multinomial against scikit-learn's lbfgs; ovr: the logistic loss one class against the rest on several classes, ours -multiclass ovr against LIBLINEAR's -s 0 and -s 7, every 7th row held out for the accuracy), or loss:l1=X for the L1 problem at strength X (λ = 0: LIBLINEAR -s 6 and -s 5, scikit-learn's L1 penalties and Lasso)")
+	fs.StringVar(&tasks, "tasks", "", "comma-separated tasks timed on each data set after the objectives, logistic loss with an intercept: cv (ours -cv 5 against liblinear-train -s 0 -v 5 at C = 1) and lambda-auto (ours -lambda auto against -s 0 -C -v 5); give -objectives '' to time only them")
 	fs.StringVar(&ms, "m", "1,4,16,64", "our -m values; the fastest is kept")
 	fs.StringVar(&solvers, "solvers", "auto", "comma-separated solvers of ours to time (auto: train's own choice, given no -m when m = 1); the fastest is kept")
 	fs.IntVar(&cfg.Threads, "threads", 0, "our -threads; 0: all cores")
@@ -31,8 +32,8 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&out, "out", "bench-peers", "write peers.md and the figures to this `directory`")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: adaspdc-bench peers -data FILES [flags]\n\n"+
-			"Times whole processes of adaspdc train, liblinear-train (-s 0,7 logistic; -s 1,2 squared hinge; -s 11,12\n"+
-			"squared) and scikit-learn (LogisticRegression saga, lbfgs, liblinear, and lbfgs multinomial for -objectives\n"+
+			"Times whole processes of adaspdc train, liblinear-train (-s 0,7 logistic, also one class against the rest;\n"+
+			"-s 1,2 squared hinge; -s 11,12 squared; -s 0 -v 5 and -C for -tasks) and scikit-learn (LogisticRegression saga, lbfgs, liblinear, and lbfgs multinomial for -objectives\n"+
 			"multinomial:λ; LinearSVC; Ridge sag) to relative\n"+
 			"suboptimalities 1e-2, 1e-4, 1e-6 against an optimum our engine certifies, where the peers are installed\n"+
 			"(%s).\n\n", harness.InstallHint)
@@ -50,6 +51,12 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg.Data = parseList(data)
 	cfg.Solvers = parseList(solvers)
+	for _, t := range parseList(tasks) {
+		if t != harness.TaskCV && t != harness.TaskLambdaAuto {
+			return cli.UsageErrorf(fs, "-tasks: %q is not %s or %s", t, harness.TaskCV, harness.TaskLambdaAuto)
+		}
+		cfg.Tasks = append(cfg.Tasks, t)
+	}
 	if len(cfg.Data) == 0 {
 		return cli.UsageErrorf(fs, "-data: give at least one file")
 	}
@@ -63,12 +70,12 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) error {
 		}
 		switch loss {
 		case "logistic", "sqhinge", "squared":
-		case harness.LossMultinomial:
+		case harness.LossMultinomial, harness.LossOneVsRest:
 			if l1 {
-				return cli.UsageErrorf(fs, "-objectives: %q: the multinomial objective takes λ, not l1", o)
+				return cli.UsageErrorf(fs, "-objectives: %q: the %s objective takes λ, not l1", o, loss)
 			}
 		default:
-			return cli.UsageErrorf(fs, "-objectives: %q: the loss must be logistic, sqhinge, squared or multinomial", o)
+			return cli.UsageErrorf(fs, "-objectives: %q: the loss must be logistic, sqhinge, squared, multinomial or ovr", o)
 		}
 		if l1 {
 			cfg.Objectives = append(cfg.Objectives, harness.Objective{Loss: loss, L1: l})
@@ -79,6 +86,9 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) error {
 	var err error
 	if cfg.Ms, err = parseInts("m", ms); err != nil {
 		return cli.UsageErrorf(fs, "%v", err)
+	}
+	if len(cfg.Objectives)+len(cfg.Tasks) == 0 {
+		return cli.UsageErrorf(fs, "give -objectives or -tasks")
 	}
 	if cfg.Runs < 1 || cfg.RefEpochs < 1 || cfg.Timeout <= 0 {
 		return cli.UsageErrorf(fs, "-runs and -ref-epochs must be at least 1 and -timeout positive")
@@ -108,6 +118,6 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) error {
 		// a script does not take it for a finished one.
 		return fmt.Errorf("%w; wrote the %d problems that finished to %s", err, len(res.Problems), out)
 	}
-	fmt.Fprintf(stdout, "adaspdc-bench peers: %d problems in %v on %s\nwrote %s/peers.md and peers_*.png\n", len(res.Problems), res.Duration.Round(time.Second), res.Machine.Short(), out)
+	fmt.Fprintf(stdout, "adaspdc-bench peers: %d problems and %d tasks in %v on %s\nwrote %s/peers.md and peers_*.png\n", len(res.Problems), len(res.Tasks), res.Duration.Round(time.Second), res.Machine.Short(), out)
 	return nil
 }

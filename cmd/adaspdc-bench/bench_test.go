@@ -77,6 +77,9 @@ func TestBenchMistakes(t *testing.T) {
 		{[]string{"peers", "-data", "x", "-objectives", "logistic:l1=0"}, 2, "loss:l1=X"},
 		{[]string{"peers", "-data", "x", "-objectives", "logistic:l1=x"}, 2, "loss:l1=X"},
 		{[]string{"peers", "-data", "x", "-objectives", "multinomial:l1=1e-3"}, 2, "takes λ, not l1"},
+		{[]string{"peers", "-data", "x", "-objectives", "ovr:l1=1e-3"}, 2, "the ovr objective takes λ, not l1"},
+		{[]string{"peers", "-data", "x", "-tasks", "cv,grid"}, 2, `-tasks: "grid" is not cv or lambda-auto`},
+		{[]string{"peers", "-data", "x", "-objectives", ""}, 2, "give -objectives or -tasks"},
 		{[]string{"peers", "-data", "x", "-normalize", "rows"}, 2, "-normalize must be none or unit"},
 	} {
 		var out, errOut bytes.Buffer
