@@ -143,6 +143,6 @@ func peersTask(ctx context.Context, cfg PeersConfig, name, path string, n int, t
 		})
 	}
 	timeInRounds(cfg.Runs, jobs)
-	fmt.Fprintf(log, "peers: %s %s: ours %s, LIBLINEAR %s\n", name, task, secCell(pt.Ours), secCell(pt.Peer))
+	fmt.Fprintf(log, "peers: %s %s: ours %s, LIBLINEAR %s\n", name, task, taskSeconds(pt.Ours), taskSeconds(pt.Peer))
 	return pt, nil
 }

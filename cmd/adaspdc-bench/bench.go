@@ -113,7 +113,7 @@ func parseList(s string) []string {
 func commandLine(sub string, args []string) string {
 	q := make([]string, len(args))
 	for i, a := range args {
-		if strings.ContainsAny(a, " \t'\"$*?") {
+		if a == "" || strings.ContainsAny(a, " \t'\"$*?") {
 			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 		}
 		q[i] = a
