@@ -296,16 +296,7 @@ func TestLIBLINEARWeights(t *testing.T) {
 // it is installed: LIBLINEAR's tight models must reach every target, and
 // the reference optimum must be certified far below the tightest target.
 func TestPeersLIBLINEAR(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds adaspdc and runs processes")
-	}
-	if _, err := exec.LookPath("liblinear-train"); err != nil {
-		t.Skip("liblinear-train is not installed (" + InstallHint + ")")
-	}
-	bin := filepath.Join(t.TempDir(), "adaspdc")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/adaspdc").CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	bin, _ := withLIBLINEAR(t)
 	if _, err := os.Stat("../../testdata/heart_scale"); err != nil {
 		t.Skip("no heart_scale in testdata")
 	}
@@ -367,16 +358,7 @@ func TestPeersLIBLINEAR(t *testing.T) {
 // heart_scale: the reference is certified, both tools reach every target,
 // and the summary names the L1 strength.
 func TestPeersL1(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds adaspdc and runs processes")
-	}
-	if _, err := exec.LookPath("liblinear-train"); err != nil {
-		t.Skip("liblinear-train is not installed (" + InstallHint + ")")
-	}
-	bin := filepath.Join(t.TempDir(), "adaspdc")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/adaspdc").CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	bin, _ := withLIBLINEAR(t)
 	cfg := PeersConfig{Data: []string{"../../testdata/heart_scale"}, Objectives: []Objective{{Loss: "logistic", L1: 1e-2}},
 		Ms: []int{1}, Threads: 1, Runs: 1, RefEpochs: 20000, Timeout: 20 * time.Second, Self: bin, Python: "/nonexistent/python3"}
 	res, err := Peers(context.Background(), cfg, &bytes.Buffer{})
@@ -572,4 +554,30 @@ func TestSpeedupFigureLeavesOutFewerWorkers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// testAdaspdc builds adaspdc for a test that times it, skipping the test
+// under -short.
+func testAdaspdc(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds adaspdc and runs processes")
+	}
+	bin := filepath.Join(t.TempDir(), "adaspdc")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/adaspdc").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return bin
+}
+
+// withLIBLINEAR returns adaspdc built for the test and liblinear-train's
+// path, skipping the test where LIBLINEAR is not installed or under
+// -short.
+func withLIBLINEAR(t *testing.T) (bin, ll string) {
+	t.Helper()
+	ll, err := exec.LookPath("liblinear-train")
+	if err != nil {
+		t.Skip("liblinear-train is not installed (" + InstallHint + ")")
+	}
+	return testAdaspdc(t), ll
 }

@@ -110,6 +110,24 @@ func sklearnMultinomialWeights(out string, d int, classes []float64) ([]float64,
 	return fm, nil
 }
 
+// loosestRuns hands each target to the loosest run of a ladder that
+// reaches it: with rel[k] the relative suboptimality of run k, runs loose
+// to tight, it calls reach(first, last, k) for each run k that is the
+// first at or below the targets PeerTargets[first:last].
+func loosestRuns(rel []float64, reach func(first, last, k int)) {
+	next := 0
+	for k, r := range rel {
+		if next == len(PeerTargets) || r > PeerTargets[next] {
+			continue
+		}
+		first := next
+		for next < len(PeerTargets) && r <= PeerTargets[next] {
+			next++
+		}
+		reach(first, next, k)
+	}
+}
+
 // ladderRun is one tolerance of a peer's ladder and the primal objective
 // its model reached, by our evaluator.
 type ladderRun struct {
@@ -218,18 +236,13 @@ func peersMultinomial(ctx context.Context, cfg PeersConfig, data *Data, path str
 			times[i] = PeerTiming{Tool: tool, Seconds: math.NaN()}
 		}
 		cs := strconv.FormatFloat(1/(float64(n)*obj.Lambda), 'g', -1, 64)
-		ti := 0
-		for _, run := range runs {
-			rel := (run.primal - pp.PStar) / math.Abs(pp.PStar)
-			if ti == len(PeerTargets) || rel > PeerTargets[ti] {
-				continue
-			}
-			first := ti
-			for ti < len(PeerTargets) && rel <= PeerTargets[ti] {
-				ti++
-			}
-			last, tol := ti, run.tol
-			pp.Notes = append(pp.Notes, fmt.Sprintf("%s tol %s: P = %.12g, relative suboptimality %.1e (%s)", tool, tol, run.primal, rel, run.out))
+		rel := make([]float64, len(runs))
+		for k, run := range runs {
+			rel[k] = (run.primal - pp.PStar) / math.Abs(pp.PStar)
+		}
+		loosestRuns(rel, func(first, last, k int) {
+			run, tol := runs[k], runs[k].tol
+			pp.Notes = append(pp.Notes, fmt.Sprintf("%s tol %s: P = %.12g, relative suboptimality %.1e (%s)", tool, tol, run.primal, rel[k], run.out))
 			jobs = append(jobs, timedJob{
 				mk: func() *exec.Cmd {
 					return exec.CommandContext(ctx, py, "-c", sklearnMultinomialScript, path, strconv.Itoa(d), cs, tol, model)
@@ -240,7 +253,7 @@ func peersMultinomial(ctx context.Context, cfg PeersConfig, data *Data, path str
 					}
 				},
 			})
-		}
+		})
 		pp.Times[tool] = times
 	}
 

@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -82,10 +81,7 @@ func TestPeersMultinomial(t *testing.T) {
 	if py == "" {
 		t.Skip("no python3 with scikit-learn (" + InstallHint + ")")
 	}
-	bin := filepath.Join(t.TempDir(), "adaspdc")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/adaspdc").CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	bin := testAdaspdc(t)
 	const tool = "sklearn lbfgs multinomial"
 	for _, k := range []int{3, 2} {
 		path := writeClasses(t, 150, 12, k)

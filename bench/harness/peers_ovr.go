@@ -288,18 +288,14 @@ func peersOneVsRest(ctx context.Context, cfg PeersConfig, data *Data, obj Object
 		for i := range times {
 			times[i] = PeerTiming{Tool: tool.name, Seconds: math.NaN()}
 		}
-		next := 0
-		for _, run := range ladders[ti] {
-			rel := (run.primal - pp.PStar) / math.Abs(pp.PStar)
-			if next == len(PeerTargets) || rel > PeerTargets[next] {
-				continue
-			}
-			first := next
-			for next < len(PeerTargets) && rel <= PeerTargets[next] {
-				next++
-			}
-			last, tol, tool := next, run.tol, tool
-			pp.Notes = append(pp.Notes, fmt.Sprintf("%s tol %s: ΣP = %.12g, relative suboptimality %.1e, held-out accuracy %.2f%%", tool.name, tol, run.primal, rel, 100*run.acc))
+		runs := ladders[ti]
+		rel := make([]float64, len(runs))
+		for k, run := range runs {
+			rel[k] = (run.primal - pp.PStar) / math.Abs(pp.PStar)
+		}
+		loosestRuns(rel, func(first, last, k int) {
+			run, tol := runs[k], runs[k].tol
+			pp.Notes = append(pp.Notes, fmt.Sprintf("%s tol %s: ΣP = %.12g, relative suboptimality %.1e, held-out accuracy %.2f%%", tool.name, tol, run.primal, rel[k], 100*run.acc))
 			jobs = append(jobs, timedJob{
 				mk: func() *exec.Cmd { return tool.cmd(ctx, tol, model) },
 				set: func(sec, cpu float64) {
@@ -308,7 +304,7 @@ func peersOneVsRest(ctx context.Context, cfg PeersConfig, data *Data, obj Object
 					}
 				},
 			})
-		}
+		})
 		pp.Times[tool.name] = times
 	}
 	timeInRounds(cfg.Runs, jobs)

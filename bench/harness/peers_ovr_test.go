@@ -5,7 +5,6 @@ import (
 	"context"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -81,17 +80,7 @@ func TestOVRSetup(t *testing.T) {
 // certified, every tool reaches every target, and the summary has the row
 // and the held-out accuracies.
 func TestPeersOneVsRest(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds adaspdc and runs processes")
-	}
-	ll, err := exec.LookPath("liblinear-train")
-	if err != nil {
-		t.Skip("no liblinear-train (" + InstallHint + ")")
-	}
-	bin := filepath.Join(t.TempDir(), "adaspdc")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/adaspdc").CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	bin, ll := withLIBLINEAR(t)
 	path := writeClasses(t, 210, 12, 4)
 	cfg := PeersConfig{Data: []string{path}, Objectives: []Objective{{Loss: LossOneVsRest, Lambda: 1e-2}},
 		Ms: []int{1}, Threads: 1, Runs: 1, RefEpochs: 20000, Timeout: time.Minute, Self: bin, LIBLINEAR: ll, Python: "/nonexistent"}
@@ -128,5 +117,27 @@ func TestPeersOneVsRest(t *testing.T) {
 	}
 	if !strings.Contains(string(md), "held-out accuracy") {
 		t.Errorf("peers.md notes no held-out accuracy:\n%s", md)
+	}
+}
+
+// TestLoosestRuns: each target goes to the first run of the ladder at or
+// below it, a run that reaches several takes them all, and a run that
+// reaches no new target is skipped.
+func TestLoosestRuns(t *testing.T) {
+	type call struct{ first, last, k int }
+	for _, c := range []struct {
+		rel  []float64
+		want []call
+	}{
+		{[]float64{0.5, 5e-3, 2e-3, 5e-5, 1e-7, 1e-9}, []call{{0, 1, 1}, {1, 2, 3}, {2, 3, 4}}},
+		{[]float64{1e-8}, []call{{0, 3, 0}}},
+		{[]float64{0.5, 0.2}, nil},
+		{[]float64{5e-3, 5e-3, 1e-3, 2e-5}, []call{{0, 1, 0}, {1, 2, 3}}},
+	} {
+		var got []call
+		loosestRuns(c.rel, func(first, last, k int) { got = append(got, call{first, last, k}) })
+		if !slices.Equal(got, c.want) {
+			t.Errorf("rel %v: %v, want %v", c.rel, got, c.want)
+		}
 	}
 }

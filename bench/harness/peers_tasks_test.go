@@ -5,7 +5,6 @@ import (
 	"context"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,18 +39,8 @@ func TestTaskResult(t *testing.T) {
 // TestPeersTasks runs both tasks on two classes against LIBLINEAR where it
 // is installed: both tools report and are timed, and the table has them.
 func TestPeersTasks(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds adaspdc and runs processes")
-	}
-	ll, err := exec.LookPath("liblinear-train")
-	if err != nil {
-		t.Skip("no liblinear-train (" + InstallHint + ")")
-	}
+	bin, ll := withLIBLINEAR(t)
 	path := writeClasses(t, 200, 8, 2)
-	bin := filepath.Join(t.TempDir(), "adaspdc")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/adaspdc").CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
 	cfg := PeersConfig{Data: []string{path}, Tasks: []string{TaskCV, TaskLambdaAuto},
 		Ms: []int{1}, Threads: 1, Runs: 1, Timeout: time.Minute, Self: bin, LIBLINEAR: ll, Python: "/nonexistent"}
 	var log bytes.Buffer
