@@ -116,7 +116,7 @@ func runBenchPeers(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		// An interrupted comparison is written, and still fails, so that
 		// a script does not take it for a finished one.
-		return fmt.Errorf("%w; wrote the %d problems that finished to %s", err, len(res.Problems), out)
+		return fmt.Errorf("%w; wrote the %d problems and tasks that finished to %s", err, len(res.Problems)+len(res.Tasks), out)
 	}
 	fmt.Fprintf(stdout, "adaspdc-bench peers: %d problems and %d tasks in %v on %s\nwrote %s/peers.md and peers_*.png\n", len(res.Problems), len(res.Tasks), res.Duration.Round(time.Second), res.Machine.Short(), out)
 	return nil
