@@ -255,6 +255,7 @@ func peersOneVsRest(ctx context.Context, cfg PeersConfig, data *Data, obj Object
 				break
 			}
 			ladders[ti] = append(ladders[ti], ovrRun{tol: tol, primal: p, acc: acc})
+			fmt.Fprintf(log, "peers: %s tol %s: relative suboptimality %.2e, held-out accuracy %.2f%%\n", tool.name, tol, (p-pstar)/math.Abs(pstar), 100*acc)
 			if l := ladders[ti]; len(l) >= 3 && l[len(l)-3].primal == p && l[len(l)-2].primal == p {
 				// The same model at three tolerances in a row, a
 				// hundredfold apart: the tool stops on something else
@@ -264,7 +265,6 @@ func peersOneVsRest(ctx context.Context, cfg PeersConfig, data *Data, obj Object
 				pp.Notes = append(pp.Notes, fmt.Sprintf("%s gave the same model at tolerances %s to %s: tighter tolerances not tried", tool.name, l[len(l)-3].tol, tol))
 				break
 			}
-			fmt.Fprintf(log, "peers: %s tol %s: relative suboptimality %.2e, held-out accuracy %.2f%%\n", tool.name, tol, (p-pstar)/math.Abs(pstar), 100*acc)
 			if p < pstar {
 				pstar, below = p, tool.name+" at "+tol
 			}
