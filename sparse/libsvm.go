@@ -1065,25 +1065,30 @@ func parseChunk(c *chunk, text []byte, labels []float64, ends []int64, base int6
 		var label float64
 		var n, col int
 		var msg string
-		if c.lineLimit > 0 && int64(len(line)) > c.lineLimit {
+		// Solvers square the rows' values (norms, step sizes, Hessians):
+		// a row whose squared norm overflows cannot be trained on, and is
+		// best refused here, where its line is known. Finite values
+		// compare as their bit patterns without the sign bit, so the
+		// largest magnitude (big) is an integer max, without a chain of
+		// floating-point additions; only a row with a value beyond
+		// hugeValue can overflow, and only such a row has its norm summed.
+		var big uint64
+		ok := false
+		if c.lineLimit <= 0 || int64(len(line)) <= c.lineLimit {
+			if !comments {
+				label, n, big, ok = parseLineFast(line, limit, ind[nnz:], val[nnz:])
+			}
+			if !ok {
+				label, n, col, msg = parseLine(line, comments, limit, ind[nnz:], val[nnz:])
+				for _, v := range val[nnz:max(nnz, nnz+n)] {
+					big = max(big, math.Float64bits(v)&^(1<<63))
+				}
+			}
+		} else {
 			n = -1
 			col, msg = longLine(line[:c.lineLimit], c.lineLimit)
-		} else {
-			label, n, col, msg = parseLine(line, comments, limit, ind[nnz:], val[nnz:])
 		}
 		if n > 0 {
-			// Solvers square the rows' values (norms, step sizes,
-			// Hessians): a row whose squared norm overflows cannot be
-			// trained on, and is best refused here, where its line is
-			// known. Finite values compare as their bit patterns without
-			// the sign bit, so the largest magnitude is an integer max,
-			// without a chain of floating-point additions; only a row with
-			// a value beyond hugeValue can overflow, and only such a row
-			// has its norm summed.
-			var big uint64
-			for _, v := range val[nnz : nnz+n] {
-				big = max(big, math.Float64bits(v)&^(1<<63))
-			}
 			if big > hugeValueBits {
 				if k := overflowingEntry(val[nnz : nnz+n]); k >= 0 {
 					n, col, msg = -1, valueColumn(line, k), fmt.Sprintf("the squared norm of the row overflows float64 (values up to %g in magnitude; their squares must sum below %.3g): scale the features", math.Abs(val[nnz+k]), math.MaxFloat64)
@@ -1282,64 +1287,25 @@ func parseLine(line []byte, comments bool, limit int64, ind []int32, val []float
 		prev = idx
 		p++ // the colon
 		vstart := p
-		// Values like 1, 0.708333 or -0.5 are parsed right here: a call
-		// per value would make the compiler spill and reload every live
-		// variable around it, as Go's calling convention has no
-		// callee-saved registers. Where the digits form an integer below
-		// 2⁵³ and 10^frac is exact, the one division rounds correctly and
-		// matches strconv.ParseFloat bit for bit (Clinger's fast path, as
-		// in scanFloat); with 16 to 19 digits after a point, quotient's
-		// exact division does.
+		// A value of 1 alone, binary data's every value (w8a's, a9a's),
+		// skips the token's scan; values like 0.708333 or -0.5 take
+		// inlineDecimal, whose result matches strconv.ParseFloat bit for
+		// bit; exponents, long mantissas and malformed tokens go to
+		// parseFinite, where strconv judges what is valid.
 		var v float64
 		if p < len(line) && line[p] == '1' && (p+1 == len(line) || isSpace(line[p+1])) {
-			// A value of 1 alone, binary data's every value (w8a's,
-			// a9a's), skips the general parse below.
 			v = 1
 			p++
 		} else {
-			neg := p < len(line) && line[p] == '-'
-			if neg {
+			for p < len(line) && !isSpace(line[p]) {
 				p++
 			}
-			var mant uint64
-			digitStart := p
-			for p < len(line) && line[p]-'0' <= 9 {
-				mant = mant*10 + uint64(line[p]-'0')
-				p++
+			vtok := line[vstart:p]
+			if len(vtok) == 0 {
+				return 0, -1, vstart + 1, fmt.Sprintf("index %d has no value after ':'", idx)
 			}
-			digits, frac := p-digitStart, 0
-			if p < len(line) && line[p] == '.' {
-				p++
-				fracStart := p
-				for p < len(line) && line[p]-'0' <= 9 {
-					mant = mant*10 + uint64(line[p]-'0')
-					p++
-				}
-				frac = p - fracStart
-				digits += frac
-			}
-			if digits > 0 && digits <= 19 && (p == len(line) || isSpace(line[p])) && (mant < 1<<53 || frac > 0) {
-				if mant < 1<<53 {
-					v = float64(int64(mant))
-					if frac > 0 {
-						v /= exactPow10[frac]
-					}
-				} else {
-					v = quotient(mant, frac) // 16 to 19 digits, as printed float64s have
-				}
-				if neg {
-					v = -v
-				}
-			} else {
-				// Exponents, long mantissas, malformed tokens: parseFloat
-				// handles them and strconv judges what is valid.
-				for p < len(line) && !isSpace(line[p]) {
-					p++
-				}
-				vtok := line[vstart:p]
-				if len(vtok) == 0 {
-					return 0, -1, vstart + 1, fmt.Sprintf("index %d has no value after ':'", idx)
-				}
+			var ok bool
+			if v, ok = inlineDecimal(vtok, false); !ok {
 				if v, msg = parseFinite(vtok); msg != "" {
 					return 0, -1, vstart + 1, "value " + msg
 				}
@@ -1352,6 +1318,128 @@ func parseLine(line []byte, comments bool, limit int64, ind []int32, val []float
 		val[n] = v
 		n++
 	}
+}
+
+// parseLineFast is parseLine for the lines most files are made of, in one
+// loop with no diagnosis: a label, then index:value pairs whose indices
+// have at most 18 digits and ascend, and whose values are 1 or take the
+// inline decimal path of parseLine (an optional minus, digits, an
+// optional point and digits), separated by spaces or tabs. It writes what
+// parseLine would write, and returns with the largest value's bits
+// without the sign (big) and ok; on anything else, a blank line included,
+// it returns ok = false having written nothing that the caller keeps, and
+// parseLine, which finds the cause, takes the line. The text must hold no
+// comment. Why a second parser: parseLine's diagnoses (qid, the index
+// bound checked at each digit, the messages) keep its loop's state on the
+// stack, and the values' magnitudes took a second pass of their own; the
+// lines that need none of that take this loop, which keeps its state in
+// registers and notes the largest magnitude as it writes.
+func parseLineFast(line []byte, limit int64, ind []int32, val []float64) (label float64, n int, big uint64, ok bool) {
+	val = val[:len(ind)]
+	if k := len(line); k > 0 && line[k-1] == '\r' {
+		line = line[:k-1]
+	}
+	p := 0
+	for p < len(line) && isSpace(line[p]) {
+		p++
+	}
+	start := p
+	for p < len(line) && !isSpace(line[p]) {
+		p++
+	}
+	// The label, where it takes the inline decimal path below as a value
+	// would (with a plus sign allowed, as parseFloat allows it); any other
+	// label is parseLine's to read.
+	label, ok = inlineDecimal(line[start:p], true)
+	if !ok {
+		return 0, 0, 0, false
+	}
+	prev := uint64(0)
+	ulimit := uint64(limit)
+	for {
+		for p < len(line) && isSpace(line[p]) {
+			p++
+		}
+		if p == len(line) {
+			return label, n, big, true
+		}
+		start = p
+		var idx uint64
+		for p < len(line) && line[p]-'0' <= 9 {
+			idx = idx*10 + uint64(line[p]-'0')
+			p++
+		}
+		if p == start || p-start > 18 || p == len(line) || line[p] != ':' || idx <= prev || idx > ulimit {
+			return 0, 0, 0, false
+		}
+		prev = idx
+		p++ // the colon
+		var v float64
+		if p < len(line) && line[p] == '1' && (p+1 == len(line) || isSpace(line[p+1])) {
+			v = 1
+			p++
+		} else {
+			vstart := p
+			for p < len(line) && !isSpace(line[p]) {
+				p++
+			}
+			if v, ok = inlineDecimal(line[vstart:p], false); !ok {
+				return 0, 0, 0, false
+			}
+		}
+		if n == len(ind) {
+			return 0, 0, 0, false
+		}
+		ind[n] = int32(idx - 1)
+		val[n] = v
+		big = max(big, math.Float64bits(v)&^(1<<63))
+		n++
+	}
+}
+
+// inlineDecimal reads tok as parseLine's inline path reads a value: an
+// optional minus (or, with plus, a plus), digits, and an optional point
+// and digits, at most 19 digits in all, whose integer is below 2⁵³ unless
+// some are after the point. ok is false for every other token, which
+// parseFloat then reads.
+func inlineDecimal(tok []byte, plus bool) (v float64, ok bool) {
+	p := 0
+	neg := len(tok) > 0 && tok[0] == '-'
+	if len(tok) > 0 && (neg || (plus && tok[0] == '+')) {
+		p++
+	}
+	var mant uint64
+	digitStart := p
+	for p < len(tok) && tok[p]-'0' <= 9 {
+		mant = mant*10 + uint64(tok[p]-'0')
+		p++
+	}
+	digits, frac := p-digitStart, 0
+	if p < len(tok) && tok[p] == '.' {
+		p++
+		fracStart := p
+		for p < len(tok) && tok[p]-'0' <= 9 {
+			mant = mant*10 + uint64(tok[p]-'0')
+			p++
+		}
+		frac = p - fracStart
+		digits += frac
+	}
+	if p != len(tok) || digits == 0 || digits > 19 || (mant >= 1<<53 && frac == 0) {
+		return 0, false
+	}
+	if mant < 1<<53 {
+		v = float64(int64(mant))
+		if frac > 0 {
+			v /= exactPow10[frac]
+		}
+	} else {
+		v = quotient(mant, frac) // 16 to 19 digits, as printed float64s have
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
 }
 
 // parseFinite parses a number that must be finite. On failure it returns a
