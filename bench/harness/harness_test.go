@@ -338,6 +338,8 @@ func TestPeersLIBLINEAR(t *testing.T) {
 			}
 			if o := pp.Times["adaspdc"][i]; math.IsNaN(o.Seconds) {
 				t.Errorf("unit rows %v, target %g: adaspdc did not reach it", unit, PeerTargets[i])
+			} else if !strings.HasSuffix(o.Setting, ", target") && !strings.HasSuffix(o.Setting, ", certified") {
+				t.Errorf("unit rows %v, target %g: our setting %q names no stop", unit, PeerTargets[i], o.Setting)
 			}
 		}
 		dir := t.TempDir()
@@ -350,6 +352,43 @@ func TestPeersLIBLINEAR(t *testing.T) {
 		}
 		if st, err := os.Stat(filepath.Join(dir, "peers_1.png")); err != nil || st.Size() < 1000 {
 			t.Errorf("peers_1.png: %v", err)
+		}
+	}
+}
+
+// TestOurStops checks the two stops' flags: the target primal, and a
+// tolerance whose certified gap, relative to max(1, P), bounds P − P* by
+// target·P* at every P up to the target primal; for P* ≤ 0 the target
+// alone.
+func TestOurStops(t *testing.T) {
+	for _, pStar := range []float64{0.3232, 1, 5.5, 0, -2} {
+		const target = 1e-6
+		stops := ourStops(pStar, target)
+		tp := pStar + target*math.Abs(pStar)
+		if len(stops) == 0 || stops[0].name != "target" || stops[0].args[len(stops[0].args)-1] != strconv.FormatFloat(tp, 'g', 17, 64) {
+			t.Fatalf("P* = %g: stops %v", pStar, stops)
+		}
+		if pStar <= 0 {
+			if len(stops) != 1 {
+				t.Errorf("P* = %g: stops %v, want the target alone", pStar, stops)
+			}
+			continue
+		}
+		if len(stops) != 2 || stops[1].name != "certified" || stops[1].args[0] != "-tol" {
+			t.Fatalf("P* = %g: stops %v", pStar, stops)
+		}
+		g, err := strconv.ParseFloat(stops[1].args[1], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// At the stop, P − P* ≤ gap ≤ g·max(1, P): the worst P solves
+		// P − P* = g·max(1, P).
+		worst := pStar + g
+		if worst > 1 {
+			worst = pStar / (1 - g)
+		}
+		if worst > tp*(1+1e-15) {
+			t.Errorf("P* = %g: -tol %g allows P = %.17g above the target %.17g", pStar, g, worst, tp)
 		}
 	}
 }
