@@ -1289,8 +1289,8 @@ func parseLine(line []byte, comments bool, limit int64, ind []int32, val []float
 		vstart := p
 		// A value of 1 alone, binary data's every value (w8a's, a9a's),
 		// skips the token's scan; values like 0.708333 or -0.5 take
-		// inlineDecimal, whose result matches strconv.ParseFloat bit for
-		// bit; exponents, long mantissas and malformed tokens go to
+		// exactDecimal, whose result matches strconv.ParseFloat bit for
+		// bit; long mantissas, huge exponents and malformed tokens go to
 		// parseFinite, where strconv judges what is valid.
 		var v float64
 		if p < len(line) && line[p] == '1' && (p+1 == len(line) || isSpace(line[p+1])) {
@@ -1305,7 +1305,7 @@ func parseLine(line []byte, comments bool, limit int64, ind []int32, val []float
 				return 0, -1, vstart + 1, fmt.Sprintf("index %d has no value after ':'", idx)
 			}
 			var ok bool
-			if v, ok = inlineDecimal(vtok, false); !ok {
+			if v, ok = exactDecimal(vtok); !ok {
 				if v, msg = parseFinite(vtok); msg != "" {
 					return 0, -1, vstart + 1, "value " + msg
 				}
@@ -1322,9 +1322,8 @@ func parseLine(line []byte, comments bool, limit int64, ind []int32, val []float
 
 // parseLineFast is parseLine for the lines most files are made of, in one
 // loop with no diagnosis: a label, then index:value pairs whose indices
-// have at most 18 digits and ascend, and whose values are 1 or take the
-// inline decimal path of parseLine (an optional minus, digits, an
-// optional point and digits), separated by spaces or tabs. It writes what
+// have at most 18 digits and ascend, and whose label and values take the
+// exact decimal path (exactDecimal), separated by spaces or tabs. It writes what
 // parseLine would write, and returns with the largest value's bits
 // without the sign (big) and ok; on anything else, a blank line included,
 // it returns ok = false having written nothing that the caller keeps, and
@@ -1347,10 +1346,9 @@ func parseLineFast(line []byte, limit int64, ind []int32, val []float64) (label 
 	for p < len(line) && !isSpace(line[p]) {
 		p++
 	}
-	// The label, where it takes the inline decimal path below as a value
-	// would (with a plus sign allowed, as parseFloat allows it); any other
-	// label is parseLine's to read.
-	label, ok = inlineDecimal(line[start:p], true)
+	// The label, where it takes the exact decimal path as a value does;
+	// any other label is parseLine's to read.
+	label, ok = exactDecimal(line[start:p])
 	if !ok {
 		return 0, 0, 0, false
 	}
@@ -1383,7 +1381,7 @@ func parseLineFast(line []byte, limit int64, ind []int32, val []float64) (label 
 			for p < len(line) && !isSpace(line[p]) {
 				p++
 			}
-			if v, ok = inlineDecimal(line[vstart:p], false); !ok {
+			if v, ok = exactDecimal(line[vstart:p]); !ok {
 				return 0, 0, 0, false
 			}
 		}
@@ -1397,49 +1395,13 @@ func parseLineFast(line []byte, limit int64, ind []int32, val []float64) (label 
 	}
 }
 
-// inlineDecimal reads tok as parseLine's inline path reads a value: an
-// optional minus (or, with plus, a plus), digits, and an optional point
-// and digits, at most 19 digits in all, whose integer is below 2⁵³ unless
-// some are after the point. ok is false for every other token, which
-// parseFloat then reads.
-func inlineDecimal(tok []byte, plus bool) (v float64, ok bool) {
-	p := 0
-	neg := len(tok) > 0 && tok[0] == '-'
-	if len(tok) > 0 && (neg || (plus && tok[0] == '+')) {
-		p++
-	}
-	var mant uint64
-	digitStart := p
-	for p < len(tok) && tok[p]-'0' <= 9 {
-		mant = mant*10 + uint64(tok[p]-'0')
-		p++
-	}
-	digits, frac := p-digitStart, 0
-	if p < len(tok) && tok[p] == '.' {
-		p++
-		fracStart := p
-		for p < len(tok) && tok[p]-'0' <= 9 {
-			mant = mant*10 + uint64(tok[p]-'0')
-			p++
-		}
-		frac = p - fracStart
-		digits += frac
-	}
-	if p != len(tok) || digits == 0 || digits > 19 || (mant >= 1<<53 && frac == 0) {
-		return 0, false
-	}
-	if mant < 1<<53 {
-		v = float64(int64(mant))
-		if frac > 0 {
-			v /= exactPow10[frac]
-		}
-	} else {
-		v = quotient(mant, frac) // 16 to 19 digits, as printed float64s have
-	}
-	if neg {
-		v = -v
-	}
-	return v, true
+// exactDecimal returns the value of tok where scanFloat's exact path takes
+// the whole token, which is then what parseFinite would return: the
+// values and labels of most files (1, 0.708333, -0.5, 24.0, 9.8E-02).
+// ok is false for every other token, which parseFinite reads or refuses.
+func exactDecimal(tok []byte) (v float64, ok bool) {
+	v, end, ok := scanFloat(tok, 0)
+	return v, ok && end == len(tok)
 }
 
 // parseFinite parses a number that must be finite. On failure it returns a
