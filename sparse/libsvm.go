@@ -1322,13 +1322,13 @@ func parseLine(line []byte, comments bool, limit int64, ind []int32, val []float
 
 // parseLineFast is parseLine for the lines most files are made of, in one
 // loop with no diagnosis: a label, then index:value pairs whose indices
-// have at most 18 digits and ascend, and whose label and values take the
-// exact decimal path (exactDecimal), separated by spaces or tabs. It writes what
-// parseLine would write, and returns with the largest value's bits
-// without the sign (big) and ok; on anything else, a blank line included,
-// it returns ok = false having written nothing that the caller keeps, and
-// parseLine, which finds the cause, takes the line. The text must hold no
-// comment. Why a second parser: parseLine's diagnoses (qid, the index
+// have at most 18 digits and ascend, the label and the values taking the
+// exact decimal path (exactDecimal), separated by spaces or tabs. It
+// writes what parseLine would write, and returns with the largest value's
+// bits without the sign (big) and ok; on anything else, a blank line
+// included, it returns ok = false having written nothing that the caller
+// keeps, and parseLine, which finds the cause, takes the line. The text
+// must hold no comment. Why a second parser: parseLine's diagnoses (qid, the index
 // bound checked at each digit, the messages) keep its loop's state on the
 // stack, and the values' magnitudes took a second pass of their own; the
 // lines that need none of that take this loop, which keeps its state in

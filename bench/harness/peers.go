@@ -589,11 +589,12 @@ type ourStop struct {
 //     every epoch to stop at the first primal at or below it, as the
 //     peers' tolerance ladders stop at their loosest setting that reaches
 //     it;
-//   - "certified": -tol g with g·max(1, P) ≤ target·|P*|, the run a user
-//     makes, whose own duality gap proves the target (P − P* ≤ gap) and
-//     which needs no certificate where the gap's rate predicts the stop
-//     is epochs away (sdca's certificates take a third of an epoch on
-//     wide rows).
+//   - "certified": -tol g, g = target·P*/max(1, P*(1 + target)), the run
+//     a user makes: its relative gap is gap/max(1, |P|), so at its stop
+//     P − P* ≤ gap ≤ g·max(1, P) ≤ target·P*, proved by its own
+//     certificate, and it needs no certificate where the gap's rate
+//     predicts the stop is epochs away (sdca's certificates take a third
+//     of an epoch on wide rows).
 //
 // For P* ≤ 0 only the first applies: a relative gap proves nothing about
 // a target relative to |P*| there without knowing P's sign.
