@@ -608,6 +608,37 @@ func ourStops(pStar, target float64) []ourStop {
 	return stops
 }
 
+// refLadder is P* while the peers' ladders are scored: our certified
+// optimum, lowered by any peer's model whose primal is below it, and the
+// highest certified dual, which bounds how far above the true optimum P*
+// can be.
+type refLadder struct {
+	pstar, dual float64
+	below       string // the model that went below our optimum, if one did
+}
+
+// add scores a model of primal p and certified dual d, named by who, and
+// reports whether it reaches the tightest target against P*.
+func (r *refLadder) add(p, d float64, who string) bool {
+	if p < r.pstar {
+		r.pstar, r.below = p, who
+	}
+	r.dual = max(r.dual, d)
+	return r.rel(p) <= PeerTargets[len(PeerTargets)-1]
+}
+
+// rel returns the relative suboptimality of primal p against P*.
+func (r *refLadder) rel(p float64) float64 { return (p - r.pstar) / math.Abs(r.pstar) }
+
+// set gives pp its P*, the bound and, where a peer's model lowered P*,
+// which one.
+func (r *refLadder) set(pp *PeerProblem) {
+	if r.below != "" {
+		pp.RefFrom += fmt.Sprintf("; %s below it, certified", r.below)
+	}
+	pp.PStar, pp.Bound = r.pstar, r.pstar-r.dual
+}
+
 // timedJob is a command to time and what to do with its median wall and
 // CPU times.
 type timedJob struct {

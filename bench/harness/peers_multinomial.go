@@ -166,12 +166,12 @@ func peersMultinomial(ctx context.Context, cfg PeersConfig, data *Data, path str
 	if err != nil && (r == nil || len(r.Trace) == 0) {
 		return nil, err
 	}
-	pstar, dual := r.Best.Primal, r.Best.Dual
+	ref := refLadder{pstar: r.Best.Primal, dual: r.Best.Dual}
 	pp.RefFrom = fmt.Sprintf("adaspdc -multiclass multinomial -solver %s, %d epochs, relative gap %.1e", r.Solver, r.Best.Epoch, r.Best.RelGap)
 
 	model := filepath.Join(tmp, "model")
 	var runs []ladderRun
-	var tool, below string // below: the tolerance whose model went below our reference
+	var tool string
 	if py == "" {
 		pp.Notes = append(pp.Notes, "scikit-learn is not installed: ours alone is timed")
 	} else {
@@ -211,20 +211,13 @@ func peersMultinomial(ctx context.Context, cfg PeersConfig, data *Data, path str
 				break
 			}
 			runs = append(runs, ladderRun{tol: tol, primal: c.Primal, out: strings.TrimSpace(string(out))})
-			fmt.Fprintf(log, "peers: %s tol %s: relative suboptimality %.2e (%s)\n", tool, tol, (c.Primal-pstar)/math.Abs(pstar), strings.TrimSpace(string(out)))
-			if c.Primal < pstar {
-				pstar, below = c.Primal, tol
-			}
-			dual = max(dual, c.Dual)
-			if (c.Primal-pstar)/math.Abs(pstar) <= PeerTargets[len(PeerTargets)-1] {
+			fmt.Fprintf(log, "peers: %s tol %s: relative suboptimality %.2e (%s)\n", tool, tol, ref.rel(c.Primal), strings.TrimSpace(string(out)))
+			if ref.add(c.Primal, c.Dual, "scikit-learn's lbfgs at tol "+tol) {
 				break
 			}
 		}
 	}
-	if below != "" {
-		pp.RefFrom += fmt.Sprintf("; scikit-learn's lbfgs at tol %s below it, certified", below)
-	}
-	pp.PStar, pp.Bound = pstar, pstar-dual
+	ref.set(pp)
 	fmt.Fprintf(log, "peers: P* = %.12g (within %.1e; %s)\n", pp.PStar, pp.Bound, pp.RefFrom)
 
 	// The peer's loosest tolerance to reach each target, against the final

@@ -192,6 +192,7 @@ func peersOneVsRest(ctx context.Context, cfg PeersConfig, data *Data, obj Object
 		worst = max(worst, cr.Result.Best.RelGap)
 	}
 	pp.RefFrom = fmt.Sprintf("adaspdc one-vs-rest, every class to a relative gap of at most %.1e", worst)
+	ref := refLadder{pstar: pstar, dual: dual}
 
 	model := filepath.Join(tmp, "ovr-model")
 	lambda := strconv.FormatFloat(obj.Lambda, 'g', -1, 64)
@@ -224,7 +225,6 @@ func peersOneVsRest(ctx context.Context, cfg PeersConfig, data *Data, obj Object
 	// Each tool's ladder, loose to tight, until a model reaches the
 	// tightest target against the reference (a model below it moves it).
 	ladders := make([][]ovrRun, len(tools))
-	var below string
 	for ti, tool := range tools {
 		if tool.name != "adaspdc" {
 			pp.Tools = append(pp.Tools, tool.name)
@@ -255,7 +255,7 @@ func peersOneVsRest(ctx context.Context, cfg PeersConfig, data *Data, obj Object
 				break
 			}
 			ladders[ti] = append(ladders[ti], ovrRun{tol: tol, primal: p, acc: acc})
-			fmt.Fprintf(log, "peers: %s tol %s: relative suboptimality %.2e, held-out accuracy %.2f%%\n", tool.name, tol, (p-pstar)/math.Abs(pstar), 100*acc)
+			fmt.Fprintf(log, "peers: %s tol %s: relative suboptimality %.2e, held-out accuracy %.2f%%\n", tool.name, tol, ref.rel(p), 100*acc)
 			if l := ladders[ti]; len(l) >= 3 && l[len(l)-3].primal == p && l[len(l)-2].primal == p {
 				// The same model at three tolerances in a row, a
 				// hundredfold apart: the tool stops on something else
@@ -265,19 +265,12 @@ func peersOneVsRest(ctx context.Context, cfg PeersConfig, data *Data, obj Object
 				pp.Notes = append(pp.Notes, fmt.Sprintf("%s gave the same model at tolerances %s to %s: tighter tolerances not tried", tool.name, l[len(l)-3].tol, tol))
 				break
 			}
-			if p < pstar {
-				pstar, below = p, tool.name+" at "+tol
-			}
-			dual = max(dual, dl)
-			if (p-pstar)/math.Abs(pstar) <= PeerTargets[len(PeerTargets)-1] {
+			if ref.add(p, dl, tool.name+" at "+tol) {
 				break
 			}
 		}
 	}
-	if below != "" {
-		pp.RefFrom += fmt.Sprintf("; %s below it, certified", below)
-	}
-	pp.PStar, pp.Bound = pstar, pstar-dual
+	ref.set(pp)
 	fmt.Fprintf(log, "peers: P* = %.12g (the sum over the classes; within %.1e; %s)\n", pp.PStar, pp.Bound, pp.RefFrom)
 
 	// The loosest tolerance of each tool to reach each target, against
