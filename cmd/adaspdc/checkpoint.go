@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 
 	"github.com/adaspdc/adaspdc/comm"
@@ -33,11 +35,27 @@ var rankContext = func(c comm.Comm, threads int) (context.Context, func()) {
 // before the next collective: the other ranks wait for it there, and the
 // file is never older than the best certificate. A nil checkpointer writes
 // nothing.
+//
+// In one process, a method with a dual iterate (the SDCA family, cocoa,
+// spdc) also has its duals written beside the model, to path + ".duals"
+// (modelio.SaveDuals, tied to the model's weights and to the rows), so
+// that a restart from the model by a solver that takes warm duals
+// continues from them (warmDuals). Over the ranks rank 0 holds its own
+// rows' duals only, and writes none.
 type checkpointer struct {
 	path  string
 	build func(w []float64) *engine.Model
 	last  error // the error of the latest write, nil once one succeeds again
 	count int   // the writes made
+	// prob is the problem whose duals are written (nil: none are, as over
+	// the ranks); data its modelio.DataSum, taken at the first write.
+	prob     *engine.Problem
+	data     uint32
+	dataDone bool
+	// begun is set at the first write, which learns whether path is a
+	// device (device: no duals beside it); wroteDuals once the duals file
+	// holds this run's duals, or an earlier run's has been removed.
+	begun, device, wroteDuals bool
 }
 
 // newCheckpointer returns the checkpointer of path, which turns a point
@@ -49,12 +67,85 @@ func newCheckpointer(path string, build func(w []float64) *engine.Model) *checkp
 	return &checkpointer{path: path, build: build}
 }
 
-// save is the driver's Options.Checkpoint: it writes the model of x. A
-// failed write does not end the run (the final model matters more); the
-// run reports it at the end, unless a later write succeeded.
-func (k *checkpointer) save(_ engine.TracePoint, x []float64) {
+// save is the driver's Options.Checkpoint: it writes the model of x,
+// after the duals where there are some to write. A failed write does not
+// end the run (the final model matters more); the run reports it at the
+// end, unless a later write succeeded. The duals go first: a process
+// killed between the two writes leaves duals that the older model's
+// weights do not match, which a restart then leaves aside.
+func (k *checkpointer) save(_ engine.TracePoint, x, duals []float64) {
 	k.count++
-	k.last = modelio.Save(k.path, k.build(slices.Clone(x)))
+	m := k.build(slices.Clone(x))
+	if !k.begun {
+		// A device or a pipe (-checkpoint /dev/null) is written in place,
+		// and has no folder of its own for the duals.
+		fi, err := os.Stat(k.path)
+		k.device = err == nil && !fi.Mode().IsRegular()
+		k.begun = true
+	}
+	var dualsErr error
+	switch {
+	case k.device:
+	case k.prob != nil && duals != nil && len(duals) == k.prob.X.Rows:
+		if !k.dataDone {
+			k.data, k.dataDone = modelio.DataSum(*k.prob), true
+		}
+		dualsErr = modelio.SaveDuals(dualsPath(k.path), &modelio.Duals{
+			Loss: k.prob.Loss.Name(), Data: k.data, Weights: modelio.WeightsSum(m.Weights), Y: duals})
+		k.wroteDuals = true
+	case !k.wroteDuals:
+		// The duals an earlier run kept beside this path belong to its
+		// model, which this write replaces.
+		if err := os.Remove(dualsPath(k.path)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			dualsErr = err
+		}
+		k.wroteDuals = true // nothing left to remove
+	}
+	k.last = cmp.Or(modelio.Save(k.path, m), dualsErr)
+}
+
+// dualsPath is where the duals of the model at path are kept.
+func dualsPath(model string) string { return model + ".duals" }
+
+// warmDuals returns opt with the duals kept beside -init's model m
+// (checkpointer) as the solver's warm duals, where the solver takes them
+// (SolverInfo.Takes.WarmDuals) and they are of this model, these rows and
+// this loss; otherwise opt as it is, and where a duals file is there but
+// left aside, a warning on stderr says why. The duals file of a model is
+// optional: a model written by -model has none.
+func warmDuals(opt engine.Options, prob engine.Problem, initPath string, m *engine.Model, stderr io.Writer) engine.Options {
+	takes := false
+	for _, s := range engine.Solvers() {
+		if s.Name == opt.Solver {
+			takes = s.Takes.WarmDuals
+		}
+	}
+	if !takes {
+		return opt
+	}
+	path := dualsPath(initPath)
+	d, err := modelio.LoadDuals(path)
+	if errors.Is(err, modelio.ErrNoDuals) {
+		return opt
+	}
+	why := ""
+	switch {
+	case err != nil:
+		why = err.Error()
+	case d.Loss != prob.Loss.Name():
+		why = fmt.Sprintf("they are duals of the %s loss, and this run's is %s", d.Loss, prob.Loss.Name())
+	case len(d.Y) != prob.X.Rows:
+		why = fmt.Sprintf("they are %d duals, and the data have %d rows", len(d.Y), prob.X.Rows)
+	case d.Weights != modelio.WeightsSum(m.Weights):
+		why = "they belong to another model (the model was written after them)"
+	case d.Data != modelio.DataSum(prob):
+		why = "they belong to other data (other rows, labels or options that change them: -bias, -normalize, weights)"
+	}
+	if why != "" {
+		fmt.Fprintf(stderr, "adaspdc train: warning: -init %s: left %s aside: %s; %s starts from the duals paired with the model's weights\n", initPath, path, why, opt.Solver)
+		return opt
+	}
+	return opt.With(engine.SDCASettings{WarmDuals: d.Y})
 }
 
 // checkpointOn sets opt's Checkpoint to rank 0's checkpointer of
@@ -65,7 +156,7 @@ func checkpointOn(lead bool, f trainFlags, prob engine.Problem, opt *engine.Opti
 		return nil
 	}
 	k := newCheckpointer(f.checkpoint, func(w []float64) *engine.Model { return modelOf(prob, f.normalize, w) })
-	if k != nil {
+	if k != nil { // over the ranks: no duals (see checkpointer)
 		opt.Checkpoint = k.save
 	}
 	return k

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -122,4 +123,87 @@ func traceRows(t *testing.T, path string) [][]string {
 		t.Fatalf("trace %s: %v %v", path, rows, err)
 	}
 	return rows
+}
+
+// TestTrainCheckpointDuals checks that a dual method's checkpoint keeps
+// its duals beside the model, and that a restart from the model takes them
+// back: the restart's first certificate is the checkpoint's, where the
+// duals paired with the weights alone certify far worse. Duals of other
+// rows are left aside with a warning, and a primal method's checkpoint
+// removes the duals an earlier run left at its path.
+func TestTrainCheckpointDuals(t *testing.T) {
+	dir := t.TempDir()
+	data := "../../testdata/heart_scale"
+	for _, solver := range []string{"sdca", "cocoa"} {
+		ck, first, again := filepath.Join(dir, solver+".json"), filepath.Join(dir, solver+"-1.csv"), filepath.Join(dir, solver+"-2.csv")
+		common := []string{"train", "-quiet", "-data", data, "-solver", solver, "-lambda", "1e-2", "-threads", "2"}
+		if status, out, errOut := runCmd(append(common, "-max-epochs", "6", "-tol", "-1", "-checkpoint", ck, "-trace", first)...); status != 0 {
+			t.Fatalf("%s: status %d, stdout %q, stderr %q", solver, status, out, errOut)
+		}
+		if _, err := os.Stat(ck + ".duals"); err != nil {
+			t.Fatalf("%s: no duals beside the checkpoint: %v", solver, err)
+		}
+		// The checkpoint's certificate: the trace's best (the smallest
+		// gap, then the lower primal), as the driver picks it.
+		var best []float64
+		for _, row := range traceRows(t, first)[1:] {
+			p, _ := strconv.ParseFloat(row[2], 64)
+			g, _ := strconv.ParseFloat(row[4], 64)
+			if best == nil || g < best[1] || g == best[1] && p < best[0] {
+				best = []float64{p, g}
+			}
+		}
+		restart := func() (primal, gap float64, stderr string) {
+			status, out, errOut := runCmd(append(common, "-max-epochs", "0", "-init", ck, "-trace", again)...)
+			if status != 3 || summaryRE.FindStringSubmatch(out) == nil {
+				t.Fatalf("%s: restart: status %d, stdout %q, stderr %q", solver, status, out, errOut)
+			}
+			row := traceRows(t, again)[1]
+			primal, _ = strconv.ParseFloat(row[2], 64)
+			gap, _ = strconv.ParseFloat(row[4], 64)
+			return primal, gap, errOut
+		}
+		p, g, errOut := restart()
+		if !(abs(p-best[0]) <= 1e-12*abs(best[0]) && abs(g-best[1]) <= 1e-12*max(1, abs(best[0]))) || strings.Contains(errOut, "aside") {
+			t.Errorf("%s: restart certified P = %.17g, gap %.17g; the checkpoint P = %.17g, gap %.17g (stderr %q)", solver, p, g, best[0], best[1], errOut)
+		}
+		// Without its duals, the restart starts from those paired with the
+		// weights.
+		os.Rename(ck+".duals", ck+".aside")
+		if _, g2, _ := restart(); !(g2 > 10*best[1]) {
+			t.Errorf("%s: restart without the duals: gap %.6g, with them %.6g; the test no longer shows what the duals are for", solver, g2, best[1])
+		}
+		os.Rename(ck+".aside", ck+".duals")
+	}
+
+	// Duals of other rows: the same file with one value changed.
+	src, err := os.ReadFile(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "other")
+	os.WriteFile(other, []byte(strings.Replace(string(src), "1:0.708333", "1:0.7", 1)), 0o644)
+	ck := filepath.Join(dir, "sdca.json")
+	status, out, errOut := runCmd("train", "-quiet", "-data", other, "-solver", "sdca", "-lambda", "1e-2", "-max-epochs", "1", "-tol", "-1", "-init", ck)
+	if status != 0 || !strings.Contains(errOut, "warning: -init "+ck+": left "+ck+".duals aside: they belong to other data") {
+		t.Errorf("other rows: status %d, stdout %q, stderr %q", status, out, errOut)
+	}
+
+	// newton has no duals: its checkpoint at the same path removes sdca's.
+	if status, out, errOut := runCmd("train", "-quiet", "-data", data, "-solver", "newton", "-lambda", "1e-4", "-checkpoint", ck); status != 0 {
+		t.Fatalf("newton: status %d, stdout %q, stderr %q", status, out, errOut)
+	}
+	if _, err := os.Stat(ck + ".duals"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("newton's checkpoint left sdca's duals: %v", err)
+	}
+}
+
+// TestTrainCheckpointDualsCollide checks that -checkpoint's duals file may
+// not be another output.
+func TestTrainCheckpointDualsCollide(t *testing.T) {
+	ck := filepath.Join(t.TempDir(), "ck")
+	status, _, errOut := runCmd("train", "-checkpoint", ck, "-model", ck+".duals")
+	if status != 2 || !strings.Contains(errOut, "name the same file "+ck+".duals") {
+		t.Errorf("status %d, stderr %q", status, errOut)
+	}
 }

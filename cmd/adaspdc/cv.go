@@ -169,9 +169,15 @@ func searchLambda(ctx context.Context, prob engine.Problem, classesY []float64, 
 // columns the solver sees: remapped to the used columns (remap, when the
 // solve left out empty ones), with the bias weight last.
 func initialWeights(path string, dim int, bias float64, normalize string, remap []int32) ([]float64, error) {
+	w, _, err := initialModel(path, dim, bias, normalize, remap)
+	return w, err
+}
+
+// initialModel is initialWeights, which also returns the model as read.
+func initialModel(path string, dim int, bias float64, normalize string, remap []int32) ([]float64, *engine.Model, error) {
 	m, err := modelio.Load(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	norm := ""
 	if normalize == "unit" {
@@ -179,11 +185,11 @@ func initialWeights(path string, dim int, bias float64, normalize string, remap 
 	}
 	switch {
 	case m.Dim != dim:
-		return nil, fmt.Errorf("-init %s: the model has %d features and the data %d", path, m.Dim, dim)
+		return nil, nil, fmt.Errorf("-init %s: the model has %d features and the data %d", path, m.Dim, dim)
 	case m.Bias != bias:
-		return nil, fmt.Errorf("-init %s: the model's bias is %g and -bias is %g", path, m.Bias, bias)
+		return nil, nil, fmt.Errorf("-init %s: the model's bias is %g and -bias is %g", path, m.Bias, bias)
 	case m.Normalize != norm:
-		return nil, fmt.Errorf("-init %s: the model's rows were normalised %q and -normalize is %q", path, m.Normalize, normalize)
+		return nil, nil, fmt.Errorf("-init %s: the model's rows were normalised %q and -normalize is %q", path, m.Normalize, normalize)
 	}
 	w := m.Weights
 	if remap != nil {
@@ -193,5 +199,5 @@ func initialWeights(path string, dim int, bias float64, normalize string, remap 
 		}
 		w = append(c, w[dim:]...)
 	}
-	return w, nil
+	return w, m, nil
 }

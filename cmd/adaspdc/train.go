@@ -81,8 +81,12 @@ func train(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if f.init != "" {
-		if opt.WarmStart, err = initialWeights(f.init, tp.dim, f.bias, f.normalize, tp.remap); err != nil {
+		var m *engine.Model
+		if opt.WarmStart, m, err = initialModel(f.init, tp.dim, f.bias, f.normalize, tp.remap); err != nil {
 			return err
+		}
+		if !tp.multi && f.cv == 0 && !f.lambdaAuto && !f.l1Auto {
+			opt = warmDuals(opt, tp.prob, f.init, m, stderr)
 		}
 	}
 	if f.cv > 0 || f.lambdaAuto || f.l1Auto {
@@ -104,6 +108,7 @@ func train(args []string, stdout, stderr io.Writer) error {
 		return m
 	})
 	if ck != nil {
+		ck.prob = &tp.prob
 		opt.Checkpoint = ck.save
 	}
 	model, res, err := runTraining(ctx, tp, f, opt)

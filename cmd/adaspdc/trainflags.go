@@ -197,7 +197,7 @@ func parseTrainFlags(args []string, stderr io.Writer) (trainFlags, map[string]bo
 	fs.StringVar(&f.sampleWeights, "sample-weights", "", "weight each row's loss by the number on its line of this `file` (one finite weight > 0 per row, in order): (1/n) Σ wᵢφᵢ; newton and glmnet take weights")
 	fs.StringVar(&f.multiclass, "multiclass", "ovr", "several classes: ovr (one binary problem per class against the rest, as LIBLINEAR) or multinomial (one softmax model of all classes, by L-BFGS or -solver sdca; needs -loss logistic and λ > 0)")
 	fs.StringVar(&f.classWeights, "class-weights", "", "weight each row by its class: `LABEL:W,LABEL:W,…` (LIBLINEAR's -wi; classes not listed weigh 1), or balanced (scikit-learn's n/(K·n_k)); multiplies -sample-weights")
-	fs.StringVar(&f.init, "init", "", "start from the weights of this saved `model` (same features, bias and normalisation)")
+	fs.StringVar(&f.init, "init", "", "start from the weights of this saved `model` (same features, bias and normalisation), and, for sdca, sdca-async and cocoa, from the duals that -checkpoint kept beside it (model.duals, where they are of this model and these rows)")
 	fs.Var(lambdaValue{&f.l1, &f.l1Auto}, "l1", "L1 strength of the elastic net, ≥ 0, or auto: chosen by cross-validation over a geometric grid from l1_max (where every weight is zero) down to l1_max/10⁴, printing the nonzero weights along the path (-cv folds, default 5; -lambda-grid)")
 	fs.StringVar(&f.normalize, "normalize", "none", "scale rows before training: none, or unit (each row to norm 1; the model applies it when predicting)")
 	fs.Float64Var(&f.bias, "bias", 0, "append a constant feature of this `value` (as LIBLINEAR's -B); 0: none")
@@ -212,7 +212,7 @@ func parseTrainFlags(args []string, stderr io.Writer) (trainFlags, map[string]bo
 	fs.StringVar(&f.model, "model", "", "write the model as JSON to this `file`")
 	fs.StringVar(&f.liblinearModel, "liblinear-model", "", "write the model in LIBLINEAR's format to this `file`")
 	fs.StringVar(&f.trace, "trace", "", "write the per-epoch trace as CSV to this `file`")
-	fs.StringVar(&f.checkpoint, "checkpoint", "", "after every certificate that improves on the best so far, write that model as JSON to this `file`, atomically (under mpirun, rank 0 writes it), so that a run killed outright still leaves its best certified model; restart from it with -init (on any number of ranks); one run of a binary or regression model only")
+	fs.StringVar(&f.checkpoint, "checkpoint", "", "after every certificate that improves on the best so far, write that model as JSON to this `file`, atomically (under mpirun, rank 0 writes it), so that a run killed outright still leaves its best certified model; restart from it with -init (on any number of ranks); in one process a method with duals (sdca, cocoa, spdc) also writes them to file.duals; one run of a binary or regression model only")
 	fs.BoolVar(&f.quiet, "quiet", false, "no per-epoch progress on stderr (warnings and errors still appear)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), trainUsage)
@@ -446,6 +446,10 @@ func (f trainFlags) checkOutputs() error {
 		if err := checkWritable(o.path); err != nil {
 			return mistakef("-%s %s: %v", o.flag, o.path, err)
 		}
+	}
+	if f.checkpoint != "" {
+		// The duals of a dual method's checkpoint go beside it.
+		outputs = append(outputs, namedPath{"checkpoint (its duals, FILE.duals)", dualsPath(f.checkpoint)})
 	}
 	if err := checkCollisions([]namedPath{{"data", f.data}, {"groups", f.groups}}, outputs); err != nil {
 		return mistakef("%v", err)

@@ -78,7 +78,11 @@ func Run(ctx context.Context, m Method, opt Options) (*Result, error) {
 			res.Best = tp
 			res.bestX = append(res.bestX[:0], m.Point()...)
 			if opt.Checkpoint != nil {
-				opt.Checkpoint(tp, res.bestX)
+				var duals []float64
+				if d, ok := m.(DualIterate); ok {
+					duals = d.DualPoint()
+				}
+				opt.Checkpoint(tp, res.bestX, duals)
 			}
 		}
 		if opt.Callback != nil {

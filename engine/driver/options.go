@@ -151,7 +151,13 @@ type Options struct {
 	// Callback: what a caller saves so that a run killed later can
 	// restart from it (WarmStart). x is the driver's copy, valid until
 	// the call returns; over the ranks every rank makes the same calls.
-	Checkpoint func(best TracePoint, x []float64)
+	// duals is the method's dual iterate at that certificate (a
+	// DualIterate's DualPoint, one value per row of this process), or nil
+	// for a method without one; it is the method's own, valid until the
+	// call returns. A dual method restarted from x alone starts from the
+	// duals paired with x, which can certify far worse than the duals it
+	// had (the SDCA family's warm duals, sdca.Settings, take them back).
+	Checkpoint func(best TracePoint, x, duals []float64)
 
 	// Settings are the settings of the methods' families, at most one of
 	// each (Options.With adds or replaces one): Coordinate, and those that

@@ -23,8 +23,8 @@ func init() {
 	driver.Register(&driver.Entry{
 		SolverInfo: driver.SolverInfo{
 			Name:         SolverCoCoA,
-			Reads:        []string{driver.CoordinateFamily},
-			Takes:        driver.Takes{L1: true},
+			Reads:        []string{driver.CoordinateFamily, Family},
+			Takes:        driver.Takes{L1: true, WarmDuals: true},
 			Summary:      "SDCA local solves on thread-private replicas, merged per epoch with per-feature safe weights (CoCoA+, Ma et al. 2015; SySCD, Ioannou et al. 2019)",
 			Losses:       "any (squared, logistic, sqhinge, smoothhinge, hinge)",
 			Regularizers: "elastic net with λ > 0 on every coordinate, optional centre and weights",

@@ -23,7 +23,7 @@ import (
 const SolverSDCA driver.Solver = "sdca"
 
 // Settings are the SDCA family's own settings, which Options.Settings
-// carries to sdca, sdca-async and sdca-async-wild (SolverInfo.Takes
+// carries to sdca, sdca-async, sdca-async-wild and cocoa (SolverInfo.Takes
 // WarmDuals); the other solvers refuse them.
 type Settings struct {
 	// WarmDuals, when non-nil, are the initial duals yₖ (length X.Rows),

@@ -1,0 +1,119 @@
+package modelio
+
+import (
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/adaspdc/adaspdc/engine"
+	"github.com/adaspdc/adaspdc/sparse"
+)
+
+// TestDualsRoundTrip saves duals and reads them back bit for bit, the
+// signed zero and an empty iterate included.
+func TestDualsRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []*Duals{
+		{Loss: "logistic", Data: 0xdeadbeef, Weights: 7, Y: []float64{-0.25, math.Copysign(0, -1), 1e-300, -1}},
+		{Loss: "sqhinge", Y: []float64{}},
+	} {
+		path := filepath.Join(dir, d.Loss+".duals")
+		if err := SaveDuals(path, d); err != nil {
+			t.Fatal(err)
+		}
+		got, err := LoadDuals(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Loss != d.Loss || got.Data != d.Data || got.Weights != d.Weights || len(got.Y) != len(d.Y) {
+			t.Fatalf("read %+v, wrote %+v", got, d)
+		}
+		for k := range d.Y {
+			if math.Float64bits(got.Y[k]) != math.Float64bits(d.Y[k]) {
+				t.Errorf("dual %d: read %v, wrote %v", k, got.Y[k], d.Y[k])
+			}
+		}
+	}
+}
+
+// TestLoadDualsRefuses checks that LoadDuals refuses files cut short,
+// changed, of another version or not of SaveDuals, names the file, and
+// wraps ErrNoDuals for a missing one.
+func TestLoadDualsRefuses(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.duals")
+	if err := SaveDuals(path, &Duals{Loss: "logistic", Y: []float64{-0.5, -0.25, 0}}); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resum := func(b []byte) []byte { // the trailer fixed, so that the check before it is what fails
+		b = b[:len(b)-4]
+		return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, dualsCRC))
+	}
+	flipped := append([]byte(nil), good...)
+	flipped[len(flipped)-10] ^= 1
+	version := append([]byte(nil), good...)
+	version[len(dualsMagic)] = 2
+	short := append([]byte(nil), good[:len(good)-12]...)
+	for _, c := range []struct {
+		name, want string
+		data       []byte
+	}{
+		{"empty", "no magic line", nil},
+		{"not duals", "no magic line", []byte(`{"loss": "logistic"}`)},
+		{"cut short", "checksum", good[:len(good)-1]},
+		{"a bit flipped", "checksum", flipped},
+		{"version 2", "version 2", resum(version)},
+		{"fewer duals", "announces 3 duals", resum(append(short, 0, 0, 0, 0))},
+	} {
+		p := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-"))
+		if err := os.WriteFile(p, c.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadDuals(p); err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one that names %s and says %q", c.name, err, p, c.want)
+		}
+	}
+	if _, err := LoadDuals(filepath.Join(dir, "absent")); !errors.Is(err, ErrNoDuals) {
+		t.Errorf("a missing file: %v, want ErrNoDuals", err)
+	}
+}
+
+// TestDataSum checks that the sum changes with any row, label or weight
+// and not with a copy of the same data.
+func TestDataSum(t *testing.T) {
+	data := func() engine.Problem {
+		x := &sparse.CSR{Rows: 3, Cols: 4, Indptr: []int64{0, 2, 3, 5}, Indices: []int32{0, 2, 1, 0, 3}, Values: []float64{1, -2, 0.5, 3, 4}}
+		return engine.Problem{X: x, B: []float64{1, -1, 1}}
+	}
+	base := DataSum(data())
+	if again := DataSum(data()); again != base {
+		t.Fatalf("two copies: %x and %x", base, again)
+	}
+	for name, change := range map[string]func(p *engine.Problem){
+		"a value":      func(p *engine.Problem) { p.X.Values[4] = 4.5 },
+		"a column":     func(p *engine.Problem) { p.X.Indices[4] = 2 },
+		"a row's end":  func(p *engine.Problem) { p.X.Indptr[1] = 1 },
+		"a label":      func(p *engine.Problem) { p.B[2] = -1 },
+		"row weights":  func(p *engine.Problem) { p.SampleWeights = []float64{1, 1, 2} },
+		"more columns": func(p *engine.Problem) { p.X.Cols = 5 },
+	} {
+		p := data()
+		change(&p)
+		if DataSum(p) == base {
+			t.Errorf("%s changed, the sum did not", name)
+		}
+	}
+	w := []float64{1, 0, -2}
+	if WeightsSum(w) == WeightsSum([]float64{1, math.Copysign(0, -1), -2}) || WeightsSum(w) != WeightsSum([]float64{1, 0, -2}) {
+		t.Error("WeightsSum does not follow the weights' bits")
+	}
+}
