@@ -91,6 +91,11 @@ func LoadDuals(path string) (*Duals, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseDuals(data, path)
+}
+
+// parseDuals is LoadDuals on the file's bytes; path names it in errors.
+func parseDuals(data []byte, path string) (*Duals, error) {
 	bad := func(why string) (*Duals, error) {
 		return nil, fmt.Errorf("%s: %s", path, why)
 	}

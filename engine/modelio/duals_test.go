@@ -117,3 +117,41 @@ func TestDataSum(t *testing.T) {
 		t.Error("WeightsSum does not follow the weights' bits")
 	}
 }
+
+// FuzzParseDuals checks that any bytes either fail to parse with an error
+// that names the file, or parse into duals that SaveDuals writes back to
+// the same bytes.
+func FuzzParseDuals(f *testing.F) {
+	dir := f.TempDir()
+	seed := filepath.Join(dir, "seed")
+	if err := SaveDuals(seed, &Duals{Loss: "sqhinge", Data: 3, Weights: 4, Y: []float64{-1, 0.5}}); err != nil {
+		f.Fatal(err)
+	}
+	good, err := os.ReadFile(seed)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add(good[:len(good)-3])
+	f.Add([]byte(dualsMagic + "\x01"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := parseDuals(data, "fuzzed")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzzed: ") {
+				t.Fatalf("error %q does not name the file", err)
+			}
+			return
+		}
+		out := filepath.Join(t.TempDir(), "out")
+		if err := SaveDuals(out, d); err != nil {
+			t.Fatal(err)
+		}
+		back, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(back) != string(data) {
+			t.Fatalf("parsed %d bytes, wrote back %d other bytes", len(data), len(back))
+		}
+	})
+}
