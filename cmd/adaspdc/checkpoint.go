@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 
@@ -140,6 +141,13 @@ func warmDuals(opt engine.Options, prob engine.Problem, initPath string, m *engi
 		why = "they belong to another model (the model was written after them)"
 	case d.Data != modelio.DataSum(prob):
 		why = "they belong to other data (other rows, labels or options that change them: -bias, -normalize, weights)"
+	default:
+		for k, y := range d.Y {
+			if math.IsNaN(y) || math.IsInf(y, 0) || prob.Loss.DualFeasible(y, prob.B[k]) != y {
+				why = fmt.Sprintf("dual %d, %v, is not in the domain of the %s loss's conjugate", k+1, y, prob.Loss.Name())
+				break
+			}
+		}
 	}
 	if why != "" {
 		fmt.Fprintf(stderr, "adaspdc train: warning: -init %s: left %s aside: %s; %s starts from the duals paired with the model's weights\n", initPath, path, why, opt.Solver)
