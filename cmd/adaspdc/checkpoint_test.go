@@ -189,6 +189,21 @@ func TestTrainCheckpointDuals(t *testing.T) {
 		t.Errorf("other rows: status %d, stdout %q, stderr %q", status, out, errOut)
 	}
 
+	// A dual outside the domain of the logistic's conjugate (b·y ∈ [−1, 0]),
+	// in a file whose sums match.
+	d, err := modelio.LoadDuals(ck + ".duals")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Y[7] = 5
+	if err := modelio.SaveDuals(ck+".duals", d); err != nil {
+		t.Fatal(err)
+	}
+	status, out, errOut = runCmd("train", "-quiet", "-data", data, "-solver", "sdca", "-lambda", "1e-2", "-max-epochs", "1", "-tol", "-1", "-init", ck)
+	if status != 0 || !strings.Contains(errOut, "aside: dual 8, 5, is not in the domain of the logistic loss's conjugate") {
+		t.Errorf("a dual out of the domain: status %d, stdout %q, stderr %q", status, out, errOut)
+	}
+
 	// newton has no duals: its checkpoint at the same path removes sdca's.
 	if status, out, errOut := runCmd("train", "-quiet", "-data", data, "-solver", "newton", "-lambda", "1e-4", "-checkpoint", ck); status != 0 {
 		t.Fatalf("newton: status %d, stdout %q, stderr %q", status, out, errOut)
