@@ -38,6 +38,20 @@ type Model struct {
 	Weights   []float64 `json:"weights"`
 	// Multinomial: the K ≥ 3 weight vectors are a softmax model.
 	Multinomial bool `json:"multinomial,omitempty"`
+	// Certificate, when not nil, is the certificate of the weights on the
+	// data and objective they were trained on, as the run found it: P at
+	// the weights and D, a lower bound on the optimum. adaspdc train
+	// records it in its models, and a restart from a checkpoint does not
+	// write over it a model of a larger gap.
+	Certificate *ModelCertificate `json:"certificate,omitempty"`
+}
+
+// ModelCertificate is a model's certificate: the primal objective at its
+// weights and a dual objective, whose difference bounds how far the
+// weights are from the optimum.
+type ModelCertificate struct {
+	Primal float64 `json:"primal"`
+	Dual   float64 `json:"dual"`
 }
 
 // Validate reports the first way in which m is not a usable model: a
@@ -97,6 +111,9 @@ func (m *Model) Validate() error {
 	}
 	if math.IsNaN(m.Bias) || math.IsInf(m.Bias, 0) {
 		return fmt.Errorf("engine: model bias %v: want a finite value", m.Bias)
+	}
+	if c := m.Certificate; c != nil && (math.IsNaN(c.Primal) || math.IsInf(c.Primal, 0) || math.IsNaN(c.Dual) || math.IsInf(c.Dual, 0)) {
+		return fmt.Errorf("engine: model certificate P = %v, D = %v: want finite values", c.Primal, c.Dual)
 	}
 	return nil
 }

@@ -37,6 +37,10 @@ var rankContext = func(c comm.Comm, threads int) (context.Context, func()) {
 // file is never older than the best certificate. A nil checkpointer writes
 // nothing.
 //
+// Each model records its certificate (engine.Model.Certificate). A run
+// restarted from its own checkpoint replaces it only with a model of a
+// smaller gap (restartFloor).
+//
 // In one process, a method with a dual iterate (the SDCA family, cocoa,
 // spdc) also has its duals written beside the model, to path + ".duals"
 // (modelio.SaveDuals, tied to the model's weights and to the rows), so
@@ -57,6 +61,12 @@ type checkpointer struct {
 	// device (device: no duals beside it); wroteDuals once the duals file
 	// holds this run's duals, or an earlier run's has been removed.
 	begun, device, wroteDuals bool
+	// floor, where hasFloor, is the gap of the checkpoint that the run
+	// restarted from (restartFloor): certificates with a gap as large are
+	// not written over it, and withheld counts them.
+	floor    float64
+	hasFloor bool
+	withheld int
 }
 
 // newCheckpointer returns the checkpointer of path, which turns a point
@@ -74,9 +84,14 @@ func newCheckpointer(path string, build func(w []float64) *engine.Model) *checkp
 // end, unless a later write succeeded. The duals go first: a process
 // killed between the two writes leaves duals that the older model's
 // weights do not match, which a restart then leaves aside.
-func (k *checkpointer) save(_ engine.TracePoint, x, duals []float64) {
+func (k *checkpointer) save(tp engine.TracePoint, x, duals []float64) {
 	k.count++
+	if k.hasFloor && !(tp.Gap < k.floor) {
+		k.withheld++
+		return
+	}
 	m := k.build(slices.Clone(x))
+	m.Certificate = certificateOf(tp)
 	if !k.begun {
 		// A device or a pipe (-checkpoint /dev/null) is written in place,
 		// and has no folder of its own for the duals.
@@ -103,6 +118,30 @@ func (k *checkpointer) save(_ engine.TracePoint, x, duals []float64) {
 		k.wroteDuals = true // nothing left to remove
 	}
 	k.last = cmp.Or(modelio.Save(k.path, m), dualsErr)
+}
+
+// restartFloor sets k's floor where the run restarts from its own
+// checkpoint (-init and -checkpoint name one file) and that model records
+// a certificate of the same objective (loss, λ and l1): the checkpoint
+// then holds a model of that gap, and a certificate of this run replaces
+// it only with a smaller gap. A dual method restarted without its duals
+// (over the ranks, where none are kept) starts from those paired with the
+// weights, whose first certificates can be far worse than the
+// checkpoint's; it would otherwise write them over the better model.
+func (k *checkpointer) restartFloor(initPath string, m *engine.Model, prob engine.Problem) {
+	if k == nil || m == nil || m.Certificate == nil {
+		return
+	}
+	a, errA := os.Stat(initPath)
+	b, errB := os.Stat(k.path)
+	if errA != nil || errB != nil || !os.SameFile(a, b) {
+		return
+	}
+	lambda, l1 := prob.Reg.Strengths()
+	if m.Loss != prob.Loss.Name() || m.Lambda != lambda || m.L1 != l1 {
+		return
+	}
+	k.floor, k.hasFloor = max(m.Certificate.Primal-m.Certificate.Dual, 0), true
 }
 
 // dualsPath is where the duals of the model at path are kept.
@@ -166,6 +205,13 @@ func checkpointOn(lead bool, f trainFlags, prob engine.Problem, opt *engine.Opti
 	k := newCheckpointer(f.checkpoint, func(w []float64) *engine.Model { return modelOf(prob, f.normalize, w) })
 	if k != nil { // over the ranks: no duals (see checkpointer)
 		opt.Checkpoint = k.save
+		if f.init != "" {
+			// Rank 0 has read the model already (initOverRanks), and
+			// its errors stopped the run there.
+			if m, err := modelio.Load(f.init); err == nil {
+				k.restartFloor(f.init, m, prob)
+			}
+		}
 	}
 	return k
 }
@@ -174,6 +220,9 @@ func checkpointOn(lead bool, f trainFlags, prob engine.Problem, opt *engine.Opti
 // model, the latest write having failed, and returns that error, which
 // ends the run with status 1 as a trace that could not be written does.
 func (k *checkpointer) report(stderr io.Writer) error {
+	if k != nil && k.hasFloor && k.count > 0 && k.withheld == k.count {
+		fmt.Fprintf(stderr, "adaspdc train: %s still holds the model this run restarted from: no certificate of the run had a gap below its %.4g\n", k.path, k.floor)
+	}
 	if k == nil || k.last == nil {
 		return nil
 	}

@@ -52,6 +52,11 @@ func TestTrainCheckpointOneProcess(t *testing.T) {
 		}
 		ms := loadModels(t, model, ck)
 		saved, kept := ms[0], ms[1]
+		// The checkpoint records its certificate, the run's last here.
+		c := kept.Certificate
+		if c == nil || strconv.FormatFloat(c.Primal, 'g', 12, 64) != m[1] || strconv.FormatFloat(c.Dual, 'g', 12, 64) != m[2] {
+			t.Errorf("%s: the checkpoint's certificate is %+v, the run's P = %s, D = %s", solver, c, m[1], m[2])
+		}
 		if saved.Dim != 130 || !reflect.DeepEqual(saved, kept) {
 			t.Errorf("%s: the checkpoint (dim %d) is not the model written at the end (dim %d)", solver, kept.Dim, saved.Dim)
 		}
@@ -220,5 +225,31 @@ func TestTrainCheckpointDualsCollide(t *testing.T) {
 	status, _, errOut := runCmd("train", "-checkpoint", ck, "-model", ck+".duals")
 	if status != 2 || !strings.Contains(errOut, "name the same file "+ck+".duals") {
 		t.Errorf("status %d, stderr %q", status, errOut)
+	}
+}
+
+// TestTrainCheckpointRestartFloor restarts sdca from its own checkpoint
+// (-init and -checkpoint one file): without the duals kept beside it, the
+// restart's first certificates are far worse, and the file keeps its model
+// and says so; with them, the restart goes on from the checkpoint's gap and
+// replaces the model once it certifies better.
+func TestTrainCheckpointRestartFloor(t *testing.T) {
+	ck := filepath.Join(t.TempDir(), "ck.json")
+	common := []string{"train", "-quiet", "-data", "../../testdata/heart_scale", "-solver", "sdca", "-lambda", "1e-5", "-tol", "-1", "-checkpoint", ck}
+	if status, out, errOut := runCmd(append(common, "-max-epochs", "20")...); status != 0 {
+		t.Fatalf("status %d, stdout %q, stderr %q", status, out, errOut)
+	}
+	before := loadModels(t, ck)[0]
+	os.Rename(ck+".duals", ck+".aside")
+	_, _, errOut := runCmd(append(common, "-max-epochs", "1", "-init", ck)...)
+	if after := loadModels(t, ck)[0]; !reflect.DeepEqual(before, after) || !strings.Contains(errOut, ck+" still holds the model this run restarted from") {
+		t.Errorf("without the duals: the checkpoint went from %+v to %+v (stderr %q)", *before.Certificate, *after.Certificate, errOut)
+	}
+	os.Rename(ck+".aside", ck+".duals")
+	_, _, errOut = runCmd(append(common, "-max-epochs", "5", "-init", ck)...)
+	after := loadModels(t, ck)[0]
+	gap := func(m *engine.Model) float64 { return m.Certificate.Primal - m.Certificate.Dual }
+	if !(gap(after) < gap(before)) || strings.Contains(errOut, "still holds") {
+		t.Errorf("with the duals: gap %.6g after five epochs, %.6g before (stderr %q)", gap(after), gap(before), errOut)
 	}
 }

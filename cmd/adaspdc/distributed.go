@@ -263,6 +263,9 @@ func trainDistributed(c comm.Comm, f trainFlags, opt engine.Options, loss engine
 	if model != nil && f.normalize == "unit" {
 		model.Normalize = "unit"
 	}
+	if model != nil {
+		model.Certificate = certificateOf(res.Model)
+	}
 	if err != nil {
 		if lead && model != nil && f.model != "" {
 			if serr := saveModel(f, model); serr == nil {

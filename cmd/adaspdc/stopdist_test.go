@@ -201,3 +201,27 @@ func abs(x float64) float64 {
 	}
 	return x
 }
+
+// TestTrainDistributedRestartKeepsCheckpoint restarts cocoa over the ranks
+// from its own checkpoint (-init and -checkpoint one file) for one epoch.
+// Over the ranks no duals are kept, so the restart starts from those paired
+// with the weights and certifies far worse than the checkpoint: the file
+// keeps its model and certificate, and rank 0 says so.
+func TestTrainDistributedRestartKeepsCheckpoint(t *testing.T) {
+	const data = "../../testdata/heart_scale"
+	ck := filepath.Join(t.TempDir(), "ck.json")
+	f := trainFlags{loss: "logistic", lambda: 1e-5, lambdaSet: true, tol: 1e-2, maxEpochs: 1000, seed: 1, quiet: true, checkpoint: ck, solver: "cocoa"}
+	if errs, _, errOut := trainRanks(t, 2, f, data); errs[0] != nil {
+		t.Fatalf("2 ranks: %v (%s)", errs[0], errOut)
+	}
+	before := loadModels(t, ck)[0]
+	if before.Certificate == nil {
+		t.Fatal("the checkpoint records no certificate")
+	}
+	f = trainFlags{loss: "logistic", lambda: 1e-5, lambdaSet: true, tol: 1e-10, maxEpochs: 1, seed: 1, quiet: true, init: ck, checkpoint: ck, solver: "cocoa"}
+	_, _, errOut := trainRanks(t, 3, f, data)
+	after := loadModels(t, ck)[0]
+	if !reflect.DeepEqual(before, after) || !strings.Contains(errOut, ck+" still holds the model this run restarted from") {
+		t.Errorf("the restart's epoch wrote over the checkpoint: certificate %+v → %+v (rank 0's stderr %q)", *before.Certificate, *after.Certificate, errOut)
+	}
+}

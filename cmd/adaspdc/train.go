@@ -80,13 +80,13 @@ func train(args []string, stdout, stderr io.Writer) error {
 	if opt, err = chooseSolver(tp, f, set, opt, stderr); err != nil {
 		return err
 	}
+	var initModel *engine.Model
 	if f.init != "" {
-		var m *engine.Model
-		if opt.WarmStart, m, err = initialModel(f.init, tp.dim, f.bias, f.normalize, tp.remap); err != nil {
+		if opt.WarmStart, initModel, err = initialModel(f.init, tp.dim, f.bias, f.normalize, tp.remap); err != nil {
 			return err
 		}
 		if !tp.multi && f.cv == 0 && !f.lambdaAuto && !f.l1Auto {
-			opt = warmDuals(opt, tp.prob, f.init, m, stderr)
+			opt = warmDuals(opt, tp.prob, f.init, initModel, stderr)
 		}
 	}
 	if f.cv > 0 || f.lambdaAuto || f.l1Auto {
@@ -109,6 +109,7 @@ func train(args []string, stdout, stderr io.Writer) error {
 	})
 	if ck != nil {
 		ck.prob = &tp.prob
+		ck.restartFloor(f.init, initModel, tp.prob)
 		opt.Checkpoint = ck.save
 	}
 	model, res, err := runTraining(ctx, tp, f, opt)
@@ -325,8 +326,14 @@ func runTraining(ctx context.Context, tp trainProblem, f trainFlags, opt engine.
 	}
 	if model != nil {
 		restoreModel(model, f, tp.remap, tp.dim)
+		model.Certificate = certificateOf(res.Model)
 	}
 	return model, res, err
+}
+
+// certificateOf is the model's record of its certificate tp.
+func certificateOf(tp engine.TracePoint) *engine.ModelCertificate {
+	return &engine.ModelCertificate{Primal: tp.Primal, Dual: tp.Dual}
 }
 
 // restoreModel gives each of the model's vectors (one per class of a

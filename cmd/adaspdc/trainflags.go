@@ -212,7 +212,7 @@ func parseTrainFlags(args []string, stderr io.Writer) (trainFlags, map[string]bo
 	fs.StringVar(&f.model, "model", "", "write the model as JSON to this `file`")
 	fs.StringVar(&f.liblinearModel, "liblinear-model", "", "write the model in LIBLINEAR's format to this `file`")
 	fs.StringVar(&f.trace, "trace", "", "write the per-epoch trace as CSV to this `file`")
-	fs.StringVar(&f.checkpoint, "checkpoint", "", "after every certificate that improves on the best so far, write that model as JSON to this `file`, atomically (under mpirun, rank 0 writes it), so that a run killed outright still leaves its best certified model; restart from it with -init (on any number of ranks); in one process a method with duals (sdca, cocoa, spdc) also writes them to file.duals; one run of a binary or regression model only")
+	fs.StringVar(&f.checkpoint, "checkpoint", "", "after every certificate that improves on the best so far, write that model as JSON to this `file`, atomically (under mpirun, rank 0 writes it), so that a run killed outright still leaves its best certified model; restart from it with -init (on any number of ranks); in one process a method with duals (sdca, cocoa, spdc) also writes them to file.duals; a run restarted from its own checkpoint (-init the same file) replaces it only with a model of a smaller gap; one run of a binary or regression model only")
 	fs.BoolVar(&f.quiet, "quiet", false, "no per-epoch progress on stderr (warnings and errors still appear)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), trainUsage)

@@ -23,6 +23,10 @@
 //	           classes, the K classes in increasing order; absent for a
 //	           regression
 //	dim        the number of features
+//	multinomial  true for a softmax model of K ≥ 3 classes; absent otherwise
+//	certificate  {"primal": P, "dual": D}: the objective at the weights and
+//	           a lower bound on its optimum, as the run that wrote the
+//	           model certified them; absent where none was recorded
 //	weights    dim weights, then the bias feature's weight when bias ≠ 0;
 //	           for K classes, K such vectors one after another, in the
 //	           order of labels

@@ -108,6 +108,14 @@ func writeJSON(w io.Writer, m *engine.Model) error {
 		e.key("multinomial")
 		e.str("true")
 	}
+	if c := m.Certificate; c != nil {
+		e.key("certificate")
+		e.str("{\n  \"primal\": ")
+		e.float(c.Primal)
+		e.str(",\n  \"dual\": ")
+		e.float(c.Dual)
+		e.str("\n }")
+	}
 	switch {
 	case sparse:
 		// A model whose weights are all zero writes two empty arrays: with

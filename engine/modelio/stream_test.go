@@ -113,6 +113,10 @@ func streamModels() map[string]*engine.Model {
 		"empty-labels":    {Loss: "squared", Lambda: 1, Labels: []float64{}, Dim: 1, Weights: []float64{3}},
 		"escaped-names":   {Loss: "a<b>&\"c\"\\\u2028\x01\xff", Normalize: "é\t\n", Lambda: math.Copysign(0, -1), Dim: 1, Weights: []float64{1}},
 		"one-weight":      {Loss: "absolute", Lambda: 1, Dim: 1, Weights: []float64{-1e-300}},
+		"certified": {Loss: "logistic", Lambda: 1e-5, Labels: []float64{-1, 1}, Dim: 2, Weights: []float64{0.5, -2},
+			Certificate: &engine.ModelCertificate{Primal: 0.32293307671433, Dual: -1e-7}},
+		"certified-sparse": {Loss: "logistic", Lambda: 1e-5, Labels: []float64{-1, 1}, Dim: 10, Weights: []float64{0, 0, 0, 0, 0, 0, 0, 0, 0, 3},
+			Certificate: &engine.ModelCertificate{Primal: 1e21, Dual: math.Copysign(0, -1)}},
 	}
 }
 
