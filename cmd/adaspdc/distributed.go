@@ -263,7 +263,7 @@ func trainDistributed(c comm.Comm, f trainFlags, opt engine.Options, loss engine
 	if model != nil && f.normalize == "unit" {
 		model.Normalize = "unit"
 	}
-	if model != nil {
+	if model != nil && res != nil {
 		model.Certificate = certificateOf(res.Model)
 	}
 	if err != nil {

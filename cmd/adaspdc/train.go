@@ -326,13 +326,20 @@ func runTraining(ctx context.Context, tp trainProblem, f trainFlags, opt engine.
 	}
 	if model != nil {
 		restoreModel(model, f, tp.remap, tp.dim)
-		model.Certificate = certificateOf(res.Model)
+		if res != nil {
+			model.Certificate = certificateOf(res.Model)
+		}
 	}
 	return model, res, err
 }
 
-// certificateOf is the model's record of its certificate tp.
+// certificateOf is the model's record of its certificate tp; nil where P
+// or D is not finite (a loss that overflowed, a dual out of its domain),
+// which JSON cannot hold and no restart could beat.
 func certificateOf(tp engine.TracePoint) *engine.ModelCertificate {
+	if math.IsNaN(tp.Primal) || math.IsInf(tp.Primal, 0) || math.IsNaN(tp.Dual) || math.IsInf(tp.Dual, 0) {
+		return nil
+	}
 	return &engine.ModelCertificate{Primal: tp.Primal, Dual: tp.Dual}
 }
 
