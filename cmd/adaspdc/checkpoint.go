@@ -52,10 +52,13 @@ type checkpointer struct {
 	build func(w []float64) *engine.Model
 	last  error // the error of the latest write, nil once one succeeds again
 	count int   // the writes made
-	// prob is the problem whose duals are written (nil: none are, as over
-	// the ranks); data its modelio.DataSum, taken at the first write.
-	prob     *engine.Problem
-	data     uint32
+	// The duals of rows rows (0: none are written) of the loss named
+	// loss; data is the problem's modelio.DataSum, which dataSum takes at
+	// the first write where it is not known before (dataDone).
+	rows     int
+	loss     string
+	dataSum  func() uint64
+	data     uint64
 	dataDone bool
 	// begun is set at the first write, which learns whether path is a
 	// device (device: no duals beside it); wroteDuals once the duals file
@@ -102,12 +105,12 @@ func (k *checkpointer) save(tp engine.TracePoint, x, duals []float64) {
 	var dualsErr error
 	switch {
 	case k.device:
-	case k.prob != nil && duals != nil && len(duals) == k.prob.X.Rows:
+	case k.rows > 0 && len(duals) == k.rows:
 		if !k.dataDone {
-			k.data, k.dataDone = modelio.DataSum(*k.prob), true
+			k.data, k.dataDone = k.dataSum(), true
 		}
 		dualsErr = modelio.SaveDuals(dualsPath(k.path), &modelio.Duals{
-			Loss: k.prob.Loss.Name(), Data: k.data, Weights: modelio.WeightsSum(m.Weights), Y: duals})
+			Loss: k.loss, Data: k.data, Weights: modelio.WeightsSum(m.Weights), Y: duals})
 		k.wroteDuals = true
 	case !k.wroteDuals:
 		// The duals an earlier run kept beside this path belong to its
@@ -144,6 +147,20 @@ func (k *checkpointer) restartFloor(initPath string, m *engine.Model, prob engin
 	k.floor, k.hasFloor = max(m.Certificate.Primal-m.Certificate.Dual, 0), true
 }
 
+// keepDuals has k write the duals of a method with a dual iterate over
+// prob's rows, all of them, beside the model (one process).
+func (k *checkpointer) keepDuals(prob engine.Problem) {
+	k.rows, k.loss = prob.X.Rows, prob.Loss.Name()
+	k.dataSum = func() uint64 { return modelio.DataSum(prob) }
+}
+
+// The reasons why a duals file is left aside that one process and the
+// ranks share.
+const (
+	otherModel = "they belong to another model (the model was written after them)"
+	otherData  = "they belong to other data (other rows or labels, options that change them: -bias, -normalize, weights, or columns renumbered, as one process does on wide data)"
+)
+
 // dualsPath is where the duals of the model at path are kept.
 func dualsPath(model string) string { return model + ".duals" }
 
@@ -177,9 +194,9 @@ func warmDuals(opt engine.Options, prob engine.Problem, initPath string, m *engi
 	case len(d.Y) != prob.X.Rows:
 		why = fmt.Sprintf("they are %d duals, and the data have %d rows", len(d.Y), prob.X.Rows)
 	case d.Weights != modelio.WeightsSum(m.Weights):
-		why = "they belong to another model (the model was written after them)"
+		why = otherModel
 	case d.Data != modelio.DataSum(prob):
-		why = "they belong to other data (other rows, labels or options that change them: -bias, -normalize, weights)"
+		why = otherData
 	default:
 		for k, y := range d.Y {
 			if math.IsNaN(y) || math.IsInf(y, 0) || prob.Loss.DualFeasible(y, prob.B[k]) != y {
@@ -275,7 +292,9 @@ func startOverRanks(c comm.Comm, f trainFlags, dim int, stderr io.Writer) ([]flo
 // the file need only be where rank 0 runs: a checkpoint written by rank 0
 // of a run on other nodes, or on another number of ranks. The weights
 // are the primal point the solver starts from; cocoa's duals start from
-// the optimality relation (engine.Options.WarmStart). It returns the
+// those kept beside the model where they match (distDuals.warm), and
+// otherwise from the optimality relation (engine.Options.WarmStart). It
+// returns the
 // weights, or an error that every rank finds alike (agreed), or the error
 // of a collective.
 func initOverRanks(c comm.Comm, f trainFlags, dim int) (w []float64, agreed, cerr error) {

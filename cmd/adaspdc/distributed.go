@@ -245,6 +245,25 @@ func trainDistributed(c comm.Comm, f trainFlags, opt engine.Options, loss engine
 		s, why := engine.DistributedSolver(prob, opt)
 		fmt.Fprintf(stderr, "adaspdc train: picked %s: %s\n", s, flagWords(why))
 	}
+	// cocoa's duals, kept beside the checkpoint and taken back by a
+	// restart (distDuals).
+	var dd *distDuals
+	if (f.init != "" || f.checkpoint != "") && !multi && f.multiclass != "multinomial" {
+		solver := opt.Solver
+		if solver == "" {
+			solver, _ = engine.DistributedSolver(prob, opt)
+		}
+		if solver == "cocoa" {
+			if dd, err = newDistDuals(c, prob, int(rows[0])); err != nil {
+				return fail(err)
+			}
+			if f.init != "" {
+				if opt, err = dd.warm(c, opt, prob, f.init, stderr); err != nil {
+					return fail(err)
+				}
+			}
+		}
+	}
 	var (
 		model *engine.Model
 		res   *engine.Result
@@ -257,6 +276,9 @@ func trainDistributed(c comm.Comm, f trainFlags, opt engine.Options, loss engine
 		return trainOneVsRestDistributed(ctx, c, counter, prob, ds.Y, opt, f, trace, stdout, stderr)
 	default:
 		ck = checkpointOn(lead, f, prob, &opt)
+		if dd != nil && f.checkpoint != "" {
+			dd.checkpoint(c, ck, &opt)
+		}
 		model, res, err = engine.TrainDistributed(ctx, c, prob, opt)
 	}
 	traceErr := cmp.Or(trace.finish(stderr), ck.report(stderr))

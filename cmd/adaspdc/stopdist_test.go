@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -140,8 +141,9 @@ func TestTrainDistributedStopped(t *testing.T) {
 // with a checkpoint, and restarts from it (-init) on three: newton's first
 // certificate is the checkpoint's primal, to the rounding of the sums
 // over other ranks, and both solvers reach the one-process optimum within
-// the gaps. cocoa's duals restart from the optimality relation, so its
-// first certificate is that of the primal point of those duals.
+// the gaps. cocoa's duals restart from those gathered beside the
+// checkpoint (TestTrainDistributedRestartKeepsCheckpoint checks its first
+// certificate); its first dual may not exceed the optimum.
 func TestTrainDistributedRestart(t *testing.T) {
 	const data = "../../testdata/heart_scale"
 	_, single, errOut := runCmd("train", "-quiet", "-tol", "1e-10")
@@ -202,14 +204,17 @@ func abs(x float64) float64 {
 	return x
 }
 
-// TestTrainDistributedRestartKeepsCheckpoint restarts cocoa over the ranks
-// from its own checkpoint (-init and -checkpoint one file) for one epoch.
-// Over the ranks no duals are kept, so the restart starts from those paired
-// with the weights and certifies far worse than the checkpoint: the file
-// keeps its model and certificate, and rank 0 says so.
+// TestTrainDistributedRestartKeepsCheckpoint checkpoints cocoa on two
+// ranks and restarts it from its own checkpoint on three. With the duals
+// gathered beside the checkpoint, the restart's first certificate is the
+// checkpoint's (to the rounding of sums over other ranks). Without them it
+// starts from the duals paired with the weights and certifies far worse
+// for a while: the file keeps its model and certificate, and rank 0 says
+// so.
 func TestTrainDistributedRestartKeepsCheckpoint(t *testing.T) {
 	const data = "../../testdata/heart_scale"
-	ck := filepath.Join(t.TempDir(), "ck.json")
+	dir := t.TempDir()
+	ck, trace := filepath.Join(dir, "ck.json"), filepath.Join(dir, "trace.csv")
 	f := trainFlags{loss: "logistic", lambda: 1e-5, lambdaSet: true, tol: 1e-2, maxEpochs: 1000, seed: 1, quiet: true, checkpoint: ck, solver: "cocoa"}
 	if errs, _, errOut := trainRanks(t, 2, f, data); errs[0] != nil {
 		t.Fatalf("2 ranks: %v (%s)", errs[0], errOut)
@@ -218,6 +223,18 @@ func TestTrainDistributedRestartKeepsCheckpoint(t *testing.T) {
 	if before.Certificate == nil {
 		t.Fatal("the checkpoint records no certificate")
 	}
+	f = trainFlags{loss: "logistic", lambda: 1e-5, lambdaSet: true, tol: 1e-10, maxEpochs: 0, seed: 1, quiet: true, init: ck, trace: trace, solver: "cocoa"}
+	if errs, _, errOut := trainRanks(t, 3, f, data); errs[0] != nil && !strings.Contains(errOut, "short of the goal") {
+		t.Fatalf("restart on 3 ranks: %v (%s)", errs[0], errOut)
+	}
+	row := traceRows(t, trace)[1]
+	p0, _ := strconv.ParseFloat(row[2], 64)
+	d0, _ := strconv.ParseFloat(row[3], 64)
+	if c := before.Certificate; !(abs(p0-c.Primal) <= 1e-12*abs(c.Primal) && abs(d0-c.Dual) <= 1e-12*abs(c.Dual)) {
+		t.Errorf("restart with the duals: first certificate P = %.17g, D = %.17g; the checkpoint's %.17g, %.17g", p0, d0, c.Primal, c.Dual)
+	}
+
+	os.Remove(ck + ".duals")
 	f = trainFlags{loss: "logistic", lambda: 1e-5, lambdaSet: true, tol: 1e-10, maxEpochs: 1, seed: 1, quiet: true, init: ck, checkpoint: ck, solver: "cocoa"}
 	_, _, errOut := trainRanks(t, 3, f, data)
 	after := loadModels(t, ck)[0]

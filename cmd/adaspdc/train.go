@@ -108,7 +108,7 @@ func train(args []string, stdout, stderr io.Writer) error {
 		return m
 	})
 	if ck != nil {
-		ck.prob = &tp.prob
+		ck.keepDuals(tp.prob)
 		ck.restartFloor(f.init, initModel, tp.prob)
 		opt.Checkpoint = ck.save
 	}

@@ -27,7 +27,7 @@ import (
 // are no warm start for this one.
 type Duals struct {
 	Loss    string    // the loss's name (engine.Loss.Name)
-	Data    uint32    // DataSum of the problem the duals belong to
+	Data    uint64    // DataSum of the problem the duals belong to
 	Weights uint32    // WeightsSum of the model's weights, as the model file holds them
 	Y       []float64 // one dual per row, in the rows' order
 }
@@ -55,7 +55,7 @@ func SaveDuals(path string, d *Duals) error {
 		head = append(head, dualsVersion)
 		head = binary.LittleEndian.AppendUint32(head, uint32(len(d.Loss)))
 		head = append(head, d.Loss...)
-		head = binary.LittleEndian.AppendUint32(head, d.Data)
+		head = binary.LittleEndian.AppendUint64(head, d.Data)
 		head = binary.LittleEndian.AppendUint32(head, d.Weights)
 		head = binary.LittleEndian.AppendUint64(head, uint64(len(d.Y)))
 		if _, err := bw.Write(head); err != nil {
@@ -116,13 +116,13 @@ func parseDuals(data []byte, path string) (*Duals, error) {
 	}
 	nameLen := uint64(binary.LittleEndian.Uint32(rest))
 	rest = rest[4:]
-	if uint64(len(rest)) < nameLen+16 {
+	if uint64(len(rest)) < nameLen+20 {
 		return bad("the duals file is cut short")
 	}
 	d.Loss, rest = string(rest[:nameLen]), rest[nameLen:]
-	d.Data, d.Weights = binary.LittleEndian.Uint32(rest), binary.LittleEndian.Uint32(rest[4:])
-	n := binary.LittleEndian.Uint64(rest[8:])
-	rest = rest[16:]
+	d.Data, d.Weights = binary.LittleEndian.Uint64(rest), binary.LittleEndian.Uint32(rest[8:])
+	n := binary.LittleEndian.Uint64(rest[12:])
+	rest = rest[20:]
 	if n > uint64(len(rest))/8 || uint64(len(rest)) != 8*n {
 		return bad(fmt.Sprintf("the duals file announces %d duals and holds %d bytes of them", n, len(rest)))
 	}
@@ -133,26 +133,57 @@ func parseDuals(data []byte, path string) (*Duals, error) {
 	return &d, nil
 }
 
-// DataSum returns a CRC-32C of what a dual iterate belongs to: the rows
-// (X's shape, row pointers, columns and values), the labels and the row
-// weights, as this machine holds them in memory. Two problems with equal
-// sums have, but for a collision, the same dual problem up to λ and l1,
-// which do not change a dual's domain; a dual iterate of one is a warm
-// start of the other. It reads the data once.
-func DataSum(p engine.Problem) uint32 {
-	h := crc32.New(dualsCRC)
-	var shape []byte
-	shape = binary.LittleEndian.AppendUint64(shape, uint64(p.X.Rows))
-	shape = binary.LittleEndian.AppendUint64(shape, uint64(p.X.Cols))
-	h.Write(shape)
-	h.Write(bytesOf(p.X.Indptr))
-	h.Write(bytesOf(p.X.Indices))
-	h.Write(bytesOf(p.X.Values))
-	h.Write(bytesOf(p.B))
-	if p.SampleWeights != nil {
-		h.Write(bytesOf(p.SampleWeights))
+// DataSum returns a checksum of what a dual iterate belongs to: the rows
+// (their columns and values), the labels and the row weights, in the
+// rows' order, and the shape. It is FinishDataSum of RowsSum over all
+// rows, so that the ranks of a distributed run, each with its share of
+// the rows, find the same sum as one process with all of them. Two
+// problems with equal sums have, but for a collision, the same dual
+// problem up to λ and l1, which do not change a dual's domain: a dual
+// iterate of one is a warm start of the other. It reads the data once.
+func DataSum(p engine.Problem) uint64 {
+	return FinishDataSum(RowsSum(p, 0), int64(p.X.Rows), p.X.Cols)
+}
+
+// RowsSum returns the rows' part of DataSum for the rows of p numbered
+// from first on: the sum, modulo 2⁶⁴, of each row's CRC-32C (of its label,
+// its weight where there are weights, its columns and its values, as this
+// machine holds them in memory) mixed with the row's number. The parts of
+// the rows' shares add up to the part of all of them, whatever the split.
+func RowsSum(p engine.Problem, first int64) uint64 {
+	var sum uint64
+	var head [16]byte
+	for k := range p.X.Rows {
+		binary.LittleEndian.PutUint64(head[:], math.Float64bits(p.B[k]))
+		h := head[:8]
+		if p.SampleWeights != nil {
+			binary.LittleEndian.PutUint64(head[8:], math.Float64bits(p.SampleWeights[k]))
+			h = head[:]
+		}
+		val, idx := p.X.Row(k)
+		crc := crc32.Update(0, dualsCRC, h)
+		crc = crc32.Update(crc, dualsCRC, bytesOf(idx))
+		crc = crc32.Update(crc, dualsCRC, bytesOf(val))
+		sum += mix64(uint64(crc) ^ mix64(uint64(first+int64(k))))
 	}
-	return h.Sum32()
+	return sum
+}
+
+// FinishDataSum returns DataSum from the rows' part of all n rows
+// (RowsSum, or the sum of the parts of the ranks' shares) and the
+// number of columns.
+func FinishDataSum(rows uint64, n int64, cols int) uint64 {
+	return mix64(rows ^ mix64(uint64(n)^mix64(uint64(cols))))
+}
+
+// mix64 is SplitMix64's finaliser: every bit of x moves about half the
+// bits of the result.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // WeightsSum returns a CRC-32C of the weights' bits, which a model file

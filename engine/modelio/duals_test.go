@@ -98,10 +98,21 @@ func TestDataSum(t *testing.T) {
 	if again := DataSum(data()); again != base {
 		t.Fatalf("two copies: %x and %x", base, again)
 	}
+	// The parts of a split of the rows add up to the whole's.
+	whole := data()
+	top := engine.Problem{X: &sparse.CSR{Rows: 1, Cols: 4, Indptr: []int64{0, 2}, Indices: whole.X.Indices[:2], Values: whole.X.Values[:2]}, B: whole.B[:1]}
+	rest := engine.Problem{X: &sparse.CSR{Rows: 2, Cols: 4, Indptr: []int64{0, 1, 3}, Indices: whole.X.Indices[2:], Values: whole.X.Values[2:]}, B: whole.B[1:]}
+	if got := FinishDataSum(RowsSum(top, 0)+RowsSum(rest, 1), 3, 4); got != base {
+		t.Errorf("split 1 + 2: %x, whole %x", got, base)
+	}
+	if got := FinishDataSum(RowsSum(rest, 0)+RowsSum(top, 2), 3, 4); got == base {
+		t.Error("the rows in another order give the same sum")
+	}
 	for name, change := range map[string]func(p *engine.Problem){
 		"a value":      func(p *engine.Problem) { p.X.Values[4] = 4.5 },
 		"a column":     func(p *engine.Problem) { p.X.Indices[4] = 2 },
 		"a row's end":  func(p *engine.Problem) { p.X.Indptr[1] = 1 },
+		"a swap":       func(p *engine.Problem) { p.X.Values[0], p.X.Values[1] = p.X.Values[1], p.X.Values[0] },
 		"a label":      func(p *engine.Problem) { p.B[2] = -1 },
 		"row weights":  func(p *engine.Problem) { p.SampleWeights = []float64{1, 1, 2} },
 		"more columns": func(p *engine.Problem) { p.X.Cols = 5 },

@@ -209,14 +209,12 @@ func TrainDistributed(ctx context.Context, c comm.Comm, local objective.Problem,
 }
 
 // agreeProblem is driver.AgreeProblem with cocoa's checks: the solver
-// named, no warm duals, and what cocoa's local solves take.
+// named, and what cocoa's local solves take. Warm duals (sdca.Settings)
+// are the rank's own rows' (newDistCore checks them).
 func agreeProblem(c comm.Comm, local objective.Problem, opt driver.Options) (objective.Problem, int64, error) {
 	return driver.AgreeProblem(c, local, opt, string(SolverCoCoA), func(local objective.Problem, opt driver.Options) error {
 		if opt.Solver != "" && opt.Solver != SolverCoCoA {
 			return fmt.Errorf("engine: distributed training runs cocoa (CoCoA+ rounds over the ranks) or newton, not %s", opt.Solver)
-		}
-		if warmDuals(opt) {
-			return errors.New("engine: cocoa: distributed training takes no warm duals (a warm start, WarmStart, is taken)")
 		}
 		o := opt
 		o.Solver = SolverCoCoA
@@ -306,7 +304,15 @@ func newDistCore(c comm.Comm, prob objective.Problem, nGlobal int64, opt driver.
 		core.sigma[k] = float64(nGlobal) / q // +Inf for q = 0
 		nonzero = nonzero || q > 0
 	}
-	if localErr == nil && opt.WarmStart != nil {
+	warm, _ := driver.SettingsOf[Settings](opt)
+	switch {
+	case localErr != nil:
+	case warm.WarmDuals != nil:
+		// The rank's rows' duals, as sdca takes them (checkDuals).
+		if localErr = core.checkDuals(warm.WarmDuals); localErr == nil {
+			copy(core.y, warm.WarmDuals)
+		}
+	case opt.WarmStart != nil:
 		loss := prob.Loss
 		for k := 0; k < core.n; k++ {
 			val, idx := x.Row(k)
@@ -331,7 +337,7 @@ func newDistCore(c comm.Comm, prob objective.Problem, nGlobal int64, opt driver.
 		core.cert = driver.NewRowSweep(x, threads, false)
 	}
 	core.eval.UseColumnCounts(colNNZ)
-	if opt.WarmStart != nil {
+	if opt.WarmStart != nil || warm.WarmDuals != nil {
 		s := &distCoCoA{sdcaCore: core, c: c}
 		if err := s.recompute(); err != nil {
 			core.closeCert()
