@@ -113,7 +113,8 @@ func (dd *distDuals) warm(c comm.Comm, opt engine.Options, prob engine.Problem, 
 	if err := c.Broadcast(all, 0); err != nil {
 		return opt, err
 	}
-	mine := append([]float64(nil), all[dd.offset:dd.offset+dd.rows]...)
+	mine := make([]float64, dd.rows) // not nil on a rank without rows: every rank takes warm duals
+	copy(mine, all[dd.offset:])
 	bad := []float64{-1} // the first row whose dual is out of the domain, over all ranks
 	for k, y := range mine {
 		if math.IsNaN(y) || math.IsInf(y, 0) || prob.Loss.DualFeasible(y, prob.B[k]) != y {

@@ -242,3 +242,27 @@ func TestTrainDistributedRestartKeepsCheckpoint(t *testing.T) {
 		t.Errorf("the restart's epoch wrote over the checkpoint: certificate %+v → %+v (rank 0's stderr %q)", *before.Certificate, *after.Certificate, errOut)
 	}
 }
+
+// TestTrainDistributedRestartEmptyRanks restarts cocoa from its checkpoint
+// on more ranks than rows: the ranks without rows take their (no) duals
+// too, and the first certificate is the checkpoint's.
+func TestTrainDistributedRestartEmptyRanks(t *testing.T) {
+	dir := t.TempDir()
+	data, ck, trace := filepath.Join(dir, "three"), filepath.Join(dir, "ck.json"), filepath.Join(dir, "trace.csv")
+	os.WriteFile(data, []byte("1 1:1\n-1 2:1\n1 1:0.5 2:0.5\n"), 0o644)
+	f := trainFlags{loss: "logistic", lambda: 0.01, lambdaSet: true, tol: 1e-12, maxEpochs: 5, seed: 1, quiet: true, checkpoint: ck, solver: "cocoa"}
+	if errs, _, errOut := trainRanks(t, 2, f, data); errs[0] != nil && !strings.Contains(errOut, "short of the goal") {
+		t.Fatalf("2 ranks: %v (%s)", errs[0], errOut)
+	}
+	c := loadModels(t, ck)[0].Certificate
+	f = trainFlags{loss: "logistic", lambda: 0.01, lambdaSet: true, tol: 1e-12, maxEpochs: 0, seed: 1, quiet: true, init: ck, trace: trace, solver: "cocoa"}
+	if errs, _, errOut := trainRanks(t, 5, f, data); errs[0] != nil && !strings.Contains(errOut, "short of the goal") || strings.Contains(errOut, "aside") {
+		t.Fatalf("restart on 5 ranks: %v (%s)", errs[0], errOut)
+	}
+	row := traceRows(t, trace)[1]
+	p0, _ := strconv.ParseFloat(row[2], 64)
+	d0, _ := strconv.ParseFloat(row[3], 64)
+	if !(abs(p0-c.Primal) <= 1e-12*abs(c.Primal) && abs(d0-c.Dual) <= 1e-12*abs(c.Dual)) {
+		t.Errorf("first certificate P = %.17g, D = %.17g; the checkpoint's %.17g, %.17g", p0, d0, c.Primal, c.Dual)
+	}
+}
