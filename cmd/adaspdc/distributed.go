@@ -258,6 +258,8 @@ func trainDistributed(c comm.Comm, f trainFlags, opt engine.Options, loss engine
 				return fail(err)
 			}
 			if f.init != "" {
+				// Warm duals are read by a solver named (sdca.Settings).
+				opt.Solver = engine.Solver(solver)
 				if opt, err = dd.warm(c, opt, prob, f.init, stderr); err != nil {
 					return fail(err)
 				}

@@ -266,3 +266,27 @@ func TestTrainDistributedRestartEmptyRanks(t *testing.T) {
 		t.Errorf("first certificate P = %.17g, D = %.17g; the checkpoint's %.17g, %.17g", p0, d0, c.Primal, c.Dual)
 	}
 }
+
+// TestTrainDistributedRestartPicked restarts a run whose solver the ranks
+// picked (cocoa, for the hinge loss) from its checkpoint's duals: the
+// restart names cocoa for them, and starts at the checkpoint's certificate.
+func TestTrainDistributedRestartPicked(t *testing.T) {
+	const data = "../../testdata/heart_scale"
+	dir := t.TempDir()
+	ck, trace := filepath.Join(dir, "ck.json"), filepath.Join(dir, "trace.csv")
+	f := trainFlags{loss: "hinge", lambda: 1e-3, lambdaSet: true, tol: 1e-12, maxEpochs: 10, seed: 1, quiet: true, checkpoint: ck}
+	if errs, _, errOut := trainRanks(t, 2, f, data); errs[0] != nil && !strings.Contains(errOut, "short of the goal") {
+		t.Fatalf("2 ranks: %v (%s)", errs[0], errOut)
+	}
+	c := loadModels(t, ck)[0].Certificate
+	f = trainFlags{loss: "hinge", lambda: 1e-3, lambdaSet: true, tol: 1e-12, maxEpochs: 0, seed: 1, quiet: true, init: ck, trace: trace}
+	if errs, _, errOut := trainRanks(t, 3, f, data); errs[0] != nil && !strings.Contains(errOut, "short of the goal") || strings.Contains(errOut, "aside") {
+		t.Fatalf("restart on 3 ranks: %v (%s)", errs[0], errOut)
+	}
+	row := traceRows(t, trace)[1]
+	p0, _ := strconv.ParseFloat(row[2], 64)
+	d0, _ := strconv.ParseFloat(row[3], 64)
+	if !(abs(p0-c.Primal) <= 1e-12*abs(c.Primal) && abs(d0-c.Dual) <= 1e-12*abs(c.Dual)) {
+		t.Errorf("first certificate P = %.17g, D = %.17g; the checkpoint's %.17g, %.17g", p0, d0, c.Primal, c.Dual)
+	}
+}

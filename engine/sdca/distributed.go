@@ -320,7 +320,9 @@ func newDistCore(c comm.Comm, prob objective.Problem, nGlobal int64, opt driver.
 			core.y[k] = loss.DualFeasible(loss.Deriv(z, prob.B[k]), prob.B[k])
 		}
 	}
-	mx := []float64{b2f(localErr != nil), b2f(nonzero)}
+	// Whether some rank starts warm, from weights or duals: then every
+	// rank takes part in recomputing v.
+	mx := []float64{b2f(localErr != nil), b2f(nonzero), b2f(opt.WarmStart != nil || warm.WarmDuals != nil)}
 	if err := c.AllreduceMax(mx); err != nil {
 		return nil, err
 	}
@@ -337,7 +339,7 @@ func newDistCore(c comm.Comm, prob objective.Problem, nGlobal int64, opt driver.
 		core.cert = driver.NewRowSweep(x, threads, false)
 	}
 	core.eval.UseColumnCounts(colNNZ)
-	if opt.WarmStart != nil || warm.WarmDuals != nil {
+	if mx[2] != 0 {
 		s := &distCoCoA{sdcaCore: core, c: c}
 		if err := s.recompute(); err != nil {
 			core.closeCert()

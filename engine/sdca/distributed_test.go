@@ -419,3 +419,43 @@ func TestDistributedCertificateIsObjectives(t *testing.T) {
 		}
 	}
 }
+
+// TestDistributedWarmDuals starts cocoa on three ranks from the duals of a
+// one-process sdca run, each rank from its rows' share: the first
+// certificate is sdca's at those duals, to the rounding of the sums over
+// the ranks. Warm duals on one rank alone (the others start cold) end in
+// the same collectives on every rank, not in a hang.
+func TestDistributedWarmDuals(t *testing.T) {
+	x, b := heartScale(t)
+	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-3}}
+	_, ref, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverSDCA, Threads: 1, Tol: -1, MaxEpochs: 5, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ref.Duals) != x.Rows {
+		t.Fatalf("sdca handed back %d duals for %d rows", len(ref.Duals), x.Rows)
+	}
+	_, start, err := enginetest.Train(context.Background(), prob, driver.Options{Solver: SolverSDCA, Threads: 1, Tol: -1, MaxEpochs: 0}.With(Settings{WarmDuals: ref.Duals}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := shares(prob, 3)
+	offsets := []int{0, x.Rows / 3, 2 * x.Rows / 3}
+	got, err := runDistributed(t, parts, driver.Options{Solver: SolverCoCoA, Tol: -1, MaxEpochs: 0, Seed: 1}, func(r int, o *driver.Options) {
+		*o = o.With(Settings{WarmDuals: ref.Duals[offsets[r] : offsets[r]+parts[r].X.Rows]})
+	}, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, first := start.Trace[0], got[0].res.Trace[0]
+	if math.Abs(first.Primal-want.Primal) > 1e-12*want.Primal || math.Abs(first.Dual-want.Dual) > 1e-12*math.Abs(want.Dual) {
+		t.Errorf("3 ranks from the duals: P = %.17g, D = %.17g; sdca at them: %.17g, %.17g", first.Primal, first.Dual, want.Primal, want.Dual)
+	}
+	if _, err := runDistributed(t, parts, driver.Options{Solver: SolverCoCoA, Tol: -1, MaxEpochs: 2, Seed: 1}, func(r int, o *driver.Options) {
+		if r == 1 {
+			*o = o.With(Settings{WarmDuals: ref.Duals[offsets[r] : offsets[r]+parts[r].X.Rows]})
+		}
+	}, 30*time.Second); err != nil {
+		t.Errorf("warm duals on rank 1 alone: %v", err)
+	}
+}
