@@ -227,12 +227,7 @@ func TestTrainDistributedRestartKeepsCheckpoint(t *testing.T) {
 	if errs, _, errOut := trainRanks(t, 3, f, data); errs[0] != nil && !strings.Contains(errOut, "short of the goal") {
 		t.Fatalf("restart on 3 ranks: %v (%s)", errs[0], errOut)
 	}
-	row := traceRows(t, trace)[1]
-	p0, _ := strconv.ParseFloat(row[2], 64)
-	d0, _ := strconv.ParseFloat(row[3], 64)
-	if c := before.Certificate; !(abs(p0-c.Primal) <= 1e-12*abs(c.Primal) && abs(d0-c.Dual) <= 1e-12*abs(c.Dual)) {
-		t.Errorf("restart with the duals: first certificate P = %.17g, D = %.17g; the checkpoint's %.17g, %.17g", p0, d0, c.Primal, c.Dual)
-	}
+	firstIsCertificate(t, trace, before.Certificate, "restart with the duals")
 
 	os.Remove(ck + ".duals")
 	f = trainFlags{loss: "logistic", lambda: 1e-5, lambdaSet: true, tol: 1e-10, maxEpochs: 1, seed: 1, quiet: true, init: ck, checkpoint: ck, solver: "cocoa"}
@@ -259,12 +254,7 @@ func TestTrainDistributedRestartEmptyRanks(t *testing.T) {
 	if errs, _, errOut := trainRanks(t, 5, f, data); errs[0] != nil && !strings.Contains(errOut, "short of the goal") || strings.Contains(errOut, "aside") {
 		t.Fatalf("restart on 5 ranks: %v (%s)", errs[0], errOut)
 	}
-	row := traceRows(t, trace)[1]
-	p0, _ := strconv.ParseFloat(row[2], 64)
-	d0, _ := strconv.ParseFloat(row[3], 64)
-	if !(abs(p0-c.Primal) <= 1e-12*abs(c.Primal) && abs(d0-c.Dual) <= 1e-12*abs(c.Dual)) {
-		t.Errorf("first certificate P = %.17g, D = %.17g; the checkpoint's %.17g, %.17g", p0, d0, c.Primal, c.Dual)
-	}
+	firstIsCertificate(t, trace, c, "restart")
 }
 
 // TestTrainDistributedRestartPicked restarts a run whose solver the ranks
@@ -283,10 +273,17 @@ func TestTrainDistributedRestartPicked(t *testing.T) {
 	if errs, _, errOut := trainRanks(t, 3, f, data); errs[0] != nil && !strings.Contains(errOut, "short of the goal") || strings.Contains(errOut, "aside") {
 		t.Fatalf("restart on 3 ranks: %v (%s)", errs[0], errOut)
 	}
-	row := traceRows(t, trace)[1]
+	firstIsCertificate(t, trace, c, "restart")
+}
+
+// firstIsCertificate checks that the first certificate of the trace at
+// path is c, to the rounding of sums over other ranks.
+func firstIsCertificate(t *testing.T, path string, c *engine.ModelCertificate, what string) {
+	t.Helper()
+	row := traceRows(t, path)[1]
 	p0, _ := strconv.ParseFloat(row[2], 64)
 	d0, _ := strconv.ParseFloat(row[3], 64)
 	if !(abs(p0-c.Primal) <= 1e-12*abs(c.Primal) && abs(d0-c.Dual) <= 1e-12*abs(c.Dual)) {
-		t.Errorf("first certificate P = %.17g, D = %.17g; the checkpoint's %.17g, %.17g", p0, d0, c.Primal, c.Dual)
+		t.Errorf("%s: first certificate P = %.17g, D = %.17g; the checkpoint's %.17g, %.17g", what, p0, d0, c.Primal, c.Dual)
 	}
 }
