@@ -41,12 +41,12 @@ var rankContext = func(c comm.Comm, threads int) (context.Context, func()) {
 // restarted from its own checkpoint replaces it only with a model of a
 // smaller gap (restartFloor).
 //
-// In one process, a method with a dual iterate (the SDCA family, cocoa,
-// spdc) also has its duals written beside the model, to path + ".duals"
+// A method with a dual iterate (the SDCA family, cocoa, spdc) also has
+// its duals written beside the model, to path + ".duals"
 // (modelio.SaveDuals, tied to the model's weights and to the rows), so
 // that a restart from the model by a solver that takes warm duals
-// continues from them (warmDuals). Over the ranks rank 0 holds its own
-// rows' duals only, and writes none.
+// continues from them (warmDuals). Over the ranks, where each rank holds
+// its own rows' duals, distDuals gathers cocoa's on rank 0 for it.
 type checkpointer struct {
 	path  string
 	build func(w []float64) *engine.Model
@@ -128,9 +128,10 @@ func (k *checkpointer) save(tp engine.TracePoint, x, duals []float64) {
 // a certificate of the same objective (loss, λ and l1): the checkpoint
 // then holds a model of that gap, and a certificate of this run replaces
 // it only with a smaller gap. A dual method restarted without its duals
-// (over the ranks, where none are kept) starts from those paired with the
-// weights, whose first certificates can be far worse than the
-// checkpoint's; it would otherwise write them over the better model.
+// (a model without them, or too many rows to gather over the ranks)
+// starts from those paired with the weights, whose first certificates can
+// be far worse than the checkpoint's; it would otherwise write them over
+// the better model.
 func (k *checkpointer) restartFloor(initPath string, m *engine.Model, prob engine.Problem) {
 	if k == nil || m == nil || m.Certificate == nil {
 		return
@@ -220,7 +221,7 @@ func checkpointOn(lead bool, f trainFlags, prob engine.Problem, opt *engine.Opti
 		return nil
 	}
 	k := newCheckpointer(f.checkpoint, func(w []float64) *engine.Model { return modelOf(prob, f.normalize, w) })
-	if k != nil { // over the ranks: no duals (see checkpointer)
+	if k != nil { // cocoa's duals: distDuals.checkpoint
 		opt.Checkpoint = k.save
 		if f.init != "" {
 			// Rank 0 has read the model already (initOverRanks), and
