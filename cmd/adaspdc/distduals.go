@@ -12,18 +12,18 @@ import (
 )
 
 // distDuals is what keeping cocoa's duals takes over the ranks: each rank
-// holds the duals of its own rows, rows offset to offset+rows of the N
-// rows in the data's order (the ranks' shares follow one another), and
+// holds the duals of its own rows, rows offset to offset + rows − 1 of
+// the n rows in the data's order (the ranks' shares follow one another), and
 // the ranks' shares of modelio.RowsSum add up to the sum of all rows,
 // whatever the split. A checkpoint gathers the duals on rank 0 by one
-// allreduce of N values, and a restart sends each rank its rows' duals by
+// allreduce of n values, and a restart sends each rank its rows' duals by
 // one broadcast, so that a restart on any number of ranks (or in one
 // process, where no column was renumbered) goes on from them.
 type distDuals struct {
 	offset, rows, n int
 	loss            string
 	data            uint64
-	// gather is whether checkpoints gather the duals: an allreduce of N
+	// gather is whether checkpoints gather the duals: an allreduce of n
 	// values at each checkpoint costs at most what a few rounds' allreduces
 	// of d values do, or stays under distDualsRows.
 	gather bool
