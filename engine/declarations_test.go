@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+	"math"
 	"slices"
 	"testing"
 
@@ -11,8 +13,9 @@ import (
 // TestTakesAgreeWithAccepts holds each solver's declarations to its
 // Accepts: Takes.L1 where it accepts an L1 term on some loss, Takes.Groups
 // where it accepts the group lasso, Takes.WarmDuals where it reads the
-// SDCA family's settings; so that validation, the automatic choice and the
-// command line, which read the declarations, refuse what Accepts refuses.
+// SDCA family's settings or its method takes warm duals (DualWarmStarter);
+// so that validation, the automatic choice and the command line, which
+// read the declarations, refuse what Accepts refuses.
 func TestTakesAgreeWithAccepts(t *testing.T) {
 	x, b := sharedData(t, "heart_scale")
 	groups := make([]int32, x.Cols)
@@ -35,8 +38,23 @@ func TestTakesAgreeWithAccepts(t *testing.T) {
 		if gr != e.Takes.Groups {
 			t.Errorf("%s: Accepts takes the group lasso: %v, Takes.Groups says %v", e.Name, gr, e.Takes.Groups)
 		}
-		if reads := slices.Contains(e.Reads, sdca.Family); reads != e.Takes.WarmDuals {
-			t.Errorf("%s: reads the sdca settings: %v, Takes.WarmDuals says %v", e.Name, reads, e.Takes.WarmDuals)
+		if reads := slices.Contains(e.Reads, sdca.Family); reads && !e.Takes.WarmDuals {
+			t.Errorf("%s: reads the sdca settings, whose warm duals Takes.WarmDuals says it does not take", e.Name)
+		}
+		if e.Takes.WarmDuals {
+			// Options.WarmDuals go to the method through DualWarmStarter.
+			opt := Options{Solver: e.Name, Threads: 1}.WithDefaults()
+			prob := Problem{X: x, B: b, Loss: Logistic{}, Reg: ElasticNet{Lambda: 0.01}}
+			m, err := e.Start(context.Background(), prob, opt)
+			if err != nil {
+				t.Fatalf("%s: %v", e.Name, err)
+			}
+			if _, ok := m.(driver.DualWarmStarter); !ok {
+				t.Errorf("%s: Takes.WarmDuals, but its method has no WarmDuals", e.Name)
+			}
+			if f, ok := m.(driver.Finisher); ok {
+				f.Finish(&driver.Result{})
+			}
 		}
 	}
 }
@@ -57,6 +75,11 @@ func TestSettingsOfOtherFamiliesRefused(t *testing.T) {
 		{Options{Solver: SolverAdaSPDC}.With(SDCASettings{WarmDuals: []float64{0}}), true},
 		{Options{Solver: SolverSDCA}.With(SDCASettings{WarmDuals: []float64{0}}), false},
 		{Options{}.With(SDCASettings{WarmDuals: []float64{0}}), true},
+		{Options{Solver: SolverAdaSPDC, WarmDuals: []float64{0}}, false},
+		{Options{Solver: SolverCoCoA, WarmDuals: []float64{0}}, false},
+		{Options{Solver: SolverNewton, WarmDuals: []float64{0}}, true},
+		{Options{WarmDuals: []float64{0}}, true},
+		{Options{Solver: SolverSDCA, WarmDuals: []float64{math.NaN()}}, true},
 		{Options{Solver: SolverAdaSPDC}.With(CoordinateSettings{M: 4}).With(CoordinateSettings{M: 2}), false},
 	}
 	for i, c := range cases {

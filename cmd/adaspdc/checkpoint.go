@@ -210,7 +210,8 @@ func warmDuals(opt engine.Options, prob engine.Problem, initPath string, m *engi
 		fmt.Fprintf(stderr, "adaspdc train: warning: -init %s: left %s aside: %s; %s starts from the duals paired with the model's weights\n", initPath, path, why, opt.Solver)
 		return opt
 	}
-	return opt.With(engine.SDCASettings{WarmDuals: d.Y})
+	opt.WarmDuals = d.Y
+	return opt
 }
 
 // checkpointOn sets opt's Checkpoint to rank 0's checkpointer of

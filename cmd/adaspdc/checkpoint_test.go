@@ -130,16 +130,17 @@ func traceRows(t *testing.T, path string) [][]string {
 	return rows
 }
 
-// TestTrainCheckpointDuals checks that a dual method's checkpoint keeps
-// its duals beside the model, and that a restart from the model takes them
-// back: the restart's first certificate is the checkpoint's, where the
-// duals paired with the weights alone certify far worse. Duals of other
+// TestTrainCheckpointDuals checks that a dual or primal-dual method's
+// checkpoint keeps its duals beside the model, and that a restart from the
+// model takes them back: the restart's first certificate is the
+// checkpoint's, where for a dual method the duals paired with the weights
+// alone certify far worse. Duals of other
 // rows are left aside with a warning, and a primal method's checkpoint
 // removes the duals an earlier run left at its path.
 func TestTrainCheckpointDuals(t *testing.T) {
 	dir := t.TempDir()
 	data := "../../testdata/heart_scale"
-	for _, solver := range []string{"sdca", "cocoa"} {
+	for _, solver := range []string{"sdca", "cocoa", "adaspdc"} {
 		ck, first, again := filepath.Join(dir, solver+".json"), filepath.Join(dir, solver+"-1.csv"), filepath.Join(dir, solver+"-2.csv")
 		common := []string{"train", "-quiet", "-data", data, "-solver", solver, "-lambda", "1e-2", "-threads", "2"}
 		if status, out, errOut := runCmd(append(common, "-max-epochs", "6", "-tol", "-1", "-checkpoint", ck, "-trace", first)...); status != 0 {
@@ -173,9 +174,10 @@ func TestTrainCheckpointDuals(t *testing.T) {
 			t.Errorf("%s: restart certified P = %.17g, gap %.17g; the checkpoint P = %.17g, gap %.17g (stderr %q)", solver, p, g, best[0], best[1], errOut)
 		}
 		// Without its duals, the restart starts from those paired with the
-		// weights.
+		// weights: for a dual method, far worse (AdaSPDC keeps its primal
+		// point, and the paired duals can certify it about as well).
 		os.Rename(ck+".duals", ck+".aside")
-		if _, g2, _ := restart(); !(g2 > 10*best[1]) {
+		if _, g2, _ := restart(); solver != "adaspdc" && !(g2 > 10*best[1]) {
 			t.Errorf("%s: restart without the duals: gap %.6g, with them %.6g; the test no longer shows what the duals are for", solver, g2, best[1])
 		}
 		os.Rename(ck+".aside", ck+".duals")

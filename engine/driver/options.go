@@ -136,6 +136,15 @@ type Options struct {
 	// The duals start at yₖ = φ'(aₖᵀx), the optimality relation.
 	WarmStart []float64
 
+	// WarmDuals, when non-nil, are the initial duals yₖ (length X.Rows) of
+	// a solver that takes them (SolverInfo.Takes.WarmDuals), each finite
+	// and projected into the domain of φ*(·, bₖ); they replace the duals
+	// that WarmStart would give. A dual method (the SDCA family, cocoa)
+	// reads its primal point from them; a primal-dual one (AdaSPDC, SPDC)
+	// keeps WarmStart's. The pair of a checkpoint (Checkpoint's x and
+	// duals) restarts a run where it stopped.
+	WarmDuals []float64
+
 	// StopRule, when non-nil, sees the trace after every certificate and
 	// ends the run (Result.Stop "rule") when it returns true. With a rule,
 	// every epoch is certified.
@@ -238,7 +247,28 @@ func (o Options) Validate() error {
 	if math.IsNaN(o.TargetPrimal) || math.IsInf(o.TargetPrimal, 0) {
 		return fmt.Errorf("engine: target primal %v: must be a finite number", o.TargetPrimal)
 	}
+	if o.WarmDuals != nil {
+		if e := Lookup(o.Solver); e == nil || !e.Takes.WarmDuals {
+			return fmt.Errorf("engine: warm duals (Options.WarmDuals) are taken by %s; name one of them in Options.Solver", o.warmDualsTakers())
+		}
+		for k, y := range o.WarmDuals {
+			if math.IsNaN(y) || math.IsInf(y, 0) {
+				return fmt.Errorf("engine: warm dual %d is %v", k, y)
+			}
+		}
+	}
 	return nil
+}
+
+// warmDualsTakers lists the solvers that take warm duals.
+func (o Options) warmDualsTakers() string {
+	var names []string
+	for _, e := range registry {
+		if e.Takes.WarmDuals {
+			names = append(names, string(e.Name))
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // checkInner refuses an inner solver that cannot run under the solver
@@ -289,6 +319,9 @@ func (o Options) readBy(keep func(*Entry) bool) bool {
 func (o Options) ValidateFor(n int) error {
 	if err := o.Validate(); err != nil {
 		return err
+	}
+	if o.WarmDuals != nil && len(o.WarmDuals) != n {
+		return fmt.Errorf("engine: %d warm duals for %d samples", len(o.WarmDuals), n)
 	}
 	for _, st := range o.Settings {
 		if v, ok := st.(SettingsForRows); ok {

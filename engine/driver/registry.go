@@ -43,7 +43,7 @@ type SolverInfo struct {
 type Takes struct {
 	L1            bool // an L1 term (ElasticNet.L1 > 0)
 	SampleWeights bool // Problem.SampleWeights
-	WarmDuals     bool // the dual starting point of sdca.Settings
+	WarmDuals     bool // a dual starting point: Options.WarmDuals (and sdca.Settings' for the SDCA family)
 	Groups        bool // the group lasso (objective.GroupLasso)
 }
 

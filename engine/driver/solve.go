@@ -44,6 +44,21 @@ func Solve(ctx context.Context, e *Entry, prob Problem, opt Options) ([]float64,
 		}
 		return nil, nil, err
 	}
+	if opt.WarmDuals != nil {
+		// Options.Validate has checked that e takes them.
+		ws, ok := m.(DualWarmStarter)
+		if !ok {
+			err = fmt.Errorf("engine: %s declares that it takes warm duals, but takes none (a bug)", e.Name)
+		} else {
+			err = ws.WarmDuals(opt.WarmDuals)
+		}
+		if err != nil {
+			if f, ok := m.(Finisher); ok {
+				f.Finish(&Result{})
+			}
+			return nil, nil, err
+		}
+	}
 	res, err := Run(ctx, m, opt)
 	res.Solver = e.Name
 	if f, ok := m.(Finisher); ok {

@@ -337,7 +337,7 @@ const defaultInner driver.Solver = "adaspdc"
 func innerOptions(opt driver.Options, e *driver.Entry, warm []float64) driver.Options {
 	o := opt.Without(Family)
 	o.Solver = e.Name
-	o.Callback, o.StopRule, o.Checkpoint = nil, nil, nil
+	o.Callback, o.StopRule, o.Checkpoint, o.WarmDuals = nil, nil, nil, nil
 	o.TimeLimit, o.TargetPrimal = 0, 0
 	o.WarmStart = warm
 	return o

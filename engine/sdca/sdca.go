@@ -23,8 +23,10 @@ import (
 const SolverSDCA driver.Solver = "sdca"
 
 // Settings are the SDCA family's own settings, which Options.Settings
-// carries to sdca, sdca-async, sdca-async-wild and cocoa (SolverInfo.Takes
-// WarmDuals); the other solvers refuse them.
+// carries to sdca, sdca-async, sdca-async-wild and cocoa; the other
+// solvers refuse them. Options.WarmDuals is the same start for every
+// solver that takes warm duals (SolverInfo.Takes.WarmDuals); over the
+// ranks, cocoa takes each rank's from these settings.
 type Settings struct {
 	// WarmDuals, when non-nil, are the initial duals yₖ (length X.Rows),
 	// each finite and in the domain of the loss's conjugate (unchanged by
@@ -211,6 +213,8 @@ func newSDCACore(prob objective.Problem, opt driver.Options, beta []float64, col
 		if err := c.WarmDuals(warm.WarmDuals); err != nil {
 			return nil, err
 		}
+	case opt.WarmDuals != nil:
+		// driver.Solve sets them (WarmDuals) once the method is built.
 	case opt.WarmStart != nil:
 		loss := prob.Loss
 		for k := 0; k < c.n; k++ {
