@@ -165,7 +165,7 @@ type Options struct {
 	// for a method without one; it is the method's own, valid until the
 	// call returns. A dual method restarted from x alone starts from the
 	// duals paired with x, which can certify far worse than the duals it
-	// had (the SDCA family's warm duals, sdca.Settings, take them back).
+	// had; WarmDuals takes them back.
 	Checkpoint func(best TracePoint, x, duals []float64)
 
 	// Settings are the settings of the methods' families, at most one of
