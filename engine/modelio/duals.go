@@ -186,11 +186,22 @@ func mix64(x uint64) uint64 {
 	return x ^ x>>31
 }
 
-// WeightsSum returns a CRC-32C of the weights' bits, which a model file
-// keeps exactly (Save writes the shortest representation that reads back
-// to the same float64).
+// WeightsSum returns a CRC-32C of the weights' bits as a model file keeps
+// them: Save writes the shortest representation that reads back to the
+// same float64, but drops the zeros of a sparse model, which Load reads
+// back as +0, so a −0 counts as +0 here.
 func WeightsSum(w []float64) uint32 {
-	return crc32.Checksum(bytesOf(w), dualsCRC)
+	var crc uint32
+	var buf [8 << 10]byte
+	for len(w) > 0 {
+		n := min(len(w), len(buf)/8)
+		for i, x := range w[:n] {
+			binary.LittleEndian.PutUint64(buf[8*i:], math.Float64bits(x+0))
+		}
+		crc = crc32.Update(crc, dualsCRC, buf[:8*n])
+		w = w[n:]
+	}
+	return crc
 }
 
 // bytesOf returns the memory of s as bytes.

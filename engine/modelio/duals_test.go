@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -123,9 +124,16 @@ func TestDataSum(t *testing.T) {
 			t.Errorf("%s changed, the sum did not", name)
 		}
 	}
-	w := []float64{1, 0, -2}
-	if WeightsSum(w) == WeightsSum([]float64{1, math.Copysign(0, -1), -2}) || WeightsSum(w) != WeightsSum([]float64{1, 0, -2}) {
-		t.Error("WeightsSum does not follow the weights' bits")
+	// The weights as a model file keeps them: a sparse file reads −0 back
+	// as +0. Longer than WeightsSum's buffer, to cover its pieces.
+	w := make([]float64, 3000)
+	w[1], w[2999] = 1, -2
+	negZero := slices.Clone(w)
+	negZero[5] = math.Copysign(0, -1)
+	other := slices.Clone(w)
+	other[2000] = 1e-300
+	if WeightsSum(w) != WeightsSum(negZero) || WeightsSum(w) == WeightsSum(other) || WeightsSum(w) == WeightsSum(w[:2999]) {
+		t.Error("WeightsSum does not follow the weights as a model file keeps them")
 	}
 }
 
