@@ -106,6 +106,18 @@
 // (MCSVM_CS) and one-class models are refused, as their decision rules
 // are not ours.
 //
+// # Duals
+//
+// SaveDuals writes, and LoadDuals reads, the dual iterate that a checkpoint
+// keeps beside its model (adaspdc train -checkpoint FILE writes FILE.duals),
+// so that a restart by a solver that takes warm duals goes on from them. The
+// file is binary: the line "adaspdc duals", a version byte, the loss's name,
+// DataSum of the rows the duals belong to (a sum over the rows that any
+// split over ranks adds up to), WeightsSum of the model's weights, the
+// number of duals and the duals, little-endian, and a CRC-32C of all of it.
+// LoadDuals refuses a file cut short, changed, or of another version; the
+// caller compares the sums with the model and the data it has.
+//
 // # Atomic writes
 //
 // Both writers, and WriteFileAtomic for other outputs (adaspdc predict
