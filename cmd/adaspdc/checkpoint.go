@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"sync"
 
 	"github.com/adaspdc/adaspdc/comm"
 	"github.com/adaspdc/adaspdc/engine"
@@ -53,13 +54,10 @@ type checkpointer struct {
 	last  error // the error of the latest write, nil once one succeeds again
 	count int   // the writes made
 	// The duals of rows rows (0: none are written) of the loss named
-	// loss; data is the problem's modelio.DataSum, which dataSum takes at
-	// the first write where it is not known before (dataDone).
-	rows     int
-	loss     string
-	dataSum  func() uint64
-	data     uint64
-	dataDone bool
+	// loss, whose problem's modelio.DataSum is dataSum's (taken once).
+	rows    int
+	loss    string
+	dataSum func() uint64
 	// begun is set at the first write, which learns whether path is a
 	// device (device: no duals beside it); wroteDuals once the duals file
 	// holds this run's duals, or an earlier run's has been removed.
@@ -106,11 +104,8 @@ func (k *checkpointer) save(tp engine.TracePoint, x, duals []float64) {
 	switch {
 	case k.device:
 	case k.rows > 0 && len(duals) == k.rows:
-		if !k.dataDone {
-			k.data, k.dataDone = k.dataSum(), true
-		}
 		dualsErr = modelio.SaveDuals(dualsPath(k.path), &modelio.Duals{
-			Loss: k.loss, Data: k.data, Weights: modelio.WeightsSum(m.Weights), Y: duals})
+			Loss: k.loss, Data: k.dataSum(), Weights: modelio.WeightsSum(m.Weights), Y: duals})
 		k.wroteDuals = true
 	case !k.wroteDuals:
 		// The duals an earlier run kept beside this path belong to its
@@ -152,25 +147,18 @@ func (k *checkpointer) restartFloor(initPath string, m *engine.Model, prob engin
 // prob's rows, all of them, beside the model (one process).
 func (k *checkpointer) keepDuals(prob engine.Problem) {
 	k.rows, k.loss = prob.X.Rows, prob.Loss.Name()
-	k.dataSum = func() uint64 { return modelio.DataSum(prob) }
+	k.dataSum = sync.OnceValue(func() uint64 { return modelio.DataSum(prob) })
 }
-
-// The reasons why a duals file is left aside that one process and the
-// ranks share.
-const (
-	otherModel = "they belong to another model (the model was written after them)"
-	otherData  = "they belong to other data (other rows or labels, options that change them: -bias, -normalize, weights, or columns renumbered, as one process does on wide data)"
-)
 
 // dualsPath is where the duals of the model at path are kept.
 func dualsPath(model string) string { return model + ".duals" }
 
 // warmDuals returns opt with the duals kept beside -init's model m
 // (checkpointer) as the solver's warm duals, where the solver takes them
-// (SolverInfo.Takes.WarmDuals) and they are of this model, these rows and
-// this loss; otherwise opt as it is, and where a duals file is there but
-// left aside, a warning on stderr says why. The duals file of a model is
-// optional: a model written by -model has none.
+// (SolverInfo.Takes.WarmDuals) and keptDuals finds them of this model,
+// these rows and this loss; otherwise opt as it is, and where a duals file
+// is there but left aside, a warning on stderr says why. The duals file
+// of a model is optional: a model written by -model has none.
 func warmDuals(opt engine.Options, prob engine.Problem, initPath string, m *engine.Model, stderr io.Writer) engine.Options {
 	takes := false
 	for _, s := range engine.Solvers() {
@@ -181,37 +169,63 @@ func warmDuals(opt engine.Options, prob engine.Problem, initPath string, m *engi
 	if !takes {
 		return opt
 	}
-	path := dualsPath(initPath)
-	d, err := modelio.LoadDuals(path)
-	if errors.Is(err, modelio.ErrNoDuals) {
-		return opt
-	}
-	why := ""
-	switch {
-	case err != nil:
-		why = err.Error()
-	case d.Loss != prob.Loss.Name():
-		why = fmt.Sprintf("they are duals of the %s loss, and this run's is %s", d.Loss, prob.Loss.Name())
-	case len(d.Y) != prob.X.Rows:
-		why = fmt.Sprintf("they are %d duals, and the data have %d rows", len(d.Y), prob.X.Rows)
-	case d.Weights != modelio.WeightsSum(m.Weights):
-		why = otherModel
-	case d.Data != modelio.DataSum(prob):
-		why = otherData
-	default:
-		for k, y := range d.Y {
-			if math.IsNaN(y) || math.IsInf(y, 0) || prob.Loss.DualFeasible(y, prob.B[k]) != y {
-				why = fmt.Sprintf("dual %d, %v, is not in the domain of the %s loss's conjugate", k+1, y, prob.Loss.Name())
-				break
-			}
+	y, why := keptDuals(initPath, m, prob.Loss.Name(), prob.X.Rows, func() uint64 { return modelio.DataSum(prob) })
+	if why == "" && y != nil {
+		if k := outOfDomain(prob, y); k >= 0 {
+			why = domainReason(k, y[k], prob.Loss.Name())
 		}
 	}
 	if why != "" {
-		fmt.Fprintf(stderr, "adaspdc train: warning: -init %s: left %s aside: %s; %s starts from the duals paired with the model's weights\n", initPath, path, why, opt.Solver)
+		warnAside(stderr, initPath, why, string(opt.Solver))
 		return opt
 	}
-	opt.WarmDuals = d.Y
+	opt.WarmDuals = y
 	return opt
+}
+
+// keptDuals reads the duals kept beside the model m read from initPath
+// and returns them where they are of that model, of n rows whose
+// modelio.DataSum is data's and of the loss named loss; otherwise nil and
+// why they are left aside ("" where there is no duals file).
+func keptDuals(initPath string, m *engine.Model, loss string, n int, data func() uint64) ([]float64, string) {
+	d, err := modelio.LoadDuals(dualsPath(initPath))
+	switch {
+	case errors.Is(err, modelio.ErrNoDuals):
+		return nil, ""
+	case err != nil:
+		return nil, err.Error()
+	case d.Loss != loss:
+		return nil, fmt.Sprintf("they are duals of the %s loss, and this run's is %s", d.Loss, loss)
+	case len(d.Y) != n:
+		return nil, fmt.Sprintf("they are %d duals, and the data have %d rows", len(d.Y), n)
+	case m == nil || d.Weights != modelio.WeightsSum(m.Weights):
+		return nil, "they belong to another model (the model was written after them)"
+	case d.Data != data():
+		return nil, "they belong to other data (other rows or labels, options that change them: -bias, -normalize, weights, or columns renumbered, as one process does on wide data)"
+	}
+	return d.Y, ""
+}
+
+// outOfDomain returns the first k whose y[k], a dual of prob's row k, is
+// not finite or not in the domain of the loss's conjugate; -1 where none.
+func outOfDomain(prob engine.Problem, y []float64) int {
+	for k, yk := range y {
+		if math.IsNaN(yk) || math.IsInf(yk, 0) || prob.Loss.DualFeasible(yk, prob.B[k]) != yk {
+			return k
+		}
+	}
+	return -1
+}
+
+// domainReason says why dual k (0-based), y, is left aside.
+func domainReason(k int, y float64, loss string) string {
+	return fmt.Sprintf("dual %d, %v, is not in the domain of the %s loss's conjugate", k+1, y, loss)
+}
+
+// warnAside warns that the duals beside -init's model are left aside, and
+// why.
+func warnAside(stderr io.Writer, initPath, why, solver string) {
+	fmt.Fprintf(stderr, "adaspdc train: warning: -init %s: left %s aside: %s; %s starts from the duals paired with the model's weights\n", initPath, dualsPath(initPath), why, solver)
 }
 
 // checkpointOn sets opt's Checkpoint to rank 0's checkpointer of

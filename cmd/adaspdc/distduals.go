@@ -1,10 +1,7 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"io"
-	"math"
 
 	"github.com/adaspdc/adaspdc/comm"
 	"github.com/adaspdc/adaspdc/engine"
@@ -68,40 +65,22 @@ func newDistDuals(c comm.Comm, prob engine.Problem, n int) (*distDuals, error) {
 // -init's model as cocoa's warm duals, where rank 0 finds them of this
 // model, these rows and this loss and every rank finds its own in the
 // loss's conjugate's domain; otherwise opt as it is, with rank 0's warning
-// where a duals file was left aside (warmDuals' reasons). Every rank calls
-// it: a broadcast says whether rank 0 sends the duals, a second sends
-// them, and an allreduce agrees on their domain.
+// where a duals file was left aside (keptDuals, outOfDomain). Every rank
+// calls it: a broadcast says whether rank 0 sends the duals, a second
+// sends them, and an allreduce agrees on their domain.
 func (dd *distDuals) warm(c comm.Comm, opt engine.Options, prob engine.Problem, initPath string, stderr io.Writer) (engine.Options, error) {
 	lead := c.Rank() == 0
-	path := dualsPath(initPath)
 	status := []float64{0}
 	var all []float64
-	warn := func(why string) {
-		fmt.Fprintf(stderr, "adaspdc train: warning: -init %s: left %s aside: %s; cocoa starts from the duals paired with the model's weights\n", initPath, path, why)
-	}
 	if lead {
-		d, err := modelio.LoadDuals(path)
-		why := ""
-		switch {
-		case errors.Is(err, modelio.ErrNoDuals):
-		case err != nil:
-			why = err.Error()
-		case d.Loss != dd.loss:
-			why = fmt.Sprintf("they are duals of the %s loss, and this run's is %s", d.Loss, dd.loss)
-		case len(d.Y) != dd.n:
-			why = fmt.Sprintf("they are %d duals, and the ranks' data have %d rows", len(d.Y), dd.n)
-		case d.Data != dd.data:
-			why = otherData
-		default:
-			m, err := modelio.Load(initPath)
-			if err != nil || d.Weights != modelio.WeightsSum(m.Weights) {
-				why = otherModel
-			} else {
-				status[0], all = 1, d.Y
-			}
-		}
+		m, _ := modelio.Load(initPath) // its errors stopped the run before (initOverRanks)
+		var why string
+		all, why = keptDuals(initPath, m, dd.loss, dd.n, func() uint64 { return dd.data })
 		if why != "" {
-			warn(why)
+			warnAside(stderr, initPath, why, "cocoa")
+		}
+		if all != nil {
+			status[0] = 1
 		}
 	}
 	if err := c.Broadcast(status, 0); err != nil || status[0] == 0 {
@@ -115,12 +94,11 @@ func (dd *distDuals) warm(c comm.Comm, opt engine.Options, prob engine.Problem, 
 	}
 	mine := make([]float64, dd.rows) // not nil on a rank without rows: every rank takes warm duals
 	copy(mine, all[dd.offset:])
-	bad := []float64{-1} // the first row whose dual is out of the domain, over all ranks
-	for k, y := range mine {
-		if math.IsNaN(y) || math.IsInf(y, 0) || prob.Loss.DualFeasible(y, prob.B[k]) != y {
-			bad[0] = float64(dd.offset + k)
-			break
-		}
+	// A row whose dual is out of the domain, over all ranks (the last
+	// such rank's first).
+	bad := []float64{-1}
+	if k := outOfDomain(prob, mine); k >= 0 {
+		bad[0] = float64(dd.offset + k)
 	}
 	if err := c.AllreduceMax(bad); err != nil {
 		return opt, err
@@ -128,7 +106,7 @@ func (dd *distDuals) warm(c comm.Comm, opt engine.Options, prob engine.Problem, 
 	if bad[0] >= 0 {
 		if lead {
 			k := int(bad[0])
-			warn(fmt.Sprintf("dual %d, %v, is not in the domain of the %s loss's conjugate", k+1, all[k], dd.loss))
+			warnAside(stderr, initPath, domainReason(k, all[k], dd.loss), "cocoa")
 		}
 		return opt, nil
 	}
@@ -146,7 +124,8 @@ func (dd *distDuals) checkpoint(c comm.Comm, k *checkpointer, opt *engine.Option
 		return
 	}
 	if k != nil {
-		k.rows, k.loss, k.data, k.dataDone = dd.n, dd.loss, dd.data, true
+		k.rows, k.loss = dd.n, dd.loss
+		k.dataSum = func() uint64 { return dd.data }
 	}
 	buf := make([]float64, dd.n)
 	save := opt.Checkpoint
