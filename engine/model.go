@@ -40,9 +40,9 @@ type Model struct {
 	Multinomial bool `json:"multinomial,omitempty"`
 	// Certificate, when not nil, is the certificate of the weights on the
 	// data and objective they were trained on, as the run found it: P at
-	// the weights and D, a lower bound on the optimum. adaspdc train
-	// records it in its models, and a restart from a checkpoint does not
-	// write over it a model of a larger gap.
+	// the weights and D, a lower bound on the optimum: a caller that keeps
+	// checkpoints (driver.Options.Checkpoint) can keep one of a larger gap
+	// from replacing it.
 	Certificate *ModelCertificate `json:"certificate,omitempty"`
 }
 

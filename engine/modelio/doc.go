@@ -109,8 +109,8 @@
 // # Duals
 //
 // SaveDuals writes, and LoadDuals reads, the dual iterate that a checkpoint
-// keeps beside its model (adaspdc train -checkpoint FILE writes FILE.duals),
-// so that a restart by a solver that takes warm duals goes on from them. The
+// keeps beside its model (Options.Checkpoint's duals), so that a restart by
+// a solver that takes warm duals (Options.WarmDuals) goes on from them. The
 // file is binary: the line "adaspdc duals", a version byte, the loss's name,
 // DataSum of the rows the duals belong to (a sum over the rows that any
 // split over ranks adds up to), WeightsSum of the model's weights, the
