@@ -57,7 +57,7 @@ func TestLoadDualsRefuses(t *testing.T) {
 	}
 	resum := func(b []byte) []byte { // the trailer fixed, so that the check before it is what fails
 		b = b[:len(b)-4]
-		return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, dualsCRC))
+		return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, dualsCRC()))
 	}
 	flipped := append([]byte(nil), good...)
 	flipped[len(flipped)-10] ^= 1
