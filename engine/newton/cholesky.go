@@ -22,8 +22,9 @@ const cholMinPivot = 1e-13
 //
 //	S (Hd + Λ) S,   S = diag(Hⱼⱼ)^(-1/2),  H = Hd + Λ,
 //
-// where hd is the data part Hd, d×d, row-major and symmetric (both
-// triangles set), and returns scale = the diagonal of S. The symmetric
+// where hd is the data part Hd, d×d, row-major and symmetric, of which
+// only the upper triangle is read (formHessian forms no other), and
+// returns scale = the diagonal of S. The symmetric
 // (Jacobi) scaling gives the matrix a unit diagonal, which makes the
 // factor, and so the step S(SHS)⁻¹S·(−∇P), the same for a rescaled
 // feature up to the rounding of the entries (Aⱼ ← cAⱼ scales row and
@@ -128,12 +129,19 @@ func (f *cholFactorization) block(b int, wait func(jb int) bool) bool {
 	hd, lam, l, scale, inv, d := f.hd, f.lam, f.l, f.scale, f.inv, f.d
 	var t [16]float64
 	i0 := 4 * b
-	// The block's rows start as the scaled matrix's, read in order; each
-	// entry then becomes L's in place.
-	for i := i0; i < i0+4; i++ {
-		li, hi, si := l[i*d:i*d+i], hd[i*d:i*d+i], scale[i]
-		for j, h := range hi {
-			li[j] = si * h * scale[j]
+	// The block's rows start as the scaled matrix's, from its columns
+	// i₀…i₀+3 in the upper triangle: four adjacent entries of each row j
+	// above; each entry then becomes L's in place.
+	s0, s1, s2, s3 := scale[i0], scale[i0+1], scale[i0+2], scale[i0+3]
+	l0, l1, l2, l3 := l[i0*d:i0*d+i0+3], l[(i0+1)*d:(i0+1)*d+i0+3], l[(i0+2)*d:(i0+2)*d+i0+3], l[(i0+3)*d:(i0+3)*d+i0+3]
+	for j := range i0 {
+		h, sj := hd[j*d+i0:j*d+i0+4], scale[j]
+		l0[j], l1[j], l2[j], l3[j] = s0*h[0]*sj, s1*h[1]*sj, s2*h[2]*sj, s3*h[3]*sj
+	}
+	for r := 1; r < 4; r++ {
+		i := i0 + r
+		for j := i0; j < i; j++ {
+			l[i*d+j] = scale[i] * hd[j*d+i] * scale[j]
 		}
 	}
 	for j0 := 0; j0 < i0; j0 += 4 {
@@ -189,7 +197,7 @@ func (f *cholFactorization) rowsFrom(i int) bool {
 		li := l[i*d : i*d+i+1]
 		for j := range i {
 			lj := l[j*d : j*d+j+1]
-			li[j] = (scale[i]*hd[i*d+j]*scale[j] - kernels.Dot(li[:j], lj[:j])) / lj[j]
+			li[j] = (scale[i]*hd[j*d+i]*scale[j] - kernels.Dot(li[:j], lj[:j])) / lj[j]
 		}
 		if !cholPivot(li, scale[i]*(hd[i*d+i]+lam[i])*scale[i]-kernels.Dot(li[:i], li[:i])) {
 			return false

@@ -39,6 +39,17 @@ func TestCholFactor(t *testing.T) {
 				}
 			}
 		}
+		// Only the upper triangle is read: with NaN below the diagonal,
+		// the same factor, bit for bit.
+		upper := slices.Clone(hd)
+		for i := range d {
+			for j := range i {
+				upper[i*d+j] = math.NaN()
+			}
+		}
+		if lu, su := make([]float64, d*d), make([]float64, d); !cholFactor(upper, lam, lu, su, d) || !slices.Equal(lu, l) || !slices.Equal(su, scale) {
+			t.Fatalf("d=%d: the factor read the lower triangle", d)
+		}
 		// The same factor, bit for bit, with the blocks shared among two
 		// and three workers.
 		for _, threads := range []int{2, 3} {

@@ -113,6 +113,9 @@ type newton struct {
 	hess, hessDelta []float64
 	curvHess        []float64
 	hessDeltaNext   bool
+	hessChangeLast  int64 // the multiply-adds of the last form's change
+	hessMirrored    bool  // hess's lower triangle is set (hessianFull)
+	formsInPlace    int   // forms whose change was added in place (addChangeInPlace)
 	// chol is the lower Cholesky factor of the scaled Hessian S H S and
 	// cholScale S's diagonal (cholFactor), where the Hessian is formed.
 	chol, cholScale []float64
@@ -994,14 +997,17 @@ func (s *newton) sweepAt() error {
 	return nil
 }
 
-// formHessian forms the data part of the Hessian, (1/n) Aᵀ diag(φ″) A, at
-// the point of the last sweep, from the curvatures it stored: afresh, or
-// by adding the change since the matrix was last formed where fewer rows'
-// curvatures changed than are nonzero (hessDeltaNext); then it mirrors the
-// upper triangle and sets the preconditioner M = diag(H).
+// formHessian forms the upper triangle of the data part of the Hessian,
+// (1/n) Aᵀ diag(φ″) A, at the point of the last sweep, from the curvatures
+// it stored: afresh, or by adding the change since the matrix was last
+// formed where fewer rows' curvatures changed than are nonzero
+// (hessDeltaNext); then it sets the preconditioner M = diag(H). The lower
+// triangle is left stale (hessianFull mirrors it for the products that
+// read whole rows): the factor reads the upper one.
 func (s *newton) formHessian() error {
 	d := s.d
 	delta := s.hessDeltaNext
+	s.hessMirrored = false
 	out := s.hess
 	if delta {
 		if s.hessDelta == nil {
@@ -1013,6 +1019,10 @@ func (s *newton) formHessian() error {
 	// its upper triangle only.
 	sw := s.prob.SampleWeights
 	drop := s.dropCurv > 0 && !s.dropOff && s.dropPays()
+	if delta && !drop && s.world == nil && s.hessChangeLast < int64(d)*int64(d) {
+		s.addChangeInPlace()
+		return nil
+	}
 	err := s.sweep.RowSweep.RunChunks(func(c, lo, hi int, acc [][]float64) {
 		h := acc[0]
 		var fresh, change, dropped int64
@@ -1026,9 +1036,7 @@ func (s *newton) formHessian() error {
 				dropped += m
 			}
 			add := c
-			if c != 0 {
-				fresh += cost
-			}
+			fresh += cost & curvedMask(c)
 			if old := s.curvHess[k]; c != old {
 				change += cost
 				if delta {
@@ -1079,22 +1087,78 @@ func (s *newton) formHessian() error {
 			s.visits += float64(fresh)
 			s.formFlops += float64(fresh)
 		}
-		s.hessDeltaNext = change < fresh
+		s.hessDeltaNext, s.hessChangeLast = change < fresh, change
 		// Add the change to the upper triangle. The preconditioner is the
-		// matrix's diagonal; mirror the upper triangle for the row-wise
-		// products.
+		// matrix's diagonal.
 		for i := range d {
 			if delta {
 				kernels.Axpy(1, s.hessDelta[i*d+i:(i+1)*d], h[i*d+i:(i+1)*d])
 			}
 			s.diag[i] = s.lam[i] + h[i*d+i]
-			for j := i + 1; j < d; j++ {
-				h[j*d+i] = h[i*d+j]
-			}
 		}
 	}
 	s.hessStale = false
 	return nil
+}
+
+// addChangeInPlace is formHessian's change, Σₖ (cₖ − c′ₖ) aₖaₖᵀ over the
+// rows whose curvature moved, added to the upper triangle of the matrix
+// itself on the caller's goroutine. The parallel form clears, fills and
+// sums an accumulator of d² per worker, which costs more than a change of
+// fewer than d² multiply-adds: the squared hinge's late steps, where a few
+// rows cross the hinge (on w8a the form's floor, 0.12–0.17 ms a step on
+// two workers, was most of it). formHessian takes this path where the last
+// change was that small, in one process, with no rows left out.
+func (s *newton) addChangeInPlace() {
+	d, h, ptr := s.d, s.hess, s.x.Indptr
+	curvHess := s.curvHess[:len(s.curv)]
+	var fresh, change int64
+	for k, c := range s.curv {
+		// A moved curvature is rare where this path is taken.
+		m := ptr[k+1] - ptr[k]
+		fresh += (m * (m + 1) / 2) & curvedMask(c)
+		if old := curvHess[k]; c != old {
+			val, idx := s.x.Row(k)
+			change += m * (m + 1) / 2
+			curvHess[k] = c
+			addOuterUpper(h, d, c-old, val, idx)
+		}
+	}
+	s.split, s.dropNNZ = false, 0
+	s.formsInPlace++
+	s.visits += float64(change)
+	s.formFlops += float64(change)
+	s.hessDeltaNext, s.hessChangeLast = change < fresh, change
+	for i := range d {
+		s.diag[i] = s.lam[i] + h[i*d+i]
+	}
+	s.hessStale = false
+}
+
+// curvedMask returns all ones where the curvature c ≥ 0 is not +0, and 0
+// where it is, by integer operations on its bits: whether a row is curved
+// is a coin toss along the rows (the squared hinge's active rows), and a
+// branch on it mispredicted about as often as it was taken, which doubled
+// the time of a form's pass over the curvatures.
+func curvedMask(c float64) int64 {
+	b := int64(math.Float64bits(c))
+	return (b | -b) >> 63
+}
+
+// hessianFull returns the formed matrix with its lower triangle set from
+// the upper one, which formHessian leaves stale, for the products that read
+// whole rows.
+func (s *newton) hessianFull() []float64 {
+	h, d := s.hess, s.d
+	if !s.hessMirrored {
+		for i := range d {
+			for j := i + 1; j < d; j++ {
+				h[j*d+i] = h[i*d+j]
+			}
+		}
+		s.hessMirrored = true
+	}
+	return h
 }
 
 // Certify returns the certificate at the current point, from the margins
@@ -1164,7 +1228,8 @@ func b2f(b bool) float64 {
 // term and the dot product are done by each worker on its range of out,
 // as soon as the range is summed.
 func (s *newton) hessianTimes(v, out []float64) (float64, error) {
-	if h := s.hess; h != nil && s.split {
+	if s.hess != nil && s.split {
+		h := s.hessianFull()
 		// The formed part H̃ on each worker's coordinates, after the sweep
 		// has summed the rows left out of it: ΔH v = Σₖ (cₖ − c̃ₖ) aₖ aₖᵀv
 		// over the rows whose curvature differs from the one formed.
@@ -1197,8 +1262,8 @@ func (s *newton) hessianTimes(v, out []float64) (float64, error) {
 		}
 		return vhv, nil
 	}
-	if h := s.hess; h != nil {
-		d := s.d
+	if s.hess != nil {
+		h, d := s.hessianFull(), s.d
 		for i := range out {
 			out[i] = kernels.Dot(h[i*d:(i+1)*d], v) + s.lam[i]*v[i]
 		}

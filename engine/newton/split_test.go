@@ -65,7 +65,7 @@ func TestNewtonSplitHessian(t *testing.T) {
 	for j := range v {
 		v[j] = math.Cos(float64(j))
 	}
-	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-5}}
+	prob := objective.Problem{X: x, B: b, Loss: objective.Logistic{}, Reg: objective.ElasticNet{Lambda: 1e-7}}
 	for _, threads := range []int{1, 2} {
 		s, err := newNewton(prob, driver.Options{Solver: SolverNewton, Threads: threads})
 		if err != nil {
@@ -113,7 +113,7 @@ func TestNewtonSplitHessian(t *testing.T) {
 			if left == 0 {
 				t.Fatalf("%d threads, step %d: split with no row left out", threads, step)
 			}
-			if r := enginetest.RelDiff(s.hess, want); r > 1e-12 {
+			if r := enginetest.RelDiff(s.hessianFull(), want); r > 1e-12 {
 				t.Errorf("%d threads, step %d: the formed part differs from the kept rows' sum by %.3g", threads, step, r)
 			}
 			split, whole := make([]float64, d), make([]float64, d)
@@ -174,5 +174,74 @@ func TestNewtonSplitHessian(t *testing.T) {
 	}
 	if math.Abs(pSplit-pWhole) > 1e-10*pWhole || nSplit > nWhole {
 		t.Errorf("split: P = %.15g in %d steps (%d split); whole: P = %.15g in %d steps", pSplit, nSplit, splits, pWhole, nWhole)
+	}
+}
+
+// TestNewtonHessianChangeInPlace checks the forms that add a small change
+// in place (addChangeInPlace): on the squared hinge, whose late steps move
+// a few rows across the hinge, some form adds rows that way, and after every
+// form the upper triangle equals the naive sum Σₖ cₖaₖaₖᵀ over the rows
+// at their current curvature, and hessianFull the whole matrix.
+func TestNewtonHessianChangeInPlace(t *testing.T) {
+	x, b := splitData(2)
+	d := x.Cols
+	prob := objective.Problem{X: x, B: b, Loss: objective.SquaredHinge{}, Reg: objective.ElasticNet{Lambda: 1e-5}}
+	for _, threads := range []int{1, 2} {
+		s, err := newNewton(prob, driver.Options{Solver: SolverNewton, Threads: threads})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.exact {
+			t.Fatalf("%d threads: the steps are not by Cholesky", threads)
+		}
+		changed := 0 // forms in place that added some row
+		for step := 1; step <= 12; step++ {
+			moved, err := s.newtonStep()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !moved {
+				break
+			}
+			if err := s.sweepAt(); err != nil {
+				t.Fatal(err)
+			}
+			inPlace := s.formsInPlace
+			if err := s.formHessian(); err != nil { // as the next step would
+				t.Fatal(err)
+			}
+			if s.formsInPlace > inPlace && s.hessChangeLast > 0 {
+				changed++
+			}
+			want := make([]float64, d*d)
+			for k := range x.Rows {
+				c := s.curv[k]
+				if s.curvHess[k] != c {
+					t.Fatalf("%d threads, step %d: row %d formed with %g, its curvature %g", threads, step, k, s.curvHess[k], c)
+				}
+				val, idx := x.Row(k)
+				for p, i := range idx {
+					for q, j := range idx {
+						want[int(i)*d+int(j)] += c * val[p] * val[q]
+					}
+				}
+			}
+			upper := func(h []float64) []float64 {
+				u := slices.Clone(h)
+				for i := range d {
+					clear(u[i*d : i*d+i])
+				}
+				return u
+			}
+			if r := enginetest.RelDiff(upper(s.hess), upper(want)); r > 1e-12 {
+				t.Fatalf("%d threads, step %d: the upper triangle differs from the rows' sum by %.3g", threads, step, r)
+			}
+			if r := enginetest.RelDiff(s.hessianFull(), want); r > 1e-12 {
+				t.Fatalf("%d threads, step %d: the mirrored matrix differs from the rows' sum by %.3g", threads, step, r)
+			}
+		}
+		if changed == 0 {
+			t.Errorf("%d threads: no form added a change in place (%d forms in place)", threads, s.formsInPlace)
+		}
 	}
 }
