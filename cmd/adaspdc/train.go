@@ -94,6 +94,9 @@ func train(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if err := sortRows(&tp, f, opt.Solver); err != nil {
+		return err
+	}
 	normHint(tp.prob.X, f, opt, stderr)
 	opt.Callback = epochCallback(f.quiet, trace, stderr)
 	if tp.multi && f.checkpoint != "" {
@@ -181,6 +184,30 @@ func loadTrainProblem(ctx context.Context, f *trainFlags) (trainProblem, error) 
 		tp.prob.Reg = engine.ElasticNet{Lambda: f.lambda, L1: engine.L1Max(tp.prob)}
 	}
 	return tp, nil
+}
+
+// sortRows sorts the rows of the problem by their number of entries within
+// windows where the engine says that pays for the solver
+// (engine.RowWindow), with the labels, the raw labels and the sample
+// weights alike. Only the row order changes, so the model is the same up
+// to rounding. The problem is validated first, so that an error names the
+// data's rows. The cross-validation and the searches over λ keep the
+// data's order, which their folds follow.
+func sortRows(tp *trainProblem, f trainFlags, solver engine.Solver) error {
+	window := engine.RowWindow(tp.prob, solver)
+	if window == 0 || f.cv > 0 || f.lambdaAuto || f.l1Auto {
+		return nil
+	}
+	if err := tp.prob.Validate(); err != nil {
+		return err
+	}
+	o := tp.prob.X.SortRowsByLength(window)
+	o.Apply(tp.prob.B)
+	o.Apply(tp.prob.SampleWeights)
+	if len(tp.y) > 0 && (len(tp.prob.B) == 0 || &tp.y[0] != &tp.prob.B[0]) {
+		o.Apply(tp.y) // the raw labels, where they are not the targets themselves
+	}
+	return nil
 }
 
 // multiTargets is targets, with the flags that several classes do not
