@@ -1106,9 +1106,9 @@ func (s *newton) formHessian() error {
 // itself on the caller's goroutine. The parallel form clears, fills and
 // sums an accumulator of d² per worker, which costs more than a change of
 // fewer than d² multiply-adds: the squared hinge's late steps, where a few
-// rows cross the hinge (on w8a the form's floor, 0.12–0.17 ms a step on
-// two workers, was most of it). formHessian takes this path where the last
-// change was that small, in one process, with no rows left out.
+// rows cross the hinge and that floor was most of a form's time.
+// formHessian takes this path where the last change was that small, in one
+// process, with no rows left out.
 func (s *newton) addChangeInPlace() {
 	d, h, ptr := s.d, s.hess, s.x.Indptr
 	curvHess := s.curvHess[:len(s.curv)]
