@@ -14,6 +14,12 @@
 // exists for tests. CompactColumns and GroupColumnsByCount renumber the
 // columns (dropping the empty ones; the second puts the most frequent
 // first, for the cache) and return the map back to the original columns.
+// SortRowsByLength reorders the rows in place within windows of consecutive
+// rows, by their number of entries, so that the rows kernels' branches on a
+// row's length are predicted; it returns the RowOrder that the caller
+// applies to its other arrays by row. Its windows are cut among GOMAXPROCS
+// goroutines by nonzeros, each window copied out once to its goroutine's
+// buffer and written back in order, so no two goroutines touch one window.
 //
 // A Dataset pairs a matrix with one raw target per row. BinaryLabels maps
 // any two-valued target (−1/+1, 0/1, 1/2, 2/4) to ±1, the larger value
