@@ -191,7 +191,9 @@ const privateBitmapWords = 1 << 10
 // the same few words, and setBit's atomic OR on a shared word took the
 // cache line from the other core at each new bit.
 func (m *CSR) markPrivately(lo, hi int, shared []uint64, set *atomic.Int64, all int64) {
-	mine := make([]uint64, len(shared))
+	// mine holds the columns this goroutine knows of, fresh those it found
+	// since it last merged.
+	mine, fresh := make([]uint64, len(shared)), make([]uint64, len(shared))
 	idx := m.Indices[m.Indptr[lo]:m.Indptr[hi]]
 	for len(idx) > 0 && set.Load() != all {
 		block := idx[:min(len(idx), fullCheckEntries)]
@@ -201,6 +203,7 @@ func (m *CSR) markPrivately(lo, hi int, shared []uint64, set *atomic.Int64, all 
 			w, bit := &mine[j>>6], uint64(1)<<(j&63)
 			if *w&bit == 0 {
 				*w |= bit
+				fresh[j>>6] |= bit
 				found = true
 			}
 		}
@@ -208,13 +211,14 @@ func (m *CSR) markPrivately(lo, hi int, shared []uint64, set *atomic.Int64, all 
 			continue
 		}
 		var added int64
-		for i, b := range mine {
+		for i, b := range fresh {
 			if b == 0 {
 				continue
 			}
 			old := atomic.OrUint64(&shared[i], b)
 			added += int64(bits.OnesCount64(b &^ old))
-			mine[i] = old | b // the other goroutines' columns, known now
+			mine[i] |= old // the other goroutines' columns, known now
+			fresh[i] = 0
 		}
 		set.Add(added)
 	}
