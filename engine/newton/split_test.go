@@ -103,12 +103,7 @@ func TestNewtonSplitHessian(t *testing.T) {
 				if s.curvHess[k] != c {
 					t.Fatalf("%d threads, step %d: row %d formed with %g, its curvature %g", threads, step, k, s.curvHess[k], c)
 				}
-				val, idx := x.Row(k)
-				for p, i := range idx {
-					for q, j := range idx {
-						want[int(i)*d+int(j)] += c * val[p] * val[q]
-					}
-				}
+				addRowOuter(want, d, c, x, k)
 			}
 			if left == 0 {
 				t.Fatalf("%d threads, step %d: split with no row left out", threads, step)
@@ -219,12 +214,7 @@ func TestNewtonHessianChangeInPlace(t *testing.T) {
 				if s.curvHess[k] != c {
 					t.Fatalf("%d threads, step %d: row %d formed with %g, its curvature %g", threads, step, k, s.curvHess[k], c)
 				}
-				val, idx := x.Row(k)
-				for p, i := range idx {
-					for q, j := range idx {
-						want[int(i)*d+int(j)] += c * val[p] * val[q]
-					}
-				}
+				addRowOuter(want, d, c, x, k)
 			}
 			upper := func(h []float64) []float64 {
 				u := slices.Clone(h)
@@ -242,6 +232,17 @@ func TestNewtonHessianChangeInPlace(t *testing.T) {
 		}
 		if changed == 0 {
 			t.Errorf("%d threads: no form added a change in place (%d forms in place)", threads, s.formsInPlace)
+		}
+	}
+}
+
+// addRowOuter adds c·aₖaₖᵀ for row k of x to the d×d matrix h, entry by
+// entry: the naive sum the formed Hessians are checked against.
+func addRowOuter(h []float64, d int, c float64, x *sparse.CSR, k int) {
+	val, idx := x.Row(k)
+	for p, i := range idx {
+		for q, j := range idx {
+			h[int(i)*d+int(j)] += c * val[p] * val[q]
 		}
 	}
 }
