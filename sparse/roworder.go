@@ -10,7 +10,7 @@ import (
 // Perm[i] before it, and Perm[i]/Window = i/Window.
 type RowOrder struct {
 	Window int
-	Perm   []int32
+	Perm   []int
 }
 
 // rowOrderKeys bounds the sort's keys: rows of rowOrderKeys − 1 entries or
@@ -41,10 +41,8 @@ const rowOrderKeys = 256
 // a window already in order is left as it is. m must be valid (see
 // Validate).
 func (m *CSR) SortRowsByLength(window int) RowOrder {
-	if window < 1 {
-		window = 1
-	}
-	o := RowOrder{Window: window, Perm: make([]int32, m.Rows)}
+	window = max(1, min(window, m.Rows))
+	o := RowOrder{Window: window, Perm: make([]int, m.Rows)}
 	windows := (m.Rows + window - 1) / window
 	t := runtime.GOMAXPROCS(0)
 	if m.NNZ() < parallelMinNNZ {
@@ -93,7 +91,7 @@ func (m *CSR) sortWindows(first, last int, o RowOrder) {
 		for r := range rows {
 			n := m.Indptr[lo+r+1] - m.Indptr[lo+r]
 			start[r], length[r], key[r] = m.Indptr[lo+r], n, int32(min(n, rowOrderKeys-1))
-			o.Perm[lo+r] = int32(lo + r)
+			o.Perm[lo+r] = lo + r
 			sorted = sorted && (r == 0 || key[r] >= key[r-1])
 		}
 		if sorted {
@@ -126,7 +124,7 @@ func (m *CSR) sortWindows(first, last int, o RowOrder) {
 			copy(m.Values[p:p+n], val[from:from+n])
 			p += n
 			m.Indptr[lo+i+1] = p
-			o.Perm[lo+i] = int32(lo) + r
+			o.Perm[lo+i] = lo + int(r)
 		}
 	}
 }

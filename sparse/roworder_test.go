@@ -37,7 +37,7 @@ func TestSortRowsByLength(t *testing.T) {
 			t.Fatalf("%+v: %v", tc, err)
 		}
 		for i := range tc.rows {
-			p := int(o.Perm[i])
+			p := o.Perm[i]
 			if p/tc.window != i/tc.window {
 				t.Fatalf("%+v: row %d came from row %d, outside its window", tc, i, p)
 			}
@@ -50,7 +50,7 @@ func TestSortRowsByLength(t *testing.T) {
 				t.Fatalf("%+v: Apply put %v at row %d, want %d", tc, y[i], i, p)
 			}
 			if i%tc.window != 0 {
-				q := int(o.Perm[i-1])
+				q := o.Perm[i-1]
 				lp, lq := min(before.RowNNZ(p), rowOrderKeys-1), min(before.RowNNZ(q), rowOrderKeys-1)
 				if lq > lp || lq == lp && q > p {
 					t.Fatalf("%+v: rows %d (from %d, %d entries) and %d (from %d, %d entries) out of order", tc, i-1, q, lq, i, p, lp)
